@@ -1,0 +1,155 @@
+#include "core/array.h"
+
+#include <cmath>
+#include <limits>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "core/eval.h"
+#include "core/primitive.h"
+
+namespace graft {
+
+std::string Aval::str() const {
+  return absl::StrCat(dtype_name(dtype), "[", absl::StrJoin(shape, ","), "]",
+                      weak ? "{weak}" : "");
+}
+
+Node::~Node() {
+  // Unlink the chain iteratively: take over the inputs of every node we hold the last
+  // reference to before letting it go, so no destructor recurses.
+  std::vector<Array> stack = std::move(inputs);
+  while (!stack.empty()) {
+    Array a = std::move(stack.back());
+    stack.pop_back();
+    const std::shared_ptr<Node>& n = a.node();
+    if (n && n.use_count() == 1) {
+      for (Array& in : n->inputs) stack.push_back(std::move(in));
+      n->inputs.clear();
+    }
+  }
+}
+
+namespace {
+
+template <typename T>
+Array scalar_leaf(T value, DType dtype, bool weak) {
+  auto buf = Buffer::make(sizeof(T));
+  *buf->as<T>() = value;
+  return Array::from_buffer(std::move(buf), {}, dtype, weak);
+}
+
+}  // namespace
+
+Array::Array(double v) : Array(scalar_leaf<float>(static_cast<float>(v), DType::kF32, true)) {}
+Array::Array(float v) : Array(scalar_leaf<float>(v, DType::kF32, true)) {}
+Array::Array(int v) : Array(scalar_leaf<int32_t>(v, DType::kI32, true)) {}
+Array::Array(int64_t v)
+    : Array(v >= std::numeric_limits<int32_t>::min() && v <= std::numeric_limits<int32_t>::max()
+                ? scalar_leaf<int32_t>(static_cast<int32_t>(v), DType::kI32, true)
+                : scalar_leaf<int64_t>(v, DType::kI64, true)) {}
+Array::Array(bool v) : Array(scalar_leaf<bool>(v, DType::kBool, false)) {}
+
+Array Array::from_buffer(std::shared_ptr<Buffer> buffer, Shape shape, DType dtype, bool weak) {
+  for (int64_t d : shape) {
+    if (d < 0) fail("array", "negative dimension in shape ", shape_str(shape));
+  }
+  if (buffer == nullptr ||
+      buffer->bytes() < static_cast<size_t>(numel(shape) * dtype_size(dtype))) {
+    fail("array", "buffer too small for ", dtype_name(dtype), shape_str(shape));
+  }
+  auto node = std::make_shared<Node>();
+  node->avals.push_back(Aval{std::move(shape), dtype, weak});
+  node->buffers.push_back(std::move(buffer));
+  return Array(std::move(node), 0);
+}
+
+Array Array::placeholder(Aval aval) {
+  auto node = std::make_shared<Node>();
+  node->avals.push_back(std::move(aval));
+  node->tracer = true;
+  return Array(std::move(node), 0);
+}
+
+void Array::require(const char* what) const {
+  if (!node_) fail(what, "called on an empty Array handle");
+}
+
+const Aval& Array::aval() const {
+  require("aval");
+  return node_->avals[index_];
+}
+
+int64_t Array::dim(int axis) const {
+  return shape()[normalize_axis("dim", axis, ndim())];
+}
+
+bool Array::is_evaluated() const {
+  require("is_evaluated");
+  return !node_->buffers.empty();
+}
+
+bool Array::is_tracer() const {
+  require("is_tracer");
+  return node_->tracer;
+}
+
+const Primitive* Array::primitive() const {
+  require("primitive");
+  return node_->primitive.get();
+}
+
+const std::vector<Array>& Array::inputs() const {
+  require("inputs");
+  return node_->inputs;
+}
+
+std::shared_ptr<Buffer> Array::buffer() const {
+  require("buffer");
+  if (node_->tracer) {
+    fail("read", "cannot read the value of a traced array ", aval().str(),
+         ": its value is not known while tracing. Compute it outside the traced function, "
+         "or use graft's control-flow ops instead of branching on it");
+  }
+  if (node_->buffers.empty()) eval({*this});
+  return node_->buffers[index_];
+}
+
+namespace detail {
+
+template <typename T>
+void convert_to(const void* data, DType src, int64_t n, T* out) {
+  dispatch_dtype(src, [&]<typename S>() {
+    const S* in = static_cast<const S*>(data);
+    for (int64_t i = 0; i < n; ++i) {
+      if constexpr (std::is_same_v<S, f16> || std::is_same_v<S, bf16>) {
+        float f = static_cast<float>(in[i]);
+        if constexpr (std::is_same_v<T, f16> || std::is_same_v<T, bf16>) {
+          out[i] = T(f);
+        } else {
+          out[i] = static_cast<T>(f);
+        }
+      } else if constexpr (std::is_same_v<T, f16> || std::is_same_v<T, bf16>) {
+        out[i] = T(static_cast<float>(in[i]));
+      } else {
+        out[i] = static_cast<T>(in[i]);
+      }
+    }
+  });
+}
+
+#define GRAFT_INSTANTIATE(T) template void convert_to<T>(const void*, DType, int64_t, T*);
+GRAFT_INSTANTIATE(bool)
+GRAFT_INSTANTIATE(uint8_t)
+GRAFT_INSTANTIATE(uint32_t)
+GRAFT_INSTANTIATE(int32_t)
+GRAFT_INSTANTIATE(int64_t)
+GRAFT_INSTANTIATE(f16)
+GRAFT_INSTANTIATE(bf16)
+GRAFT_INSTANTIATE(float)
+GRAFT_INSTANTIATE(double)
+#undef GRAFT_INSTANTIATE
+
+}  // namespace detail
+
+}  // namespace graft

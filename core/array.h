@@ -1,0 +1,142 @@
+// Array: an immutable value handle over a shared graph node.
+//
+// A node is one application of a primitive to input arrays, with one or more outputs, or a
+// leaf (a constant holding a buffer, or a tracer placeholder). Ops only build nodes; eval()
+// computes them. An evaluated node holds its output buffers and drops its inputs, so the
+// graph does not pin memory. Arrays are cheap to copy (a shared_ptr and an index) and safe to
+// share between threads for reading; building graphs from several threads at once is fine,
+// evaluating the same unevaluated node from two threads at once is not.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "core/buffer.h"
+#include "core/dtype.h"
+#include "core/error.h"
+#include "core/shape.h"
+
+namespace graft {
+
+// The abstract value of an array: what is known without computing it.
+struct Aval {
+  Shape shape;
+  DType dtype = DType::kF32;
+  bool weak = false;  // weakly typed (came from a C++ scalar); see promote_types
+  bool operator==(const Aval& o) const {
+    return shape == o.shape && dtype == o.dtype && weak == o.weak;
+  }
+  std::string str() const;  // "f32[2,3]"
+};
+
+class Primitive;
+class Array;
+
+struct Node {
+  std::shared_ptr<const Primitive> primitive;  // null for leaves
+  std::vector<Array> inputs;                   // cleared once evaluated
+  std::vector<Aval> avals;                     // one per output
+  std::vector<std::shared_ptr<Buffer>> buffers;  // one per output once evaluated
+  bool tracer = false;  // depends on a placeholder: has no value, only a graph
+
+  Node() = default;
+  Node(const Node&) = delete;
+  Node& operator=(const Node&) = delete;
+  ~Node();  // iterative: destroying a chain of a million nodes does not recurse
+};
+
+class Array {
+ public:
+  Array() = default;  // an empty handle; most calls on it throw graft::Error
+  // C++ numbers become weakly typed scalars (x * 2.0 keeps x's bf16). bool is strong.
+  Array(double v);   // NOLINT(runtime/explicit): weak f32
+  Array(float v);    // NOLINT: weak f32
+  Array(int v);      // NOLINT: weak i32
+  Array(int64_t v);  // NOLINT: weak i32 if it fits, else weak i64
+  Array(bool v);     // NOLINT: bool
+
+  Array(std::shared_ptr<Node> node, uint32_t index) : node_(std::move(node)), index_(index) {}
+
+  // A leaf holding `buffer` (which must hold numel(shape) elements of dtype).
+  static Array from_buffer(std::shared_ptr<Buffer> buffer, Shape shape, DType dtype,
+                           bool weak = false);
+  // A tracer leaf: has an aval but no value. Transforms trace user functions on these.
+  static Array placeholder(Aval aval);
+
+  bool valid() const { return node_ != nullptr; }
+  const Aval& aval() const;
+  const Shape& shape() const { return aval().shape; }
+  DType dtype() const { return aval().dtype; }
+  bool weak_type() const { return aval().weak; }
+  int ndim() const { return static_cast<int>(shape().size()); }
+  int64_t size() const { return numel(shape()); }
+  int64_t dim(int axis) const;  // negative axes count from the end
+  int64_t nbytes() const { return size() * dtype_size(dtype()); }
+
+  bool is_evaluated() const;
+  bool is_tracer() const;
+
+  // Reading data evaluates first. Elements are converted to T as static_cast would (f16
+  // and bf16 through float). Tracers cannot be read: graft::Error.
+  template <typename T>
+  T item() const;
+  template <typename T>
+  std::vector<T> to_vector() const;
+  std::shared_ptr<Buffer> buffer() const;  // evaluates; dense row-major
+  const void* raw_data() const { return buffer()->data(); }
+
+  // Graph access, for transforms and backends.
+  const std::shared_ptr<Node>& node() const { return node_; }
+  uint32_t output_index() const { return index_; }
+  const Primitive* primitive() const;  // null for leaves
+  const std::vector<Array>& inputs() const;
+  bool same(const Array& o) const { return node_ == o.node_ && index_ == o.index_; }
+
+ private:
+  void require(const char* what) const;
+  std::shared_ptr<Node> node_;
+  uint32_t index_ = 0;
+};
+
+// Computes all given arrays (sharing work between them).
+void eval(const std::vector<Array>& arrays);
+template <typename... A>
+void eval(const Array& first, const A&... rest) {
+  eval(std::vector<Array>{first, rest...});
+}
+
+// NumPy-like printing: values, then shape and dtype. Evaluates.
+std::ostream& operator<<(std::ostream& os, const Array& a);
+std::string to_string(const Array& a);
+
+// ---- implementation of the templates ----
+
+namespace detail {
+// Converts `n` elements of dtype `src` at `data` to T.
+template <typename T>
+void convert_to(const void* data, DType src, int64_t n, T* out);
+}  // namespace detail
+
+template <typename T>
+std::vector<T> Array::to_vector() const {
+  auto buf = buffer();
+  std::vector<T> out(size());
+  detail::convert_to<T>(buf->data(), dtype(), size(), out.data());
+  return out;
+}
+
+template <typename T>
+T Array::item() const {
+  if (size() != 1) {
+    fail("item", "needs an array of one element, got shape ", shape_str(shape()));
+  }
+  auto buf = buffer();
+  T out;
+  detail::convert_to<T>(buf->data(), dtype(), 1, &out);
+  return out;
+}
+
+}  // namespace graft

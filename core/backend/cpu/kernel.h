@@ -1,0 +1,70 @@
+// The CPU kernel table: one kernel per primitive in core/primitives/list.h.
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "core/array.h"
+#include "core/primitive.h"
+
+namespace graft::cpu {
+
+// What a kernel sees: its primitive (with parameters), evaluated inputs, output avals, and
+// the output buffers it must produce (allocate with out<T>(i), or share an input's with
+// alias()).
+class Call {
+ public:
+  Call(const Primitive& p, const std::vector<Array>& inputs, const std::vector<Aval>& avals,
+       std::vector<std::shared_ptr<Buffer>>& outputs)
+      : prim(p), inputs_(inputs), avals_(avals), outputs_(outputs) {}
+
+  const Primitive& prim;
+  template <typename P>
+  const P& params() const {
+    return static_cast<const P&>(prim);
+  }
+
+  int num_inputs() const { return static_cast<int>(inputs_.size()); }
+  const Aval& in_aval(int i) const { return inputs_[i].aval(); }
+  const Aval& out_aval(int i = 0) const { return avals_[i]; }
+  const void* in_raw(int i) const { return inputs_[i].node()->buffers[inputs_[i].output_index()]->data(); }
+  template <typename T>
+  const T* in(int i) const {
+    return static_cast<const T*>(in_raw(i));
+  }
+  void* out_raw(int i = 0);
+  template <typename T>
+  T* out(int i = 0) {
+    return static_cast<T*>(out_raw(i));
+  }
+  // Output `o` shares input `i`'s buffer (same bytes; e.g. reshape).
+  void alias(int o, int i) {
+    outputs_[o] = inputs_[i].node()->buffers[inputs_[i].output_index()];
+  }
+
+ private:
+  const std::vector<Array>& inputs_;
+  const std::vector<Aval>& avals_;
+  std::vector<std::shared_ptr<Buffer>>& outputs_;
+};
+
+using Kernel = void (*)(Call& call);
+using KernelTable = Kernel[kNumPrimitives];
+
+// Each family registers its kernels (core/backend/cpu/<family>_kernels.cc).
+#define GRAFT_FAMILY_REGISTRAR(family) void register_##family##_kernels(KernelTable& table);
+GRAFT_FAMILY_REGISTRAR(elementwise)
+GRAFT_FAMILY_REGISTRAR(reduce)
+GRAFT_FAMILY_REGISTRAR(shape)
+GRAFT_FAMILY_REGISTRAR(index)
+GRAFT_FAMILY_REGISTRAR(linalg)
+GRAFT_FAMILY_REGISTRAR(random)
+#undef GRAFT_FAMILY_REGISTRAR
+
+// The table, filled once. A null entry means the primitive has no CPU kernel.
+const KernelTable& kernels();
+
+// Runs n's primitive on its (evaluated) inputs and stores n's output buffers.
+void run_kernel(Node& n);
+
+}  // namespace graft::cpu

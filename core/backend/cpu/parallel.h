@@ -1,0 +1,15 @@
+// Intra-op parallelism: a fixed pool of worker threads sized to the machine
+// (GRAFT_NUM_THREADS overrides). parallel_for splits [0, n) into contiguous chunks of at
+// least `grain` items; the caller runs one chunk itself. Nested calls run serially.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+
+namespace graft::cpu {
+
+int num_threads();
+
+void parallel_for(int64_t n, int64_t grain, const std::function<void(int64_t, int64_t)>& fn);
+
+}  // namespace graft::cpu

@@ -1,0 +1,17 @@
+// eval(): runs the pending part of a graph on the CPU backend, in topological order, without
+// recursion. Each node drops its inputs once it has run, so an intermediate buffer is freed
+// as soon as its last consumer has run (unless a user handle still holds it).
+#pragma once
+
+#include <vector>
+
+#include "core/array.h"
+
+namespace graft {
+
+// Declared in core/array.h:  void eval(const std::vector<Array>& arrays);
+
+// Nodes of the pending graph below `roots`, inputs before users (post-order, iterative).
+std::vector<Node*> pending_nodes(const std::vector<Array>& roots);
+
+}  // namespace graft

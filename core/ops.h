@@ -1,0 +1,213 @@
+// graft's public ops, with jax.numpy / jax.lax semantics and names.
+//
+// Every op builds a node and returns at once; nothing is computed until eval() or a read.
+// Binary ops promote dtypes like JAX (C++ scalars are weakly typed) and broadcast like
+// NumPy. Misuse throws graft::Error at the call: "[op] what is wrong: shapes/dtypes".
+#pragma once
+
+#include <cstdint>
+#include <initializer_list>
+#include <optional>
+#include <vector>
+
+#include "core/array.h"
+#include "core/dtype.h"
+#include "core/shape.h"
+
+namespace graft {
+
+using Axes = std::vector<int64_t>;
+
+// ---------------------------------------------------------------- creation (ops_creation.cc)
+// From host data, row-major. `shape` defaults to {data.size()}.
+template <typename T>
+Array array(const std::vector<T>& data, std::optional<Shape> shape = std::nullopt);
+template <typename T>
+Array array(std::initializer_list<T> data, std::optional<Shape> shape = std::nullopt) {
+  return array(std::vector<T>(data), std::move(shape));
+}
+// A strongly typed scalar (unlike the weak C++ scalars Array(2.0) makes).
+Array scalar(double value, DType dtype);
+Array zeros(const Shape& shape, DType dtype = DType::kF32);
+Array ones(const Shape& shape, DType dtype = DType::kF32);
+Array full(const Shape& shape, double value, DType dtype = DType::kF32);
+Array zeros_like(const Array& x);
+Array ones_like(const Array& x);
+Array full_like(const Array& x, double value);
+// [start, stop) by step, like jnp.arange; dtype i32 for integral arguments by default.
+Array arange(int64_t stop, DType dtype = DType::kI32);
+Array arange(double start, double stop, double step = 1.0,
+             std::optional<DType> dtype = std::nullopt);
+Array linspace(double start, double stop, int64_t num, bool endpoint = true,
+               DType dtype = DType::kF32);
+Array eye(int64_t n, std::optional<int64_t> m = std::nullopt, int64_t k = 0,
+          DType dtype = DType::kF32);
+// lax.iota: 0, 1, 2... along `dimension` of `shape`.
+Array iota(DType dtype, const Shape& shape, int dimension = 0);
+
+// ------------------------------------------------------------- elementwise (ops_elementwise.cc)
+Array neg(const Array& x);
+Array abs(const Array& x);
+Array sign(const Array& x);
+Array exp(const Array& x);
+Array expm1(const Array& x);
+Array log(const Array& x);
+Array log1p(const Array& x);
+Array sqrt(const Array& x);
+Array rsqrt(const Array& x);
+Array square(const Array& x);
+Array reciprocal(const Array& x);
+Array sin(const Array& x);
+Array cos(const Array& x);
+Array tanh(const Array& x);
+Array sigmoid(const Array& x);  // lax.logistic
+Array erf(const Array& x);
+Array erf_inv(const Array& x);
+Array floor(const Array& x);
+Array ceil(const Array& x);
+Array round(const Array& x);  // half to even, like jnp.round
+Array isnan(const Array& x);
+Array isfinite(const Array& x);
+Array isinf(const Array& x);
+Array logical_not(const Array& x);
+Array bitwise_not(const Array& x);
+
+Array add(const Array& a, const Array& b);
+Array subtract(const Array& a, const Array& b);
+Array multiply(const Array& a, const Array& b);
+Array divide(const Array& a, const Array& b);  // true division: ints promote to float
+Array floor_divide(const Array& a, const Array& b);
+Array remainder(const Array& a, const Array& b);  // sign of the divisor, like jnp
+Array power(const Array& a, const Array& b);
+Array maximum(const Array& a, const Array& b);
+Array minimum(const Array& a, const Array& b);
+Array equal(const Array& a, const Array& b);
+Array not_equal(const Array& a, const Array& b);
+Array less(const Array& a, const Array& b);
+Array less_equal(const Array& a, const Array& b);
+Array greater(const Array& a, const Array& b);
+Array greater_equal(const Array& a, const Array& b);
+Array logical_and(const Array& a, const Array& b);
+Array logical_or(const Array& a, const Array& b);
+Array logical_xor(const Array& a, const Array& b);
+Array bitwise_and(const Array& a, const Array& b);
+Array bitwise_or(const Array& a, const Array& b);
+Array bitwise_xor(const Array& a, const Array& b);
+Array shift_left(const Array& a, const Array& b);
+Array shift_right_logical(const Array& a, const Array& b);
+Array where(const Array& cond, const Array& x, const Array& y);
+Array clip(const Array& x, const Array& lo, const Array& hi);
+Array astype(const Array& x, DType dtype);
+// Reinterprets the bits of x (same element width) as `dtype`.
+Array bitcast_convert_type(const Array& x, DType dtype);
+
+Array operator-(const Array& x);
+Array operator+(const Array& a, const Array& b);
+Array operator-(const Array& a, const Array& b);
+Array operator*(const Array& a, const Array& b);
+Array operator/(const Array& a, const Array& b);
+Array operator%(const Array& a, const Array& b);
+Array operator<(const Array& a, const Array& b);
+Array operator<=(const Array& a, const Array& b);
+Array operator>(const Array& a, const Array& b);
+Array operator>=(const Array& a, const Array& b);
+Array operator==(const Array& a, const Array& b);
+Array operator!=(const Array& a, const Array& b);
+Array operator&(const Array& a, const Array& b);
+Array operator|(const Array& a, const Array& b);
+Array operator^(const Array& a, const Array& b);
+Array operator!(const Array& x);
+Array operator~(const Array& x);
+
+// ------------------------------------------------------------------ reductions (ops_reduce.cc)
+// `axes` empty (the default) reduces over all axes. Negative axes count from the end.
+Array sum(const Array& x, const Axes& axes = {}, bool keepdims = false);
+Array mean(const Array& x, const Axes& axes = {}, bool keepdims = false);
+Array max(const Array& x, const Axes& axes = {}, bool keepdims = false);
+Array min(const Array& x, const Axes& axes = {}, bool keepdims = false);
+Array prod(const Array& x, const Axes& axes = {}, bool keepdims = false);
+Array all(const Array& x, const Axes& axes = {}, bool keepdims = false);
+Array any(const Array& x, const Axes& axes = {}, bool keepdims = false);
+Array logsumexp(const Array& x, const Axes& axes = {}, bool keepdims = false);
+Array var(const Array& x, const Axes& axes = {}, bool keepdims = false, int64_t ddof = 0);
+// Index (i32) of the first max / min along `axis`; with no axis, of the flattened array.
+Array argmax(const Array& x, std::optional<int64_t> axis = std::nullopt, bool keepdims = false);
+Array argmin(const Array& x, std::optional<int64_t> axis = std::nullopt, bool keepdims = false);
+// Cumulative sum along `axis` (flattened if none), optionally from the end.
+Array cumsum(const Array& x, std::optional<int64_t> axis = std::nullopt, bool reverse = false);
+Array softmax(const Array& x, int64_t axis = -1);
+Array log_softmax(const Array& x, int64_t axis = -1);
+
+// ------------------------------------------------------------------- shape ops (ops_shape.cc)
+// One dimension may be -1 (inferred).
+Array reshape(const Array& x, const Shape& shape);
+Array ravel(const Array& x);
+// No permutation reverses the axes.
+Array transpose(const Array& x, std::optional<std::vector<int>> perm = std::nullopt);
+Array swapaxes(const Array& x, int64_t a, int64_t b);
+Array moveaxis(const Array& x, int64_t source, int64_t destination);
+Array broadcast_to(const Array& x, const Shape& shape);
+// lax.broadcast_in_dim: operand dim i becomes output dim broadcast_dimensions[i].
+Array broadcast_in_dim(const Array& x, const Shape& shape,
+                       const std::vector<int>& broadcast_dimensions);
+Array expand_dims(const Array& x, const Axes& axes);
+Array squeeze(const Array& x, const Axes& axes = {});  // no axes: all size-1 dims
+// lax.slice: start/limit per dim, optional strides (>= 1).
+Array slice(const Array& x, const Shape& start, const Shape& limit, const Shape& strides = {});
+// Python-style x[start:stop:step] along one axis (negative and out-of-range values clamp).
+Array slice_axis(const Array& x, int64_t axis, std::optional<int64_t> start,
+                 std::optional<int64_t> stop, int64_t step = 1);
+// lax.dynamic_slice: starts are scalar integer arrays (or C++ ints), clamped into range.
+Array dynamic_slice(const Array& x, const std::vector<Array>& starts, const Shape& sizes);
+Array dynamic_update_slice(const Array& x, const Array& update, const std::vector<Array>& starts);
+Array concatenate(const std::vector<Array>& xs, int64_t axis = 0);
+Array stack(const std::vector<Array>& xs, int64_t axis = 0);
+// Into `sections` equal parts, or at the given indices, like jnp.split.
+std::vector<Array> split(const Array& x, int64_t sections, int64_t axis = 0);
+std::vector<Array> split(const Array& x, const std::vector<int64_t>& indices, int64_t axis = 0);
+// Constant padding: (low, high) per dim; lax.pad also allows interior padding and negative
+// low/high (which crop).
+Array pad(const Array& x, const std::vector<std::pair<int64_t, int64_t>>& widths,
+          const Array& value = Array(0));
+Array lax_pad(const Array& x, const Array& value,
+              const std::vector<std::array<int64_t, 3>>& low_high_interior);
+Array flip(const Array& x, const Axes& axes = {});  // no axes: all
+Array tile(const Array& x, const Shape& reps);
+Array repeat(const Array& x, int64_t repeats, std::optional<int64_t> axis = std::nullopt);
+
+// -------------------------------------------------------------------- indexing (ops_index.cc)
+// jnp.take: out = x.shape[:axis] + indices.shape + x.shape[axis+1:]. Negative indices wrap;
+// out-of-range indices give a fill value (NaN for floats; like jnp's default mode="fill"),
+// or are clamped with mode kClip.
+enum class GatherMode { kFill, kClip };
+Array take(const Array& x, const Array& indices, int64_t axis = 0,
+           GatherMode mode = GatherMode::kFill);
+// jnp.take_along_axis: indices has x's rank; out[..i..] = x[..indices[..i..]..] along axis.
+Array take_along_axis(const Array& x, const Array& indices, int64_t axis,
+                      GatherMode mode = GatherMode::kFill);
+// x with updates added at indices along axis (the transpose of take). Out-of-range indices
+// are dropped; negative ones wrap. updates has take(x, indices, axis)'s shape.
+Array scatter_add(const Array& x, const Array& indices, const Array& updates, int64_t axis = 0);
+Array one_hot(const Array& indices, int64_t num_classes, DType dtype = DType::kF32,
+              int64_t axis = -1);
+// Sorts along `axis` (stable). sort_key_val sorts `values` by `keys`.
+Array sort(const Array& x, int64_t axis = -1);
+std::pair<Array, Array> sort_key_val(const Array& keys, const Array& values, int64_t axis = -1);
+Array argsort(const Array& x, int64_t axis = -1);
+
+// -------------------------------------------------------------------- linalg (ops_linalg.cc)
+// lax.dot_general: contracting and batch dimension pairs (lhs dims, rhs dims). Output is
+// batch dims, then lhs free dims, then rhs free dims. Integer inputs accumulate in their type,
+// f16/bf16 in f32. `preferred` sets the output dtype (default: the promoted input dtype).
+struct DotDims {
+  std::vector<int> lhs_contract, rhs_contract;
+  std::vector<int> lhs_batch, rhs_batch;
+};
+Array dot_general(const Array& lhs, const Array& rhs, const DotDims& dims,
+                  std::optional<DType> preferred = std::nullopt);
+// jnp.matmul: 1-D operands are promoted, leading batch dims broadcast.
+Array matmul(const Array& a, const Array& b);
+Array dot(const Array& a, const Array& b);  // jnp.dot for 1-D / 2-D
+Array outer(const Array& a, const Array& b);
+
+}  // namespace graft

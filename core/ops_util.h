@@ -1,0 +1,36 @@
+// Helpers shared by the public-op files (not part of the public API).
+#pragma once
+
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "core/array.h"
+#include "core/ops.h"
+
+namespace graft::detail {
+
+// Converts x to dtype (no node when it already has it); the result is strongly typed
+// unless `weak`.
+Array convert(const Array& x, DType dtype, bool weak = false);
+
+// JAX promotion of the operands' types; weak iff all are weak.
+TypeInfo result_type(const std::vector<Array>& xs);
+
+// Promotes all operands to their common type and broadcasts them to a common shape
+// (NumPy rules); errors name `op`.
+std::vector<Array> promote_and_broadcast(std::string_view op, const std::vector<Array>& xs);
+
+// Broadcasts x to `shape` (NumPy rules; no node when already that shape).
+Array broadcast_to_shape(std::string_view op, const Array& x, const Shape& shape);
+
+// Checks x is valid (non-empty handle), naming op.
+void check_valid(std::string_view op, const Array& x);
+
+// Reduction axes: normalized and sorted; empty `axes` means all axes.
+std::vector<int> reduction_axes(std::string_view op, const Array& x, const Axes& axes);
+
+// The default floating dtype for x: x's dtype if floating, else f32 (weak if x is weak).
+DType float_dtype_for(const Array& x);
+
+}  // namespace graft::detail

@@ -1,0 +1,56 @@
+#include "core/primitive.h"
+
+#include "core/error.h"
+
+namespace graft {
+
+Cost Primitive::cost(const std::vector<Aval>& in, const std::vector<Aval>& out) const {
+  Cost c;
+  for (const Aval& a : in) c.bytes += static_cast<double>(numel(a.shape) * dtype_size(a.dtype));
+  for (const Aval& a : out) {
+    c.bytes += static_cast<double>(numel(a.shape) * dtype_size(a.dtype));
+    c.flops += static_cast<double>(numel(a.shape));
+  }
+  return c;
+}
+
+std::vector<Array> Primitive::jvp(const std::vector<Array>&, const std::vector<Array>&,
+                                  const std::vector<Array>&) const {
+  fail(name(), "has no jvp rule (forward-mode differentiation is not defined for it)");
+}
+
+std::vector<Array> Primitive::vjp(const std::vector<Array>&, const std::vector<Array>&,
+                                  const std::vector<Array>&) const {
+  fail(name(), "has no vjp rule (reverse-mode differentiation is not defined for it)");
+}
+
+Batched Primitive::vmap(const std::vector<Array>&, const std::vector<int>&) const {
+  fail(name(), "has no batching rule (vmap is not defined for it)");
+}
+
+std::vector<Array> bind(std::shared_ptr<const Primitive> p, std::vector<Array> inputs) {
+  std::vector<Aval> in_avals;
+  in_avals.reserve(inputs.size());
+  bool tracer = false;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    if (!inputs[i].valid()) fail(p->name(), "input ", i, " is an empty Array handle");
+    in_avals.push_back(inputs[i].aval());
+    tracer = tracer || inputs[i].is_tracer();
+  }
+  auto node = std::make_shared<Node>();
+  node->avals = p->infer(in_avals);
+  node->primitive = std::move(p);
+  node->inputs = std::move(inputs);
+  node->tracer = tracer;
+  std::vector<Array> outs;
+  outs.reserve(node->avals.size());
+  for (uint32_t i = 0; i < node->avals.size(); ++i) outs.emplace_back(node, i);
+  return outs;
+}
+
+Array bind1(std::shared_ptr<const Primitive> p, std::vector<Array> inputs) {
+  std::vector<Array> outs = bind(std::move(p), std::move(inputs));
+  return std::move(outs[0]);
+}
+
+}  // namespace graft

@@ -1,0 +1,76 @@
+// The Primitive interface: what every entry of core/primitives/list.h implements.
+//
+// A primitive instance carries its parameters (axes, shapes, dtypes...). Rules live with the
+// primitive: the shape/dtype rule (infer), a cost, and the transform rules (jvp, vjp,
+// batching), which are written with public ops so their results are graphs again. A rule a
+// primitive does not define throws graft::Error naming the primitive and the transform.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "core/array.h"
+#include "core/primitives/list.h"
+
+namespace graft {
+
+struct Cost {
+  double flops = 0;
+  double bytes = 0;  // bytes read plus bytes written
+};
+
+// Result of a batching rule: outputs and, for each, the batch axis (or -1 if unbatched).
+struct Batched {
+  std::vector<Array> outputs;
+  std::vector<int> dims;
+};
+
+class Primitive {
+ public:
+  explicit Primitive(PrimitiveId id) : id_(id) {}
+  virtual ~Primitive() = default;
+
+  PrimitiveId id() const { return id_; }
+  std::string_view name() const { return kPrimitiveNames[static_cast<int>(id_)]; }
+
+  // Output avals for the given input avals; throws graft::Error("[name] ...") on misuse.
+  virtual std::vector<Aval> infer(const std::vector<Aval>& in) const = 0;
+
+  // Parameters as text for the IR printer ("axes=(0, 1)"), and equality for CSE / caches.
+  virtual std::string params() const { return ""; }
+  virtual bool same_params(const Primitive& other) const { return id_ == other.id_; }
+
+  // Default: one flop per output element, every input and output byte moved once.
+  virtual Cost cost(const std::vector<Aval>& in, const std::vector<Aval>& out) const;
+
+  // Transform rules. `outputs` are the primal outputs of this application.
+  virtual std::vector<Array> jvp(const std::vector<Array>& primals,
+                                 const std::vector<Array>& tangents,
+                                 const std::vector<Array>& outputs) const;
+  // Returns one cotangent per input (an empty Array where the input gets none).
+  virtual std::vector<Array> vjp(const std::vector<Array>& primals,
+                                 const std::vector<Array>& outputs,
+                                 const std::vector<Array>& cotangents) const;
+  // `dims[i]` is the batch axis of args[i], or -1 if args[i] is not batched.
+  virtual Batched vmap(const std::vector<Array>& args, const std::vector<int>& dims) const;
+
+ private:
+  PrimitiveId id_;
+};
+
+// Applies `p` to `inputs`: runs the shape rule and returns the (unevaluated) outputs.
+std::vector<Array> bind(std::shared_ptr<const Primitive> p, std::vector<Array> inputs);
+// For single-output primitives.
+Array bind1(std::shared_ptr<const Primitive> p, std::vector<Array> inputs);
+
+// Convenience for primitives with parameters: bind1(std::make_shared<P>(params...), inputs).
+template <typename P, typename... Params>
+Array apply(std::vector<Array> inputs, Params&&... params) {
+  return bind1(std::make_shared<const P>(std::forward<Params>(params)...), std::move(inputs));
+}
+
+}  // namespace graft

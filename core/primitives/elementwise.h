@@ -1,0 +1,69 @@
+// Elementwise primitives: unary math, binary arithmetic and comparisons, select, converts.
+// Operands of binary primitives have equal shapes and dtypes: the public ops promote and
+// broadcast first (core/ops_elementwise.cc), as jax.numpy does over jax.lax.
+#pragma once
+
+#include "core/primitive.h"
+
+namespace graft {
+
+// Which dtypes an elementwise primitive accepts.
+enum class DTypeClass { kAny, kNumeric, kFloating, kIntegral, kBoolOrIntegral };
+DTypeClass dtype_class(PrimitiveId id);
+bool accepts(DTypeClass c, DType d);
+
+// neg, exp, ... is_finite, not: one input, output of the same shape (is_finite gives bool).
+class Unary : public Primitive {
+ public:
+  explicit Unary(PrimitiveId id) : Primitive(id) {}
+  std::vector<Aval> infer(const std::vector<Aval>& in) const override;
+};
+
+// add, ..., shift_right_logical: two inputs of equal shape and dtype. Comparisons give bool.
+class Binary : public Primitive {
+ public:
+  explicit Binary(PrimitiveId id) : Primitive(id) {}
+  std::vector<Aval> infer(const std::vector<Aval>& in) const override;
+  bool is_comparison() const;
+};
+
+// select_n(pred, on_false, on_true): pred is bool with the cases' shape.
+class SelectN : public Primitive {
+ public:
+  SelectN() : Primitive(PrimitiveId::kSelectN) {}
+  std::vector<Aval> infer(const std::vector<Aval>& in) const override;
+};
+
+class ConvertElementType : public Primitive {
+ public:
+  ConvertElementType(DType dtype, bool weak)
+      : Primitive(PrimitiveId::kConvertElementType), dtype_(dtype), weak_(weak) {}
+  std::vector<Aval> infer(const std::vector<Aval>& in) const override;
+  std::string params() const override;
+  bool same_params(const Primitive& o) const override;
+  DType dtype() const { return dtype_; }
+  bool weak() const { return weak_; }
+
+ private:
+  DType dtype_;
+  bool weak_;
+};
+
+class BitcastConvertType : public Primitive {
+ public:
+  explicit BitcastConvertType(DType dtype)
+      : Primitive(PrimitiveId::kBitcastConvertType), dtype_(dtype) {}
+  std::vector<Aval> infer(const std::vector<Aval>& in) const override;
+  std::string params() const override;
+  bool same_params(const Primitive& o) const override;
+  DType dtype() const { return dtype_; }
+
+ private:
+  DType dtype_;
+};
+
+// Binds a unary / binary elementwise primitive by id (no promotion or broadcasting).
+Array unary(PrimitiveId id, const Array& x);
+Array binary(PrimitiveId id, const Array& a, const Array& b);
+
+}  // namespace graft

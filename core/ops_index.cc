@@ -29,6 +29,15 @@ Shape take_shape(const Shape& x, const Shape& indices, int axis) {
   return out;
 }
 
+bool broadcasts_to(const Shape& from, const Shape& to) {
+  if (from.size() > to.size()) return false;
+  size_t off = to.size() - from.size();
+  for (size_t d = 0; d < from.size(); ++d) {
+    if (from[d] != 1 && from[d] != to[off + d]) return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 Array take(const Array& x, const Array& indices, int64_t axis, GatherMode mode) {
@@ -82,7 +91,7 @@ Array scatter_add(const Array& x, const Array& indices, const Array& updates, in
   if (x.dtype() == DType::kBool) fail("scatter_add", "x must be numeric, got ", x.aval().str());
   int ax = normalize_axis("scatter_add", axis, x.ndim());
   Shape want = take_shape(x.shape(), indices.shape(), ax);
-  if (broadcast_shapes("scatter_add", updates.shape(), want) != want) {
+  if (!broadcasts_to(updates.shape(), want)) {
     fail("scatter_add", "updates ", updates.aval().str(), " do not broadcast to ", shape_str(want),
          " (x ", x.aval().str(), ", indices ", indices.aval().str(), ", axis ", ax, ")");
   }

@@ -11,8 +11,7 @@
 namespace graft {
 
 std::string Aval::str() const {
-  return absl::StrCat(dtype_name(dtype), "[", absl::StrJoin(shape, ","), "]",
-                      weak ? "{weak}" : "");
+  return absl::StrCat(dtype_name(dtype), "[", absl::StrJoin(shape, ","), "]", weak ? "{weak}" : "");
 }
 
 Node::~Node() {
@@ -80,9 +79,7 @@ const Aval& Array::aval() const {
   return node_->avals[index_];
 }
 
-int64_t Array::dim(int axis) const {
-  return shape()[normalize_axis("dim", axis, ndim())];
-}
+int64_t Array::dim(int axis) const { return shape()[normalize_axis("dim", axis, ndim())]; }
 
 bool Array::is_evaluated() const {
   require("is_evaluated");

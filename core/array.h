@@ -36,9 +36,9 @@ class Primitive;
 class Array;
 
 struct Node {
-  std::shared_ptr<const Primitive> primitive;  // null for leaves
-  std::vector<Array> inputs;                   // cleared once evaluated
-  std::vector<Aval> avals;                     // one per output
+  std::shared_ptr<const Primitive> primitive;    // null for leaves
+  std::vector<Array> inputs;                     // cleared once evaluated
+  std::vector<Aval> avals;                       // one per output
   std::vector<std::shared_ptr<Buffer>> buffers;  // one per output once evaluated
   bool tracer = false;  // depends on a placeholder: has no value, only a graph
 

@@ -6,15 +6,24 @@ namespace graft {
 
 const char* dtype_name(DType d) {
   switch (d) {
-    case DType::kBool: return "bool";
-    case DType::kU8: return "u8";
-    case DType::kU32: return "u32";
-    case DType::kI32: return "i32";
-    case DType::kI64: return "i64";
-    case DType::kF16: return "f16";
-    case DType::kBF16: return "bf16";
-    case DType::kF32: return "f32";
-    case DType::kF64: return "f64";
+    case DType::kBool:
+      return "bool";
+    case DType::kU8:
+      return "u8";
+    case DType::kU32:
+      return "u32";
+    case DType::kI32:
+      return "i32";
+    case DType::kI64:
+      return "i64";
+    case DType::kF16:
+      return "f16";
+    case DType::kBF16:
+      return "bf16";
+    case DType::kF32:
+      return "f32";
+    case DType::kF64:
+      return "f64";
   }
   return "?";
 }
@@ -22,14 +31,18 @@ const char* dtype_name(DType d) {
 int64_t dtype_size(DType d) {
   switch (d) {
     case DType::kBool:
-    case DType::kU8: return 1;
+    case DType::kU8:
+      return 1;
     case DType::kF16:
-    case DType::kBF16: return 2;
+    case DType::kBF16:
+      return 2;
     case DType::kU32:
     case DType::kI32:
-    case DType::kF32: return 4;
+    case DType::kF32:
+      return 4;
     case DType::kI64:
-    case DType::kF64: return 8;
+    case DType::kF64:
+      return 8;
   }
   return 0;
 }
@@ -47,24 +60,41 @@ std::ostream& operator<<(std::ostream& os, DType d) { return os << dtype_name(d)
 namespace {
 
 // The full JAX lattice, including types graft does not expose, so joins are exact.
-enum L : int { kB, kIw, kFw, kU8, kU16, kU32, kU64, kI8, kI16, kI32, kI64, kF16, kBF16, kF32, kF64, kN };
+enum L : int {
+  kB,
+  kIw,
+  kFw,
+  kU8,
+  kU16,
+  kU32,
+  kU64,
+  kI8,
+  kI16,
+  kI32,
+  kI64,
+  kF16,
+  kBF16,
+  kF32,
+  kF64,
+  kN
+};
 
 constexpr std::array<std::array<int, 2>, kN> kEdges = {{
-    {kIw, -1},     // bool
-    {kU8, kI8},    // i*
-    {kF16, kBF16}, // f*
-    {kI16, kU16},  // u8
-    {kI32, kU32},  // u16
-    {kI64, kU64},  // u32
-    {kFw, -1},     // u64
-    {kI16, -1},    // i8
-    {kI32, -1},    // i16
-    {kI64, -1},    // i32
-    {kFw, -1},     // i64
-    {kF32, -1},    // f16
-    {kF32, -1},    // bf16
-    {kF64, -1},    // f32
-    {-1, -1},      // f64
+    {kIw, -1},      // bool
+    {kU8, kI8},     // i*
+    {kF16, kBF16},  // f*
+    {kI16, kU16},   // u8
+    {kI32, kU32},   // u16
+    {kI64, kU64},   // u32
+    {kFw, -1},      // u64
+    {kI16, -1},     // i8
+    {kI32, -1},     // i16
+    {kI64, -1},     // i32
+    {kFw, -1},      // i64
+    {kF32, -1},     // f16
+    {kF32, -1},     // bf16
+    {kF64, -1},     // f32
+    {-1, -1},       // f64
 }};
 
 // upper[a] = bitmask of all nodes reachable from a (including a).
@@ -94,36 +124,56 @@ int to_lattice(TypeInfo t) {
   if (t.weak && is_floating(t.dtype)) return kFw;
   if (t.weak && (is_integral(t.dtype))) return kIw;
   switch (t.dtype) {
-    case DType::kBool: return kB;
-    case DType::kU8: return kU8;
-    case DType::kU32: return kU32;
-    case DType::kI32: return kI32;
-    case DType::kI64: return kI64;
-    case DType::kF16: return kF16;
-    case DType::kBF16: return kBF16;
-    case DType::kF32: return kF32;
-    case DType::kF64: return kF64;
+    case DType::kBool:
+      return kB;
+    case DType::kU8:
+      return kU8;
+    case DType::kU32:
+      return kU32;
+    case DType::kI32:
+      return kI32;
+    case DType::kI64:
+      return kI64;
+    case DType::kF16:
+      return kF16;
+    case DType::kBF16:
+      return kBF16;
+    case DType::kF32:
+      return kF32;
+    case DType::kF64:
+      return kF64;
   }
   return kF32;
 }
 
 TypeInfo from_lattice(int l) {
   switch (l) {
-    case kB: return {DType::kBool, false};
-    case kIw: return {DType::kI32, true};
-    case kFw: return {DType::kF32, true};
-    case kU8: return {DType::kU8, false};
+    case kB:
+      return {DType::kBool, false};
+    case kIw:
+      return {DType::kI32, true};
+    case kFw:
+      return {DType::kF32, true};
+    case kU8:
+      return {DType::kU8, false};
     case kU16:
-    case kU32: return {DType::kU32, false};
+    case kU32:
+      return {DType::kU32, false};
     case kU64:
-    case kI64: return {DType::kI64, false};
+    case kI64:
+      return {DType::kI64, false};
     case kI8:
     case kI16:
-    case kI32: return {DType::kI32, false};
-    case kF16: return {DType::kF16, false};
-    case kBF16: return {DType::kBF16, false};
-    case kF32: return {DType::kF32, false};
-    default: return {DType::kF64, false};
+    case kI32:
+      return {DType::kI32, false};
+    case kF16:
+      return {DType::kF16, false};
+    case kBF16:
+      return {DType::kBF16, false};
+    case kF32:
+      return {DType::kF32, false};
+    default:
+      return {DType::kF64, false};
   }
 }
 

@@ -2,11 +2,10 @@
 // brackets, e.g. "[matmul] contracting dims differ: (4, 8) @ (9, 2)".
 #pragma once
 
+#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <string_view>
-
-#include <sstream>
 
 namespace graft {
 

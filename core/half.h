@@ -76,8 +76,9 @@ struct bf16 {
 
   static uint16_t from_float(float f) {
     uint32_t x = float_bits(f);
-    if ((x & 0x7fffffffu) > 0x7f800000u) return static_cast<uint16_t>((x >> 16) | 0x40u);  // quiet nan
-    x += 0x7fffu + ((x >> 16) & 1u);  // round to nearest even
+    if ((x & 0x7fffffffu) > 0x7f800000u)
+      return static_cast<uint16_t>((x >> 16) | 0x40u);  // quiet nan
+    x += 0x7fffu + ((x >> 16) & 1u);                    // round to nearest even
     return static_cast<uint16_t>(x >> 16);
   }
   static float to_float(uint16_t b) { return bits_float(static_cast<uint32_t>(b) << 16); }

@@ -49,7 +49,8 @@ std::vector<Array> promote_and_broadcast(std::string_view op, const std::vector<
   for (size_t i = 1; i < xs.size(); ++i) shape = broadcast_shapes(op, shape, xs[i].shape());
   std::vector<Array> out;
   out.reserve(xs.size());
-  for (const Array& x : xs) out.push_back(broadcast_to_shape(op, convert(x, t.dtype, t.weak), shape));
+  for (const Array& x : xs)
+    out.push_back(broadcast_to_shape(op, convert(x, t.dtype, t.weak), shape));
   return out;
 }
 
@@ -62,8 +63,6 @@ std::vector<int> reduction_axes(std::string_view op, const Array& x, const Axes&
   return normalize_axes(op, axes, x.ndim());
 }
 
-DType float_dtype_for(const Array& x) {
-  return is_floating(x.dtype()) ? x.dtype() : DType::kF32;
-}
+DType float_dtype_for(const Array& x) { return is_floating(x.dtype()) ? x.dtype() : DType::kF32; }
 
 }  // namespace graft::detail

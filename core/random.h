@@ -15,7 +15,7 @@
 
 namespace graft::random {
 
-Array key(int64_t seed);                       // jax.random.PRNGKey(seed)
+Array key(int64_t seed);                         // jax.random.PRNGKey(seed)
 Array split(const Array& key, int64_t num = 2);  // u32[num, 2]
 Array fold_in(const Array& key, uint32_t data);
 Array fold_in(const Array& key, const Array& data);  // data: scalar integer array

@@ -10,9 +10,9 @@ namespace graft {
 
 using Shape = std::vector<int64_t>;
 
-int64_t numel(const Shape& s);              // product of dims (1 for a scalar)
-std::string shape_str(const Shape& s);      // "(2, 3)", "()"
-Shape row_major_strides(const Shape& s);    // in elements
+int64_t numel(const Shape& s);            // product of dims (1 for a scalar)
+std::string shape_str(const Shape& s);    // "(2, 3)", "()"
+Shape row_major_strides(const Shape& s);  // in elements
 
 // NumPy broadcasting of two shapes; throws graft::Error("[op] ...") when incompatible.
 Shape broadcast_shapes(std::string_view op, const Shape& a, const Shape& b);

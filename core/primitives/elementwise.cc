@@ -1,7 +1,6 @@
 #include "core/primitives/elementwise.h"
 
 #include "absl/strings/str_cat.h"
-
 #include "core/error.h"
 
 namespace graft {
@@ -52,11 +51,16 @@ DTypeClass dtype_class(PrimitiveId id) {
 
 bool accepts(DTypeClass c, DType d) {
   switch (c) {
-    case DTypeClass::kAny: return true;
-    case DTypeClass::kNumeric: return d != DType::kBool;
-    case DTypeClass::kFloating: return is_floating(d);
-    case DTypeClass::kIntegral: return is_integral(d);
-    case DTypeClass::kBoolOrIntegral: return d == DType::kBool || is_integral(d);
+    case DTypeClass::kAny:
+      return true;
+    case DTypeClass::kNumeric:
+      return d != DType::kBool;
+    case DTypeClass::kFloating:
+      return is_floating(d);
+    case DTypeClass::kIntegral:
+      return is_integral(d);
+    case DTypeClass::kBoolOrIntegral:
+      return d == DType::kBool || is_integral(d);
   }
   return false;
 }
@@ -64,11 +68,16 @@ bool accepts(DTypeClass c, DType d) {
 namespace {
 const char* class_name(DTypeClass c) {
   switch (c) {
-    case DTypeClass::kAny: return "any dtype";
-    case DTypeClass::kNumeric: return "a numeric dtype";
-    case DTypeClass::kFloating: return "a floating dtype";
-    case DTypeClass::kIntegral: return "an integer dtype";
-    case DTypeClass::kBoolOrIntegral: return "a bool or integer dtype";
+    case DTypeClass::kAny:
+      return "any dtype";
+    case DTypeClass::kNumeric:
+      return "a numeric dtype";
+    case DTypeClass::kFloating:
+      return "a floating dtype";
+    case DTypeClass::kIntegral:
+      return "an integer dtype";
+    case DTypeClass::kBoolOrIntegral:
+      return "a bool or integer dtype";
   }
   return "";
 }
@@ -95,8 +104,10 @@ bool Binary::is_comparison() const {
     case PrimitiveId::kLt:
     case PrimitiveId::kLe:
     case PrimitiveId::kGt:
-    case PrimitiveId::kGe: return true;
-    default: return false;
+    case PrimitiveId::kGe:
+      return true;
+    default:
+      return false;
   }
 }
 

@@ -6,81 +6,81 @@
 // X(CppName, "lax_name", family)
 #pragma once
 
-#define GRAFT_PRIMITIVES(X)                              \
-  /* elementwise: unary */                               \
-  X(Neg, "neg", elementwise)                             \
-  X(Abs, "abs", elementwise)                             \
-  X(Sign, "sign", elementwise)                           \
-  X(Exp, "exp", elementwise)                             \
-  X(Expm1, "expm1", elementwise)                         \
-  X(Log, "log", elementwise)                             \
-  X(Log1p, "log1p", elementwise)                         \
-  X(Sqrt, "sqrt", elementwise)                           \
-  X(Rsqrt, "rsqrt", elementwise)                         \
-  X(Square, "square", elementwise)                       \
-  X(Sin, "sin", elementwise)                             \
-  X(Cos, "cos", elementwise)                             \
-  X(Tanh, "tanh", elementwise)                           \
-  X(Logistic, "logistic", elementwise)                   \
-  X(Erf, "erf", elementwise)                             \
-  X(ErfInv, "erf_inv", elementwise)                      \
-  X(Floor, "floor", elementwise)                         \
-  X(Ceil, "ceil", elementwise)                           \
-  X(Round, "round", elementwise)                         \
-  X(IsFinite, "is_finite", elementwise)                  \
-  X(Not, "not", elementwise)                             \
-  /* elementwise: binary */                              \
-  X(Add, "add", elementwise)                             \
-  X(Sub, "sub", elementwise)                             \
-  X(Mul, "mul", elementwise)                             \
-  X(Div, "div", elementwise)                             \
-  X(Rem, "rem", elementwise)                             \
-  X(Pow, "pow", elementwise)                             \
-  X(Max, "max", elementwise)                             \
-  X(Min, "min", elementwise)                             \
-  X(Eq, "eq", elementwise)                               \
-  X(Ne, "ne", elementwise)                               \
-  X(Lt, "lt", elementwise)                               \
-  X(Le, "le", elementwise)                               \
-  X(Gt, "gt", elementwise)                               \
-  X(Ge, "ge", elementwise)                               \
-  X(And, "and", elementwise)                             \
-  X(Or, "or", elementwise)                               \
-  X(Xor, "xor", elementwise)                             \
-  X(ShiftLeft, "shift_left", elementwise)                \
-  X(ShiftRightLogical, "shift_right_logical", elementwise) \
-  /* elementwise: other */                               \
-  X(SelectN, "select_n", elementwise)                    \
+#define GRAFT_PRIMITIVES(X)                                  \
+  /* elementwise: unary */                                   \
+  X(Neg, "neg", elementwise)                                 \
+  X(Abs, "abs", elementwise)                                 \
+  X(Sign, "sign", elementwise)                               \
+  X(Exp, "exp", elementwise)                                 \
+  X(Expm1, "expm1", elementwise)                             \
+  X(Log, "log", elementwise)                                 \
+  X(Log1p, "log1p", elementwise)                             \
+  X(Sqrt, "sqrt", elementwise)                               \
+  X(Rsqrt, "rsqrt", elementwise)                             \
+  X(Square, "square", elementwise)                           \
+  X(Sin, "sin", elementwise)                                 \
+  X(Cos, "cos", elementwise)                                 \
+  X(Tanh, "tanh", elementwise)                               \
+  X(Logistic, "logistic", elementwise)                       \
+  X(Erf, "erf", elementwise)                                 \
+  X(ErfInv, "erf_inv", elementwise)                          \
+  X(Floor, "floor", elementwise)                             \
+  X(Ceil, "ceil", elementwise)                               \
+  X(Round, "round", elementwise)                             \
+  X(IsFinite, "is_finite", elementwise)                      \
+  X(Not, "not", elementwise)                                 \
+  /* elementwise: binary */                                  \
+  X(Add, "add", elementwise)                                 \
+  X(Sub, "sub", elementwise)                                 \
+  X(Mul, "mul", elementwise)                                 \
+  X(Div, "div", elementwise)                                 \
+  X(Rem, "rem", elementwise)                                 \
+  X(Pow, "pow", elementwise)                                 \
+  X(Max, "max", elementwise)                                 \
+  X(Min, "min", elementwise)                                 \
+  X(Eq, "eq", elementwise)                                   \
+  X(Ne, "ne", elementwise)                                   \
+  X(Lt, "lt", elementwise)                                   \
+  X(Le, "le", elementwise)                                   \
+  X(Gt, "gt", elementwise)                                   \
+  X(Ge, "ge", elementwise)                                   \
+  X(And, "and", elementwise)                                 \
+  X(Or, "or", elementwise)                                   \
+  X(Xor, "xor", elementwise)                                 \
+  X(ShiftLeft, "shift_left", elementwise)                    \
+  X(ShiftRightLogical, "shift_right_logical", elementwise)   \
+  /* elementwise: other */                                   \
+  X(SelectN, "select_n", elementwise)                        \
   X(ConvertElementType, "convert_element_type", elementwise) \
   X(BitcastConvertType, "bitcast_convert_type", elementwise) \
-  /* reductions */                                       \
-  X(ReduceSum, "reduce_sum", reduce)                     \
-  X(ReduceProd, "reduce_prod", reduce)                   \
-  X(ReduceMax, "reduce_max", reduce)                     \
-  X(ReduceMin, "reduce_min", reduce)                     \
-  X(ReduceAnd, "reduce_and", reduce)                     \
-  X(ReduceOr, "reduce_or", reduce)                       \
-  X(Argmax, "argmax", reduce)                            \
-  X(Argmin, "argmin", reduce)                            \
-  X(Cumsum, "cumsum", reduce)                            \
-  /* shape */                                            \
-  X(Reshape, "reshape", shape)                           \
-  X(Transpose, "transpose", shape)                       \
-  X(BroadcastInDim, "broadcast_in_dim", shape)           \
-  X(Slice, "slice", shape)                               \
-  X(DynamicSlice, "dynamic_slice", shape)                \
-  X(DynamicUpdateSlice, "dynamic_update_slice", shape)   \
-  X(Concatenate, "concatenate", shape)                   \
-  X(Pad, "pad", shape)                                   \
-  X(Rev, "rev", shape)                                   \
-  X(Iota, "iota", shape)                                 \
-  /* indexing */                                         \
-  X(Gather, "gather", index)                             \
-  X(ScatterAdd, "scatter_add", index)                    \
-  X(Sort, "sort", index)                                 \
-  /* linear algebra */                                   \
-  X(DotGeneral, "dot_general", linalg)                   \
-  /* random */                                           \
+  /* reductions */                                           \
+  X(ReduceSum, "reduce_sum", reduce)                         \
+  X(ReduceProd, "reduce_prod", reduce)                       \
+  X(ReduceMax, "reduce_max", reduce)                         \
+  X(ReduceMin, "reduce_min", reduce)                         \
+  X(ReduceAnd, "reduce_and", reduce)                         \
+  X(ReduceOr, "reduce_or", reduce)                           \
+  X(Argmax, "argmax", reduce)                                \
+  X(Argmin, "argmin", reduce)                                \
+  X(Cumsum, "cumsum", reduce)                                \
+  /* shape */                                                \
+  X(Reshape, "reshape", shape)                               \
+  X(Transpose, "transpose", shape)                           \
+  X(BroadcastInDim, "broadcast_in_dim", shape)               \
+  X(Slice, "slice", shape)                                   \
+  X(DynamicSlice, "dynamic_slice", shape)                    \
+  X(DynamicUpdateSlice, "dynamic_update_slice", shape)       \
+  X(Concatenate, "concatenate", shape)                       \
+  X(Pad, "pad", shape)                                       \
+  X(Rev, "rev", shape)                                       \
+  X(Iota, "iota", shape)                                     \
+  /* indexing */                                             \
+  X(Gather, "gather", index)                                 \
+  X(ScatterAdd, "scatter_add", index)                        \
+  X(Sort, "sort", index)                                     \
+  /* linear algebra */                                       \
+  X(DotGeneral, "dot_general", linalg)                       \
+  /* random */                                               \
   X(Threefry2x32, "threefry2x32", random)
 
 namespace graft {

@@ -29,7 +29,8 @@ TEST(OpSpecTable, EveryPrimitiveHasASpec) {
   for (int i = 0; i < kNumPrimitives; ++i) {
     if (!registry().count(static_cast<PrimitiveId>(i))) missing.push_back(kPrimitiveNames[i]);
   }
-  EXPECT_TRUE(missing.empty()) << "primitives without a spec: " << ::testing::PrintToString(missing);
+  EXPECT_TRUE(missing.empty()) << "primitives without a spec: "
+                               << ::testing::PrintToString(missing);
 }
 
 class OpSpecTest : public ::testing::TestWithParam<int> {};

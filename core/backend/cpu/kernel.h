@@ -27,7 +27,9 @@ class Call {
   int num_inputs() const { return static_cast<int>(inputs_.size()); }
   const Aval& in_aval(int i) const { return inputs_[i].aval(); }
   const Aval& out_aval(int i = 0) const { return avals_[i]; }
-  const void* in_raw(int i) const { return inputs_[i].node()->buffers[inputs_[i].output_index()]->data(); }
+  const void* in_raw(int i) const {
+    return inputs_[i].node()->buffers[inputs_[i].output_index()]->data();
+  }
   template <typename T>
   const T* in(int i) const {
     return static_cast<const T*>(in_raw(i));
@@ -38,9 +40,7 @@ class Call {
     return static_cast<T*>(out_raw(i));
   }
   // Output `o` shares input `i`'s buffer (same bytes; e.g. reshape).
-  void alias(int o, int i) {
-    outputs_[o] = inputs_[i].node()->buffers[inputs_[i].output_index()];
-  }
+  void alias(int o, int i) { outputs_[o] = inputs_[i].node()->buffers[inputs_[i].output_index()]; }
 
  private:
   const std::vector<Array>& inputs_;

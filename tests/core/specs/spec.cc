@@ -11,15 +11,24 @@ std::map<PrimitiveId, SpecFn>& registry() {
 
 double round_to(double v, DType dtype) {
   switch (dtype) {
-    case DType::kBool: return v != 0 ? 1 : 0;
-    case DType::kU8: return static_cast<double>(static_cast<uint8_t>(static_cast<int64_t>(v)));
-    case DType::kU32: return static_cast<double>(static_cast<uint32_t>(static_cast<int64_t>(v)));
-    case DType::kI32: return static_cast<double>(static_cast<int32_t>(static_cast<int64_t>(v)));
-    case DType::kI64: return static_cast<double>(static_cast<int64_t>(v));
-    case DType::kF16: return static_cast<float>(f16(static_cast<float>(v)));
-    case DType::kBF16: return static_cast<float>(bf16(static_cast<float>(v)));
-    case DType::kF32: return static_cast<float>(v);
-    case DType::kF64: return v;
+    case DType::kBool:
+      return v != 0 ? 1 : 0;
+    case DType::kU8:
+      return static_cast<double>(static_cast<uint8_t>(static_cast<int64_t>(v)));
+    case DType::kU32:
+      return static_cast<double>(static_cast<uint32_t>(static_cast<int64_t>(v)));
+    case DType::kI32:
+      return static_cast<double>(static_cast<int32_t>(static_cast<int64_t>(v)));
+    case DType::kI64:
+      return static_cast<double>(static_cast<int64_t>(v));
+    case DType::kF16:
+      return static_cast<float>(f16(static_cast<float>(v)));
+    case DType::kBF16:
+      return static_cast<float>(bf16(static_cast<float>(v)));
+    case DType::kF32:
+      return static_cast<float>(v);
+    case DType::kF64:
+      return v;
   }
   return v;
 }
@@ -85,18 +94,24 @@ Expected ref_binary(const Array& a, const Array& b, DType out_dtype,
   };
   for (int64_t i = 0; i < numel(out); ++i) {
     auto idx = unravel(i, out);
-    e.values.push_back(round_to(f(va[source(idx, a.shape())], vb[source(idx, b.shape())]), out_dtype));
+    e.values.push_back(
+        round_to(f(va[source(idx, a.shape())], vb[source(idx, b.shape())]), out_dtype));
   }
   return e;
 }
 
 double default_rtol(DType dtype) {
   switch (dtype) {
-    case DType::kF16: return 2e-3;
-    case DType::kBF16: return 1.6e-2;
-    case DType::kF32: return 2e-6;
-    case DType::kF64: return 1e-13;
-    default: return 0;
+    case DType::kF16:
+      return 2e-3;
+    case DType::kBF16:
+      return 1.6e-2;
+    case DType::kF32:
+      return 2e-6;
+    case DType::kF64:
+      return 1e-13;
+    default:
+      return 0;
   }
 }
 

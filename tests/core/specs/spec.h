@@ -48,10 +48,9 @@ struct Registrar {
 };
 
 // GRAFT_SPEC(Add) { Spec s{PrimitiveId::kAdd}; ...; return s; }
-#define GRAFT_SPEC(Name)                                                           \
-  static ::graft::spec::Spec spec_##Name();                                        \
-  static ::graft::spec::Registrar registrar_##Name(::graft::PrimitiveId::k##Name, \
-                                                   &spec_##Name);                  \
+#define GRAFT_SPEC(Name)                                                                         \
+  static ::graft::spec::Spec spec_##Name();                                                      \
+  static ::graft::spec::Registrar registrar_##Name(::graft::PrimitiveId::k##Name, &spec_##Name); \
   static ::graft::spec::Spec spec_##Name()
 
 // ---- helpers for writing cases ----

@@ -1,0 +1,109 @@
+// Creation ops: constants computed on the host, held by leaf nodes.
+#include <cmath>
+
+#include "core/backend/cpu/elementwise_math.h"
+#include "core/error.h"
+#include "core/ops.h"
+#include "core/ops_util.h"
+
+namespace graft {
+
+namespace {
+
+void check_shape(const char* op, const Shape& shape) {
+  for (int64_t d : shape) {
+    if (d < 0) fail(op, "negative dimension in shape ", shape_str(shape));
+  }
+}
+
+// A leaf of `dtype` whose element i is value(i) (computed in double, converted like astype).
+template <typename F>
+Array host_array(const Shape& shape, DType dtype, F value) {
+  int64_t n = numel(shape);
+  auto buf = Buffer::make(static_cast<size_t>(n * dtype_size(dtype)));
+  dispatch_dtype(dtype, [&]<typename T>() {
+    T* out = buf->as<T>();
+    for (int64_t i = 0; i < n; ++i) out[i] = cpu::convert_value<double, T>(value(i));
+  });
+  return Array::from_buffer(std::move(buf), shape, dtype);
+}
+
+}  // namespace
+
+template <typename T>
+Array array(const std::vector<T>& data, std::optional<Shape> shape) {
+  Shape s = shape ? *shape : Shape{static_cast<int64_t>(data.size())};
+  check_shape("array", s);
+  if (numel(s) != static_cast<int64_t>(data.size())) {
+    fail("array", "got ", data.size(), " values for shape ", shape_str(s));
+  }
+  auto buf = Buffer::make(data.size() * sizeof(T));
+  T* dst = static_cast<T*>(buf->data());
+  for (size_t i = 0; i < data.size(); ++i) dst[i] = data[i];
+  return Array::from_buffer(std::move(buf), std::move(s), dtype_of<T>::value);
+}
+
+template Array array<bool>(const std::vector<bool>&, std::optional<Shape>);
+template Array array<uint8_t>(const std::vector<uint8_t>&, std::optional<Shape>);
+template Array array<uint32_t>(const std::vector<uint32_t>&, std::optional<Shape>);
+template Array array<int32_t>(const std::vector<int32_t>&, std::optional<Shape>);
+template Array array<int64_t>(const std::vector<int64_t>&, std::optional<Shape>);
+template Array array<f16>(const std::vector<f16>&, std::optional<Shape>);
+template Array array<bf16>(const std::vector<bf16>&, std::optional<Shape>);
+template Array array<float>(const std::vector<float>&, std::optional<Shape>);
+template Array array<double>(const std::vector<double>&, std::optional<Shape>);
+
+Array scalar(double value, DType dtype) { return full({}, value, dtype); }
+
+Array full(const Shape& shape, double value, DType dtype) {
+  check_shape("full", shape);
+  return host_array(shape, dtype, [&](int64_t) { return value; });
+}
+Array zeros(const Shape& shape, DType dtype) { return full(shape, 0.0, dtype); }
+Array ones(const Shape& shape, DType dtype) { return full(shape, 1.0, dtype); }
+Array zeros_like(const Array& x) {
+  detail::check_valid("zeros_like", x);
+  return full(x.shape(), 0.0, x.dtype());
+}
+Array ones_like(const Array& x) {
+  detail::check_valid("ones_like", x);
+  return full(x.shape(), 1.0, x.dtype());
+}
+Array full_like(const Array& x, double value) {
+  detail::check_valid("full_like", x);
+  return full(x.shape(), value, x.dtype());
+}
+
+Array arange(int64_t stop, DType dtype) { return arange(0, static_cast<double>(stop), 1, dtype); }
+
+Array arange(double start, double stop, double step, std::optional<DType> dtype) {
+  if (step == 0) fail("arange", "step must not be zero");
+  if (!std::isfinite(start) || !std::isfinite(stop) || !std::isfinite(step)) {
+    fail("arange", "needs finite start, stop and step");
+  }
+  auto integral = [](double v) { return v == std::floor(v); };
+  DType d = dtype
+                ? *dtype
+                : (integral(start) && integral(stop) && integral(step) ? DType::kI32 : DType::kF32);
+  int64_t n = std::max<int64_t>(0, static_cast<int64_t>(std::ceil((stop - start) / step)));
+  return host_array({n}, d, [&](int64_t i) { return start + static_cast<double>(i) * step; });
+}
+
+Array linspace(double start, double stop, int64_t num, bool endpoint, DType dtype) {
+  if (num < 0) fail("linspace", "num must be non-negative, got ", num);
+  int64_t div = endpoint ? num - 1 : num;
+  double step = div > 0 ? (stop - start) / static_cast<double>(div) : 0.0;
+  return host_array({num}, dtype, [&](int64_t i) {
+    if (endpoint && num > 1 && i == num - 1) return stop;
+    return start + static_cast<double>(i) * step;
+  });
+}
+
+Array eye(int64_t n, std::optional<int64_t> m, int64_t k, DType dtype) {
+  int64_t cols = m.value_or(n);
+  check_shape("eye", {n, cols});
+  return host_array({n, cols}, dtype,
+                    [&](int64_t i) { return i % cols - i / cols == k ? 1.0 : 0.0; });
+}
+
+}  // namespace graft

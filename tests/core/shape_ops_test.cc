@@ -228,5 +228,13 @@ TEST(ShapeOps, PrimitiveRulesRejectMisuse) {
   EXPECT_EQ(Concatenate(0).infer({f, Aval{{4, 3}, DType::kF32}})[0].shape, (Shape{6, 3}));
 }
 
+TEST(ShapeOps, CostIsBytesOnly) {
+  Aval in{{2, 3}, DType::kF32}, out{{3, 2}, DType::kF32};
+  Cost c = Transpose({1, 0}).cost({in}, {out});
+  EXPECT_EQ(c.flops, 0);
+  EXPECT_EQ(c.bytes, 48);
+  EXPECT_EQ(Reshape({6}).cost({in}, {Aval{{6}, DType::kF32}}).bytes, 0);  // aliases its input
+}
+
 }  // namespace
 }  // namespace graft

@@ -379,6 +379,7 @@ void register_elementwise_kernels(KernelTable& table) {
   table[static_cast<int>(P::kSelectN)] = &select_kernel;
   table[static_cast<int>(P::kConvertElementType)] = &convert_kernel;
   table[static_cast<int>(P::kBitcastConvertType)] = &bitcast_kernel;
+  table[static_cast<int>(P::kStopGradient)] = &bitcast_kernel;  // identity: shares the buffer
 }
 
 }  // namespace graft::cpu

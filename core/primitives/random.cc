@@ -8,8 +8,8 @@ std::vector<Aval> Threefry2x32::infer(const std::vector<Aval>& in) const {
   if (in.size() != 4) fail(name(), "takes 4 operands (k1, k2, x1, x2), got ", in.size());
   for (const Aval& a : in) {
     if (a.dtype != DType::kU32) {
-      fail(name(), "operands must be u32, got ", in[0].str(), ", ", in[1].str(), ", ",
-           in[2].str(), ", ", in[3].str());
+      fail(name(), "operands must be u32, got ", in[0].str(), ", ", in[1].str(), ", ", in[2].str(),
+           ", ", in[3].str());
     }
   }
   const Shape& shape = in[2].shape;

@@ -15,11 +15,14 @@ namespace {
 
 constexpr int64_t kGrain = 1 << 14;
 
-inline uint32_t rotl(uint32_t v, int r) { return (v << r) | (v >> (32 - r)); }
+__attribute__((always_inline)) inline uint32_t rotl(uint32_t v, int r) {
+  return (v << r) | (v >> (32 - r));
+}
 
 // Threefry-2x32 with 20 rounds (Salmon et al., "Parallel random numbers: as easy as 1, 2,
 // 3", SC11), in the order JAX's threefry2x32_p lowers it.
-inline void threefry_block(uint32_t k0, uint32_t k1, uint32_t& x0, uint32_t& x1) {
+__attribute__((always_inline)) inline void threefry_block(uint32_t k0, uint32_t k1, uint32_t& x0,
+                                                          uint32_t& x1) {
   const uint32_t k2 = k0 ^ k1 ^ 0x1BD11BDAu;
   uint32_t a = x0 + k0, b = x1 + k1;
 #define GRAFT_ROUND(r) \

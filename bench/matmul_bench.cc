@@ -35,8 +35,8 @@ struct Direct {
   dnnl::matmul prim;
   dnnl::memory a, b, c;
   Direct(int64_t n, graft::DType dt, void* pa, void* pb, void* pc) {
-    auto t = dt == graft::DType::kBF16 ? dnnl::memory::data_type::bf16
-                                       : dnnl::memory::data_type::f32;
+    auto t =
+        dt == graft::DType::kBF16 ? dnnl::memory::data_type::bf16 : dnnl::memory::data_type::f32;
     dnnl::memory::desc md({n, n}, t, dnnl::memory::format_tag::ab);
     prim = dnnl::matmul(dnnl::matmul::primitive_desc(dnnl::matmul::desc(md, md, md), eng));
     a = dnnl::memory(md, eng, pa);
@@ -100,8 +100,8 @@ int main(int argc, char** argv) {
     Array a = ones({8, 8}), b = ones({8, 8});
     eval(a, b);
     auto out = Buffer::make(8 * 8 * 4);
-    Direct direct(8, DType::kF32, const_cast<void*>(a.raw_data()),
-                  const_cast<void*>(b.raw_data()), out->data());
+    Direct direct(8, DType::kF32, const_cast<void*>(a.raw_data()), const_cast<void*>(b.raw_data()),
+                  out->data());
     std::vector<double> tg, td;
     for (int i = 0; i < 2000; ++i) {
       auto t0 = Clock::now();
@@ -131,8 +131,8 @@ int main(int argc, char** argv) {
       eval(x + y);
       after.push_back(seconds_since(t0));
     }
-    std::printf("add of 4M f32: alone %.2f ms, right after a matmul %.2f ms\n",
-                median(alone) * 1e3, median(after) * 1e3);
+    std::printf("add of 4M f32: alone %.2f ms, right after a matmul %.2f ms\n", median(alone) * 1e3,
+                median(after) * 1e3);
   }
   auto s = cpu::onednn_cache_stats();
   std::printf("graft oneDNN primitive cache: %lld hits, %lld misses, %lld entries\n",

@@ -132,8 +132,9 @@ void unary_kernel_typed(Call& c) {
   T* y = c.out<T>();
   switch (id) {
     case P::kNeg:
-      if constexpr (std::is_unsigned_v<T>) {
-        return map_scalar(x, y, n, [](T v) { return static_cast<T>(T(0) - v); });
+      if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+        using U = std::make_unsigned_t<T>;  // wraps: -INT_MIN == INT_MIN
+        return map_scalar(x, y, n, [](T v) { return static_cast<T>(U(0) - U(v)); });
       } else {
         return map_scalar(x, y, n, [](T v) { return narrow<T>(-widen(v)); });
       }
@@ -142,6 +143,9 @@ void unary_kernel_typed(Call& c) {
         auto w = widen(v);
         if constexpr (std::is_unsigned_v<T>) {
           return v;
+        } else if constexpr (std::is_integral_v<T>) {
+          using U = std::make_unsigned_t<T>;  // wraps: abs(INT_MIN) == INT_MIN
+          return w < 0 ? static_cast<T>(U(0) - U(w)) : w;
         } else {
           return narrow<T>(w < 0 ? -w : (w == 0 ? Compute<T>(0) : w));
         }
@@ -155,7 +159,12 @@ void unary_kernel_typed(Call& c) {
         return narrow<T>(w > 0 ? Compute<T>(1) : (w < 0 ? Compute<T>(-1) : Compute<T>(0)));
       });
     case P::kSquare:
-      return map_scalar(x, y, n, [](T v) { return narrow<T>(widen(v) * widen(v)); });
+      if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+        using U = std::make_unsigned_t<T>;
+        return map_scalar(x, y, n, [](T v) { return static_cast<T>(U(v) * U(v)); });
+      } else {
+        return map_scalar(x, y, n, [](T v) { return narrow<T>(widen(v) * widen(v)); });
+      }
     case P::kNot:
       if constexpr (std::is_same_v<T, bool>) {
         return map_scalar(x, y, n, [](bool v) { return !v; });
@@ -268,20 +277,21 @@ void binary_kernel_typed(Call& c) {
         break;
     }
   } else {
-    using S = std::make_signed_t<T>;
+    using U = std::make_unsigned_t<T>;
     constexpr int kBits = sizeof(T) * 8;
     switch (id) {
+      // Two's-complement wraparound, computed unsigned (signed overflow is UB in C++).
       case P::kAdd:
-        return arith([](T x, T y) { return static_cast<T>(x + y); });
+        return arith([](T x, T y) { return static_cast<T>(U(x) + U(y)); });
       case P::kSub:
-        return arith([](T x, T y) { return static_cast<T>(x - y); });
+        return arith([](T x, T y) { return static_cast<T>(U(x) - U(y)); });
       case P::kMul:
-        return arith([](T x, T y) { return static_cast<T>(x * y); });
+        return arith([](T x, T y) { return static_cast<T>(U(x) * U(y)); });
       case P::kDiv:
         return arith([](T x, T y) -> T {
           if (y == 0) return static_cast<T>(-1);
           if constexpr (std::is_signed_v<T>) {
-            if (y == -1) return static_cast<T>(T(0) - x);  // no overflow trap on MIN / -1
+            if (y == -1) return static_cast<T>(U(0) - U(x));  // MIN / -1 wraps to MIN
           }
           return x / y;
         });
@@ -307,20 +317,17 @@ void binary_kernel_typed(Call& c) {
         return arith([](T x, T y) { return static_cast<T>(x ^ y); });
       case P::kShiftLeft:
         return arith([](T x, T y) -> T {
-          using U = std::make_unsigned_t<T>;
-          if (static_cast<std::make_unsigned_t<T>>(y) >= kBits) return 0;
+          if (static_cast<U>(y) >= kBits) return 0;
           return static_cast<T>(static_cast<U>(x) << y);
         });
       case P::kShiftRightLogical:
         return arith([](T x, T y) -> T {
-          using U = std::make_unsigned_t<T>;
           if (static_cast<U>(y) >= kBits) return 0;
           return static_cast<T>(static_cast<U>(x) >> y);
         });
       default:
         break;
     }
-    (void)sizeof(S);
   }
   fail(c.prim.name(), "no kernel for ", c.in_aval(0).str());
 }

@@ -1,8 +1,327 @@
-// CPU kernels of the reduce family.
-#include "core/backend/cpu/kernel.h"
+// CPU kernels of the reduce family: reduce_{sum,prod,max,min,and,or} here, argmax/argmin and
+// cumsum in scan_kernels.cc.
+//
+// A reduction over any set of axes is done without transposing: the shape is collapsed into
+// alternating kept / reduced blocks, and each reduced block is removed by one pass over an
+// [outer, n, inner] view, innermost block first (every pass after the first reads an output
+// already smaller than the input). A pass with inner == 1 reduces contiguous rows with 16
+// independent lanes (which the compiler vectorizes) combined pairwise for accuracy; a pass
+// with inner > 1 accumulates whole rows into column blocks (vectorized across columns), in
+// row blocks so long sums stay accurate. Work is split over outputs, or over the reduced axis
+// when there are too few outputs to keep the threads busy.
+#include <limits>
+#include <memory>
+#include <vector>
+
+#include "core/backend/cpu/parallel.h"
+#include "core/backend/cpu/reduce_util.h"
+#include "core/primitives/reduce.h"
 
 namespace graft::cpu {
 
-void register_reduce_kernels(KernelTable&) {}
+namespace reduce_detail {
+int threads_for(int64_t work) {
+  return work < 2 * kGrain ? 1 : static_cast<int>(std::min<int64_t>(num_threads(), work / kGrain));
+}
+}  // namespace reduce_detail
+
+namespace {
+
+using namespace reduce_detail;  // NOLINT: this file's own helpers
+
+constexpr int kLanes = 16;
+constexpr int64_t kPairwiseBlock = 2048;  // contiguous run summed with lanes, then pairwise
+constexpr int64_t kRowBlock = 512;        // rows summed into a column block before merging
+
+// ---- the operations: identity and combine, over the accumulation type A ----
+
+template <typename A>
+constexpr bool kIsFloat = std::is_floating_point_v<A>;
+
+struct SumOp {
+  template <typename A>
+  static A identity() {
+    return A(0);
+  }
+  template <typename A>
+  static A apply(A a, A b) {
+    return static_cast<A>(a + b);
+  }
+};
+struct ProdOp {
+  template <typename A>
+  static A identity() {
+    return A(1);
+  }
+  template <typename A>
+  static A apply(A a, A b) {
+    return static_cast<A>(a * b);
+  }
+};
+// max/min propagate NaN like XLA: once a NaN is seen it stays.
+struct MaxOp {
+  template <typename A>
+  static A identity() {
+    if constexpr (kIsFloat<A>) {
+      return -std::numeric_limits<A>::infinity();
+    } else {
+      return std::numeric_limits<A>::lowest();
+    }
+  }
+  template <typename A>
+  static A apply(A a, A b) {
+    return (a >= b || a != a) ? a : b;
+  }
+};
+struct MinOp {
+  template <typename A>
+  static A identity() {
+    if constexpr (kIsFloat<A>) {
+      return std::numeric_limits<A>::infinity();
+    } else {
+      return std::numeric_limits<A>::max();
+    }
+  }
+  template <typename A>
+  static A apply(A a, A b) {
+    return (a <= b || a != a) ? a : b;
+  }
+};
+struct AndOp {
+  template <typename A>
+  static A identity() {
+    if constexpr (std::is_same_v<A, bool>) {
+      return true;
+    } else {
+      return static_cast<A>(~A(0));
+    }
+  }
+  template <typename A>
+  static A apply(A a, A b) {
+    if constexpr (std::is_same_v<A, bool>) {
+      return a && b;
+    } else {
+      return static_cast<A>(a & b);
+    }
+  }
+};
+struct OrOp {
+  template <typename A>
+  static A identity() {
+    return A(0);
+  }
+  template <typename A>
+  static A apply(A a, A b) {
+    if constexpr (std::is_same_v<A, bool>) {
+      return a || b;
+    } else {
+      return static_cast<A>(a | b);
+    }
+  }
+};
+
+template <typename Op, typename T>
+using acc_t = std::conditional_t<std::is_same_v<Op, SumOp> || std::is_same_v<Op, ProdOp>,
+                                 sum_acc_t<T>, widen_t<T>>;
+
+// ---- one pass: out[o, i] = op over r of x[o, r, i] ----
+
+template <typename Op, typename In, typename A>
+A reduce_contiguous(const In* x, int64_t n) {
+  if (n > kPairwiseBlock) {
+    int64_t half = n / 2 / kLanes * kLanes;
+    return Op::apply(reduce_contiguous<Op, In, A>(x, half),
+                     reduce_contiguous<Op, In, A>(x + half, n - half));
+  }
+  A lanes[kLanes];
+  for (A& l : lanes) l = Op::template identity<A>();
+  int64_t i = 0;
+  for (; i + kLanes <= n; i += kLanes) {
+    for (int k = 0; k < kLanes; ++k) lanes[k] = Op::apply(lanes[k], static_cast<A>(x[i + k]));
+  }
+  for (int k = 0; i < n; ++i, ++k) lanes[k] = Op::apply(lanes[k], static_cast<A>(x[i]));
+  for (int w = kLanes / 2; w > 0; w /= 2) {
+    for (int k = 0; k < w; ++k) lanes[k] = Op::apply(lanes[k], lanes[k + w]);
+  }
+  return lanes[0];
+}
+
+// Columns [c0, c1) of one [n, inner] slice, rows [r0, r1): out[c] = op(rows).
+template <typename Op, typename In, typename A>
+void reduce_columns(const In* x, A* out, int64_t inner, int64_t r0, int64_t r1, int64_t c0,
+                    int64_t c1) {
+  A total[kColChunk], block[kColChunk];
+  for (int64_t b = c0; b < c1; b += kColChunk) {
+    const int64_t w = std::min(kColChunk, c1 - b);
+    for (int64_t j = 0; j < w; ++j) total[j] = Op::template identity<A>();
+    for (int64_t rb = r0; rb < r1; rb += kRowBlock) {
+      for (int64_t j = 0; j < w; ++j) block[j] = Op::template identity<A>();
+      const int64_t re = std::min(r1, rb + kRowBlock);
+      for (int64_t r = rb; r < re; ++r) {
+        const In* row = x + r * inner + b;
+        for (int64_t j = 0; j < w; ++j) block[j] = Op::apply(block[j], static_cast<A>(row[j]));
+      }
+      for (int64_t j = 0; j < w; ++j) total[j] = Op::apply(total[j], block[j]);
+    }
+    for (int64_t j = 0; j < w; ++j) out[b + j] = total[j];
+  }
+}
+
+// Rows [r0, r1) of every outer slice, into out[outer * inner].
+template <typename Op, typename In, typename A>
+void reduce_rows(const In* x, A* out, const Layout& l, int64_t r0, int64_t r1) {
+  for (int64_t o = 0; o < l.outer; ++o) {
+    const In* slice = x + o * l.n * l.inner;
+    if (l.inner == 1) {
+      out[o] = reduce_contiguous<Op, In, A>(slice + r0, r1 - r0);
+    } else {
+      reduce_columns<Op, In, A>(slice, out + o * l.inner, l.inner, r0, r1, 0, l.inner);
+    }
+  }
+}
+
+template <typename Op, typename In, typename A>
+void reduce_pass(const In* x, A* out, const Layout& l) {
+  const int64_t n_out = l.outer * l.inner;
+  const int threads = threads_for(n_out * l.n);
+  const int64_t col_chunks = l.inner == 1 ? 1 : ceil_div(l.inner, kColChunk);
+  const int64_t tasks = l.outer * col_chunks;
+  if (tasks >= threads || l.n < 2 * threads) {
+    // Enough independent outputs: each task owns an outer slice (and column block).
+    const int64_t per_task = l.n * std::min(l.inner, kColChunk);
+    parallel_for(tasks, std::max<int64_t>(1, kGrain / std::max<int64_t>(1, per_task)),
+                 [&](int64_t t0, int64_t t1) {
+                   for (int64_t t = t0; t < t1; ++t) {
+                     const int64_t o = t / col_chunks, c = t % col_chunks;
+                     const In* slice = x + o * l.n * l.inner;
+                     if (l.inner == 1) {
+                       out[o] = reduce_contiguous<Op, In, A>(slice, l.n);
+                     } else {
+                       reduce_columns<Op, In, A>(slice, out + o * l.inner, l.inner, 0, l.n,
+                                                 c * kColChunk,
+                                                 std::min(l.inner, (c + 1) * kColChunk));
+                     }
+                   }
+                 });
+    return;
+  }
+  // Few outputs, a long reduced axis: each thread reduces a range of it, then merge.
+  std::unique_ptr<A[]> partial(new A[threads * n_out]);
+  parallel_for(threads, 1, [&](int64_t p0, int64_t p1) {
+    for (int64_t p = p0; p < p1; ++p) {
+      reduce_rows<Op, In, A>(x, partial.get() + p * n_out, l, l.n * p / threads,
+                             l.n * (p + 1) / threads);
+    }
+  });
+  for (int64_t j = 0; j < n_out; ++j) {
+    A acc = partial[j];
+    for (int p = 1; p < threads; ++p) acc = Op::apply(acc, partial[p * n_out + j]);
+    out[j] = acc;
+  }
+}
+
+// ---- the kernel ----
+
+struct Block {
+  int64_t size;
+  bool reduced;
+};
+
+// Merges adjacent dims that are both kept or both reduced; size-1 dims do not matter.
+std::vector<Block> collapse(const Shape& shape, const std::vector<int>& axes) {
+  std::vector<Block> blocks;
+  for (int i = 0; i < static_cast<int>(shape.size()); ++i) {
+    if (shape[i] == 1) continue;
+    bool red = std::binary_search(axes.begin(), axes.end(), i);
+    if (!blocks.empty() && blocks.back().reduced == red) {
+      blocks.back().size *= shape[i];
+    } else {
+      blocks.push_back({shape[i], red});
+    }
+  }
+  return blocks;
+}
+
+template <typename Op, typename T>
+void reduce_kernel(Call& call) {
+  using A = acc_t<Op, T>;
+  const Shape& in_shape = call.in_aval(0).shape;
+  const int64_t n_out = numel(call.out_aval().shape);
+  T* out = call.out<T>();
+  if (n_out == 0) return;
+  const T* x = call.in<T>(0);
+  if (numel(in_shape) == 0) {  // a reduced axis has size 0
+    std::fill(out, out + n_out, static_cast<T>(Op::template identity<A>()));
+    return;
+  }
+  std::vector<Block> blocks = collapse(in_shape, call.params<Reduce>().axes());
+  std::unique_ptr<A[]> cur, next;  // accumulator-typed intermediates
+  bool first = true;
+  for (int j = static_cast<int>(blocks.size()) - 1; j >= 0; --j) {
+    if (!blocks[j].reduced) continue;
+    Layout l{1, blocks[j].size, 1};
+    for (int k = 0; k < j; ++k) l.outer *= blocks[k].size;
+    for (int k = j + 1; k < static_cast<int>(blocks.size()); ++k) l.inner *= blocks[k].size;
+    bool last = true;
+    for (int k = 0; k < j; ++k) last = last && !blocks[k].reduced;
+    A* dst;
+    if (last && std::is_same_v<A, T>) {
+      dst = reinterpret_cast<A*>(out);
+    } else {
+      next.reset(new A[l.outer * l.inner]);
+      dst = next.get();
+    }
+    if (first) {
+      reduce_pass<Op, T, A>(x, dst, l);
+    } else {
+      reduce_pass<Op, A, A>(cur.get(), dst, l);
+    }
+    first = false;
+    cur = std::move(next);
+    blocks.erase(blocks.begin() + j);
+  }
+  if (first) {  // only size-1 axes were reduced: the data is unchanged
+    std::copy(x, x + n_out, out);
+    return;
+  }
+  if constexpr (!std::is_same_v<A, T>) {
+    const A* acc = cur.get();
+    parallel_for(n_out, kGrain, [&](int64_t b, int64_t e) {
+      for (int64_t i = b; i < e; ++i) out[i] = static_cast<T>(acc[i]);
+    });
+  }
+}
+
+template <typename Op>
+Kernel dispatch_reduce(DType d) {
+  return dispatch_dtype(d, []<typename T>() -> Kernel {
+    constexpr bool kArith = std::is_same_v<Op, SumOp> || std::is_same_v<Op, ProdOp>;
+    constexpr bool kLogic = std::is_same_v<Op, AndOp> || std::is_same_v<Op, OrOp>;
+    if constexpr ((kArith && std::is_same_v<T, bool>) || (kLogic && !std::is_integral_v<T>)) {
+      return nullptr;
+    } else {
+      return &reduce_kernel<Op, T>;
+    }
+  });
+}
+
+template <typename Op>
+void run_reduce(Call& call) {
+  Kernel k = dispatch_reduce<Op>(call.in_aval(0).dtype);
+  if (k == nullptr) fail(call.prim.name(), "has no CPU kernel for ", call.in_aval(0).str());
+  k(call);
+}
+
+}  // namespace
+
+void register_reduce_kernels(KernelTable& table) {
+  table[int(PrimitiveId::kReduceSum)] = &run_reduce<SumOp>;
+  table[int(PrimitiveId::kReduceProd)] = &run_reduce<ProdOp>;
+  table[int(PrimitiveId::kReduceMax)] = &run_reduce<MaxOp>;
+  table[int(PrimitiveId::kReduceMin)] = &run_reduce<MinOp>;
+  table[int(PrimitiveId::kReduceAnd)] = &run_reduce<AndOp>;
+  table[int(PrimitiveId::kReduceOr)] = &run_reduce<OrOp>;
+  reduce_detail::register_scan_kernels(table);
+}
 
 }  // namespace graft::cpu

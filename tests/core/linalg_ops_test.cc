@@ -122,7 +122,7 @@ TEST(LinalgErrors, DotGeneralDims) {
       "[dot_general] batch dims differ: (2, 3, 4) @ (5, 4, 6)");
   expect_error(
       [&] {
-        dot_general(zeros({2, 3}), zeros({3, 4}), {{1}, {0}, {0}, {1}});
+        dot_general(zeros({2, 3}), zeros({3, 4}), {{1}, {0}, {0}, {0}});
       },
       "[dot_general] rhs dim 0 is used more than once");
   expect_error(
@@ -242,6 +242,25 @@ TEST(LinalgValues, LargeF64AndI32AgainstLoop) {
   Array ci = matmul(array<int32_t>(ai, Shape{m, k}), array<int32_t>(bi, Shape{k, n}));
   EXPECT_EQ(ci.dtype(), DType::kI32);
   expect_close(ci.to_vector<double>(), loop_matmul(af, bf, m, k, n), 0);
+}
+
+TEST(LinalgValues, EigenFallbackWithoutOneDNN) {
+  const int64_t m = 33, k = 65, n = 17;
+  auto av = random_floats(m * k, 11), bv = random_floats(k * n, 12);
+  Array at = array<float>(av, Shape{k, m}), b = array<float>(bv, Shape{k, n});
+  Array a16 = astype(at, DType::kBF16), b16 = astype(b, DType::kBF16);
+  std::vector<float> a16v = a16.to_vector<float>(), b16v = b16.to_vector<float>();
+  const DotDims dims{{0}, {0}, {}, {}};  // A stored transposed: strided for oneDNN
+  cpu::set_onednn_enabled(false);
+  auto s0 = cpu::onednn_cache_stats();
+  Array c = dot_general(at, b, dims);
+  Array c16 = dot_general(a16, b16, dims, DType::kF32);
+  eval(c, c16);
+  auto s1 = cpu::onednn_cache_stats();
+  cpu::set_onednn_enabled(true);
+  EXPECT_EQ(s1.hits + s1.misses, s0.hits + s0.misses);  // oneDNN was not asked
+  expect_close(c.to_vector<double>(), loop_matmul(av, bv, m, k, n, true), 1e-5);
+  expect_close(c16.to_vector<double>(), loop_matmul(a16v, b16v, m, k, n, true), 1e-5);
 }
 
 TEST(LinalgCache, RepeatedCallsReuseThePrimitive) {

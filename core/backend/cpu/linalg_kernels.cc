@@ -34,7 +34,7 @@ struct Side {
 
 Side make_side(const Call& call, int i, const std::vector<int>& batch,
                const std::vector<int>& contract, bool contract_is_rows) {
-  Side s{call.in_raw(i), call.in_aval(i).dtype, call.in_aval(i).shape, {}, {}, {}};
+  Side s{call.in_raw(i), call.in_aval(i).dtype, call.in_aval(i).shape, {}, {}};
   s.strides = row_major_strides(s.shape);
   std::vector<int> free;
   for (int d = 0; d < static_cast<int>(s.shape.size()); ++d) {

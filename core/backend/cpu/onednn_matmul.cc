@@ -1,5 +1,6 @@
 #include "core/backend/cpu/onednn_matmul.h"
 
+#include <atomic>
 #include <list>
 #include <memory>
 #include <mutex>
@@ -99,6 +100,8 @@ class Cache {
   int64_t hits_ = 0, misses_ = 0;
 };
 
+std::atomic<bool> enabled{true};
+
 Cache& cache() {
   static Cache* c = new Cache();  // never destroyed: kernels may run during static teardown
   return *c;
@@ -107,6 +110,7 @@ Cache& cache() {
 }  // namespace
 
 bool onednn_matmul(const GemmDesc& d, const void* a, const void* b, void* c) {
+  if (!enabled.load(std::memory_order_relaxed)) return false;
   std::shared_ptr<const Entry> e = cache().get(d);
   if (!e->prim) return false;
   thread_local dnnl::stream stream(engine());
@@ -119,5 +123,7 @@ bool onednn_matmul(const GemmDesc& d, const void* a, const void* b, void* c) {
 }
 
 GemmCacheStats onednn_cache_stats() { return cache().stats(); }
+
+void set_onednn_enabled(bool e) { enabled.store(e); }
 
 }  // namespace graft::cpu

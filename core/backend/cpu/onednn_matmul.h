@@ -32,4 +32,8 @@ struct GemmCacheStats {
 };
 GemmCacheStats onednn_cache_stats();
 
+// Turns the oneDNN path off (onednn_matmul then returns false), so tests can exercise the
+// Eigen fallback. Process-wide; on by default.
+void set_onednn_enabled(bool enabled);
+
 }  // namespace graft::cpu

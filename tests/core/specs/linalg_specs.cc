@@ -215,7 +215,7 @@ GRAFT_SPEC(DotGeneral) {
   // matmul: broadcasting batch dims and 1-D operands; dot and outer.
   add_matmul(s, "matmul_2d_f32", {5, 7}, {7, 3}, DType::kF32, 80);
   add_matmul(s, "matmul_broadcast_f32", {2, 1, 3, 4}, {5, 4, 2}, DType::kF32, 81);
-  add_matmul(s, "matmul_broadcast_bf16", {3, 1, 4}, {1, 2, 4, 5}, DType::kBF16, 82);
+  add_matmul(s, "matmul_broadcast_bf16", {1, 3, 2, 4}, {2, 1, 4, 5}, DType::kBF16, 82);
   add_matmul(s, "matmul_lhs_batch_only_f64", {2, 3, 3, 4}, {4, 2}, DType::kF64, 83);
   add_matmul(s, "matmul_rhs_batch_only_f32", {3, 4}, {2, 4, 5}, DType::kF32, 84);
   add_matmul(s, "matmul_vec_mat_f32", {4}, {3, 4, 2}, DType::kF32, 85);

@@ -40,7 +40,9 @@ Array scalar_leaf(T value, DType dtype, bool weak) {
 
 }  // namespace
 
-Array::Array(double v) : Array(scalar_leaf<float>(static_cast<float>(v), DType::kF32, true)) {}
+// A C++ double keeps its full precision (weak f64): combined with an f32 or bf16 array it
+// takes that array's dtype, combined with an f64 array it loses nothing.
+Array::Array(double v) : Array(scalar_leaf<double>(v, DType::kF64, true)) {}
 Array::Array(float v) : Array(scalar_leaf<float>(v, DType::kF32, true)) {}
 Array::Array(int v) : Array(scalar_leaf<int32_t>(v, DType::kI32, true)) {}
 Array::Array(int64_t v)

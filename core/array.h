@@ -52,7 +52,7 @@ class Array {
  public:
   Array() = default;  // an empty handle; most calls on it throw graft::Error
   // C++ numbers become weakly typed scalars (x * 2.0 keeps x's bf16). bool is strong.
-  Array(double v);   // NOLINT(runtime/explicit): weak f32
+  Array(double v);   // NOLINT(runtime/explicit): weak f64 (full precision; see promote_types)
   Array(float v);    // NOLINT: weak f32
   Array(int v);      // NOLINT: weak i32
   Array(int64_t v);  // NOLINT: weak i32 if it fits, else weak i64

@@ -183,8 +183,9 @@ TypeInfo promote_types(TypeInfo a, TypeInfo b) {
   static const std::array<uint32_t, kN> up = upper_sets();
   int la = to_lattice(a), lb = to_lattice(b);
   if (la == lb) {
-    // Same lattice node: keep the concrete dtype (a weak i64 stays i64, say).
-    return {a.weak ? b.dtype : a.dtype, a.weak && b.weak};
+    // Same lattice node. Two weak scalars of one kind keep the wider width.
+    if (a.weak && b.weak) return {dtype_size(a.dtype) >= dtype_size(b.dtype) ? a.dtype : b.dtype, true};
+    return {a.weak ? b.dtype : a.dtype, false};
   }
   uint32_t common = up[la] & up[lb];
   // The least upper bound is the common node whose own upper set contains all the others.

@@ -1,8 +1,253 @@
-// CPU kernels of the index family.
+// CPU kernels of the index family: gather and scatter_add (sort is in sort_kernel.cc).
+//
+// Both see the operand as (B, P, N, S): B the batch dims, P the dims between the batch dims
+// and the axis, N the indexed axis, S the dims after it; the indices as (B, I) and gather's
+// output / scatter's updates as (B, P, I, S). A "row" is S contiguous elements.
+#include <algorithm>
+#include <cstring>
+#include <type_traits>
+#include <vector>
+
 #include "core/backend/cpu/kernel.h"
+#include "core/backend/cpu/parallel.h"
+#include "core/primitives/index.h"
 
 namespace graft::cpu {
 
-void register_index_kernels(KernelTable&) {}
+void sort_kernel(Call& call);  // sort_kernel.cc
+
+namespace {
+
+constexpr int64_t kGrainElems = 16384;
+
+struct Layout {
+  int64_t b = 1, p = 1, n = 1, s = 1, i = 1;
+};
+
+Layout layout(const Shape& operand, const Shape& indices, int axis, int batch_dims) {
+  Layout l;
+  for (int d = 0; d < batch_dims; ++d) l.b *= operand[d];
+  for (int d = batch_dims; d < axis; ++d) l.p *= operand[d];
+  l.n = operand[axis];
+  for (size_t d = axis + 1; d < operand.size(); ++d) l.s *= operand[d];
+  for (size_t d = batch_dims; d < indices.size(); ++d) l.i *= indices[d];
+  return l;
+}
+
+// The bits of jnp's default fill value for out-of-range gathers, as an element-sized word.
+uint64_t fill_bits(DType d) {
+  switch (d) {
+    case DType::kBool:
+      return 1;
+    case DType::kU8:
+      return 0xffu;
+    case DType::kU32:
+      return 0xffffffffu;
+    case DType::kI32:
+      return 0x80000000u;
+    case DType::kI64:
+      return 0x8000000000000000ull;
+    case DType::kF16:
+      return 0x7e00u;
+    case DType::kBF16:
+      return 0x7fc0u;
+    case DType::kF32:
+      return 0x7fc00000u;
+    case DType::kF64:
+      return 0x7ff8000000000000ull;
+  }
+  return 0;
+}
+
+// Reads indices of any index dtype as int64 through a typed callback.
+template <typename Fn>
+void dispatch_index(DType d, Fn&& fn) {
+  switch (d) {
+    case DType::kI32:
+      return fn.template operator()<int32_t>();
+    case DType::kI64:
+      return fn.template operator()<int64_t>();
+    case DType::kU8:
+      return fn.template operator()<uint8_t>();
+    default:
+      return fn.template operator()<uint32_t>();
+  }
+}
+
+// Calls fn.template operator()<W>() with an unsigned word type of `bytes` bytes.
+template <typename Fn>
+void dispatch_width(int64_t bytes, Fn&& fn) {
+  switch (bytes) {
+    case 1:
+      return fn.template operator()<uint8_t>();
+    case 2:
+      return fn.template operator()<uint16_t>();
+    case 4:
+      return fn.template operator()<uint32_t>();
+    default:
+      return fn.template operator()<uint64_t>();
+  }
+}
+
+// Wraps a negative index once; returns -1 for indices still out of [0, n).
+template <typename Idx>
+inline int64_t wrap_index(Idx raw, int64_t n) {
+  int64_t k = static_cast<int64_t>(raw);
+  if (k < 0) k += n;
+  return k >= 0 && k < n ? k : -1;
+}
+
+// ------------------------------------------------------------------------------ gather
+
+template <typename Idx, typename W>
+void gather_rows(const Layout& l, const Idx* idx, const W* src, W* dst, bool clip, W fill,
+                 int64_t r0, int64_t r1) {
+  const int64_t s = l.s;
+  int64_t bp = r0 / l.i, i = r0 % l.i;
+  const int64_t pi = l.p * l.i;
+  for (int64_t r = r0; r < r1; ++r) {
+    const int64_t b = r / pi;
+    int64_t k = wrap_index(idx[b * l.i + i], l.n);
+    if (k < 0 && clip && l.n > 0) {
+      k = static_cast<int64_t>(idx[b * l.i + i]) < 0 ? 0 : l.n - 1;
+    }
+    W* out = dst + r * s;
+    if (k < 0) {
+      std::fill(out, out + s, fill);
+    } else if (s == 1) {
+      *out = src[bp * l.n + k];
+    } else {
+      std::memcpy(out, src + (bp * l.n + k) * s, static_cast<size_t>(s) * sizeof(W));
+    }
+    if (++i == l.i) {
+      i = 0;
+      ++bp;
+    }
+  }
+}
+
+void gather_kernel(Call& call) {
+  const auto& g = call.params<Gather>();
+  const Aval& operand = call.in_aval(0);
+  const Aval& out = call.out_aval();
+  Layout l = layout(operand.shape, call.in_aval(1).shape, g.axis(), g.batch_dims());
+  int64_t rows = l.b * l.p * l.i;
+  if (rows == 0 || l.s == 0) return;
+  bool clip = g.mode() == GatherMode::kClip;
+  uint64_t fill = fill_bits(out.dtype);
+  void* dst = call.out_raw();
+  const void* src = call.in_raw(0);
+  const void* idx = call.in_raw(1);
+  int64_t grain = std::max<int64_t>(1, kGrainElems / l.s);
+  dispatch_index(call.in_aval(1).dtype, [&]<typename Idx>() {
+    dispatch_width(dtype_size(out.dtype), [&]<typename W>() {
+      parallel_for(rows, grain, [&](int64_t r0, int64_t r1) {
+        gather_rows<Idx, W>(l, static_cast<const Idx*>(idx), static_cast<const W*>(src),
+                            static_cast<W*>(dst), clip, static_cast<W>(fill), r0, r1);
+      });
+    });
+  });
+}
+
+// ------------------------------------------------------------------------- scatter_add
+
+// Adds in Acc (f32 for f16/bf16); integer adds wrap around like XLA's.
+template <typename T, typename Acc>
+inline Acc add(Acc a, T b) {
+  if constexpr (std::is_integral_v<Acc>) {
+    using U = std::make_unsigned_t<Acc>;
+    return static_cast<Acc>(static_cast<U>(a) + static_cast<U>(b));
+  } else {
+    return a + static_cast<Acc>(b);
+  }
+}
+
+// One unit of work: output block bp, elements [s0, s1) of each row, target rows [n0, n1).
+// Every unit visits the indices in order, so each output element sums its updates in the
+// same order however the work is split: the result is deterministic.
+template <typename T, typename Acc>
+void scatter_unit(const Layout& l, const int64_t* idx, const T* upd, Acc* acc, int64_t bp,
+                  int64_t s0, int64_t s1, int64_t n0, int64_t n1) {
+  const int64_t b = bp / l.p;
+  for (int64_t i = 0; i < l.i; ++i) {
+    int64_t k = idx[b * l.i + i];
+    if (k < n0 || k >= n1) continue;
+    Acc* o = acc + (bp * l.n + k) * l.s;
+    const T* u = upd + (bp * l.i + i) * l.s;
+    for (int64_t s = s0; s < s1; ++s) o[s] = add<T, Acc>(o[s], u[s]);
+  }
+}
+
+template <typename T>
+void scatter_typed(Call& call, const Layout& l, const std::vector<int64_t>& idx) {
+  using Acc = std::conditional_t<std::is_same_v<T, f16> || std::is_same_v<T, bf16>, float, T>;
+  const int64_t total = numel(call.out_aval().shape);
+  const T* in = call.in<T>(0);
+  T* out = call.out<T>();
+  std::vector<Acc> wide;
+  Acc* acc;
+  if constexpr (std::is_same_v<Acc, T>) {
+    acc = out;
+    parallel_for(total, 1 << 16, [&](int64_t a, int64_t z) {
+      std::memcpy(out + a, in + a, static_cast<size_t>(z - a) * sizeof(T));
+    });
+  } else {
+    wide.resize(total);
+    acc = wide.data();
+    parallel_for(total, kGrainElems, [&](int64_t a, int64_t z) {
+      for (int64_t e = a; e < z; ++e) acc[e] = static_cast<float>(in[e]);
+    });
+  }
+  // Split work first over output blocks, then over row elements, then over target rows, until
+  // there are enough units for the pool; each unit owns a disjoint part of the output.
+  const int64_t blocks = l.b * l.p;
+  const bool nothing = blocks == 0 || l.n == 0 || l.i == 0 || l.s == 0;
+  const int64_t work = blocks * l.i * l.s;
+  const int64_t want = work < 2 * kGrainElems ? 1 : 4 * num_threads();
+  int64_t s_parts = 1, n_parts = 1;
+  if (!nothing && blocks < want) {
+    s_parts = std::clamp<int64_t>(want / blocks, 1, std::max<int64_t>(1, l.s / 64));
+    n_parts = std::clamp<int64_t>(want / (blocks * s_parts), 1, l.n);
+  }
+  const int64_t s_step = (l.s + s_parts - 1) / s_parts;
+  const int64_t n_step = (l.n + n_parts - 1) / n_parts;
+  const T* upd = call.in<T>(2);
+  parallel_for(nothing ? 0 : blocks * s_parts * n_parts, 1, [&](int64_t u0, int64_t u1) {
+    for (int64_t u = u0; u < u1; ++u) {
+      int64_t bp = u / (s_parts * n_parts);
+      int64_t sp = (u / n_parts) % s_parts, np = u % n_parts;
+      int64_t s0 = sp * s_step, s1 = std::min(l.s, s0 + s_step);
+      int64_t n0 = np * n_step, n1 = std::min(l.n, n0 + n_step);
+      if (s0 < s1 && n0 < n1) scatter_unit<T, Acc>(l, idx.data(), upd, acc, bp, s0, s1, n0, n1);
+    }
+  });
+  if constexpr (!std::is_same_v<Acc, T>) {
+    parallel_for(total, kGrainElems, [&](int64_t a, int64_t z) {
+      for (int64_t e = a; e < z; ++e) out[e] = T(acc[e]);
+    });
+  }
+}
+
+void scatter_add_kernel(Call& call) {
+  const auto& sa = call.params<ScatterAdd>();
+  Layout l = layout(call.in_aval(0).shape, call.in_aval(1).shape, sa.axis(), sa.batch_dims());
+  // Wrapped indices once, -1 for dropped updates.
+  std::vector<int64_t> idx(static_cast<size_t>(l.b * l.i));
+  dispatch_index(call.in_aval(1).dtype, [&]<typename Idx>() {
+    const Idx* raw = call.in<Idx>(1);
+    for (size_t j = 0; j < idx.size(); ++j) idx[j] = wrap_index(raw[j], l.n);
+  });
+  dispatch_dtype(call.out_aval().dtype, [&]<typename T>() {
+    if constexpr (!std::is_same_v<T, bool>) scatter_typed<T>(call, l, idx);
+  });
+}
+
+}  // namespace
+
+void register_index_kernels(KernelTable& table) {
+  table[static_cast<int>(PrimitiveId::kGather)] = &gather_kernel;
+  table[static_cast<int>(PrimitiveId::kScatterAdd)] = &scatter_add_kernel;
+  table[static_cast<int>(PrimitiveId::kSort)] = &sort_kernel;
+}
 
 }  // namespace graft::cpu

@@ -280,8 +280,8 @@ GRAFT_SPEC(ConvertElementType) {
         if (to == DType::kBool) r = a != 0;
         else if (is_integral(to) && is_floating(from)) {
           // Saturating float -> int (XLA).
-          double lo = to == DType::kI32 ? INT32_MIN : to == DType::kI64 ? -9.3e18 : 0;
-          double hi = to == DType::kI32 ? INT32_MAX : to == DType::kU8 ? 255 : to == DType::kU32 ? 4294967295.0 : 9.2e18;
+          double lo = to == DType::kI32 ? INT32_MIN : to == DType::kI64 ? -9223372036854775808.0 : 0;
+          double hi = to == DType::kI32 ? INT32_MAX : to == DType::kU8 ? 255 : to == DType::kU32 ? 4294967295.0 : 9223372036854775807.0;
           r = std::trunc(std::min(std::max(a, lo), hi));
         } else r = round_to(a, to);
         e.values.push_back(r);

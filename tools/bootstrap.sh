@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Installs what graft's build, tests and examples need (Debian bookworm, as root).
+# Idempotent: installs only packages that are missing; safe to run on every start.
+set -euo pipefail
+
+packages=(
+  bazel-bootstrap   # Bazel 4.2.3 (offline-capable; see third_party/rules_*)
+  g++
+  libeigen3-dev
+  libabsl-dev
+  libgtest-dev
+  libbenchmark-dev
+  libdnnl-dev       # oneDNN: CPU GEMM
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+
+if [ ${#missing[@]} -gt 0 ]; then
+  sudo_cmd=""
+  if [ "$(id -u)" -ne 0 ]; then sudo_cmd="sudo"; fi
+  echo "bootstrap: installing ${missing[*]}"
+  $sudo_cmd apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq --no-install-recommends "${missing[@]}"
+else
+  echo "bootstrap: all packages present"
+fi

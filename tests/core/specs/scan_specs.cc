@@ -73,6 +73,12 @@ Spec arg_spec(PrimitiveId id, bool kmax) {
         return slice(x, {1, 0}, {6, 9}, {2, 2});
       },
       "of strided slice");
+  // Rows long enough for the kernel's interleaved lanes: ties and NaNs across lanes.
+  add_arg(s, kmax, random_array({3, 100}, DType::kI32, ++seed, 0, 5), 1);
+  add_arg(s, kmax, random_array({5, 70}, DType::kBool, ++seed), -1);
+  std::vector<double> w = random_values(200, DType::kF32, ++seed, -1, 1);
+  w[37] = w[18] = NAN;
+  add_arg(s, kmax, make(w, {200}, DType::kF32), 0);
   // Long rows (split across threads): ties and NaNs in different pieces; first wins.
   std::vector<double> v = random_values(100000, DType::kF32, ++seed, -1, 1);
   double extreme = kmax ? 5 : -5;

@@ -178,11 +178,12 @@ Array repeat(const Array& x, int64_t repeats, std::optional<int64_t> axis = std:
 // -------------------------------------------------------------------- indexing (ops_index.cc)
 // jnp.take: out = x.shape[:axis] + indices.shape + x.shape[axis+1:]. Negative indices wrap;
 // out-of-range indices give a fill value (NaN for floats; like jnp's default mode="fill"),
-// or are clamped with mode kClip.
+// or are clamped with mode kClip (which, like jnp.take, clamps negative indices to 0).
 enum class GatherMode { kFill, kClip };
 Array take(const Array& x, const Array& indices, int64_t axis = 0,
            GatherMode mode = GatherMode::kFill);
 // jnp.take_along_axis: indices has x's rank; out[..i..] = x[..indices[..i..]..] along axis.
+// Other dims broadcast; negative indices wrap in both modes.
 Array take_along_axis(const Array& x, const Array& indices, int64_t axis,
                       GatherMode mode = GatherMode::kFill);
 // x with updates added at indices along axis (the transpose of take). Out-of-range indices

@@ -161,6 +161,22 @@ bool BitcastConvertType::same_params(const Primitive& o) const {
   return o.id() == id() && static_cast<const BitcastConvertType&>(o).dtype_ == dtype_;
 }
 
+std::vector<Aval> StopGradient::infer(const std::vector<Aval>& in) const {
+  check_arity(*this, in, 1);
+  return {in[0]};
+}
+std::vector<Array> StopGradient::jvp(const std::vector<Array>&, const std::vector<Array>&,
+                                     const std::vector<Array>&) const {
+  return {Array()};  // zero tangent, by definition
+}
+std::vector<Array> StopGradient::vjp(const std::vector<Array>&, const std::vector<Array>&,
+                                     const std::vector<Array>&) const {
+  return {Array()};  // no cotangent flows back
+}
+Batched StopGradient::vmap(const std::vector<Array>& args, const std::vector<int>& dims) const {
+  return {{bind1(std::make_shared<const StopGradient>(), {args[0]})}, {dims[0]}};
+}
+
 Array unary(PrimitiveId id, const Array& x) {
   return bind1(std::make_shared<const Unary>(id), {x});
 }

@@ -62,6 +62,18 @@ class BitcastConvertType : public Primitive {
   DType dtype_;
 };
 
+// The identity on values; blocks derivatives (zero tangent, no cotangent).
+class StopGradient : public Primitive {
+ public:
+  StopGradient() : Primitive(PrimitiveId::kStopGradient) {}
+  std::vector<Aval> infer(const std::vector<Aval>& in) const override;
+  std::vector<Array> jvp(const std::vector<Array>& primals, const std::vector<Array>& tangents,
+                         const std::vector<Array>& outputs) const override;
+  std::vector<Array> vjp(const std::vector<Array>& primals, const std::vector<Array>& outputs,
+                         const std::vector<Array>& cotangents) const override;
+  Batched vmap(const std::vector<Array>& args, const std::vector<int>& dims) const override;
+};
+
 // Binds a unary / binary elementwise primitive by id (no promotion or broadcasting).
 Array unary(PrimitiveId id, const Array& x);
 Array binary(PrimitiveId id, const Array& a, const Array& b);

@@ -53,6 +53,7 @@
   X(SelectN, "select_n", elementwise)                        \
   X(ConvertElementType, "convert_element_type", elementwise) \
   X(BitcastConvertType, "bitcast_convert_type", elementwise) \
+  X(StopGradient, "stop_gradient", elementwise) \
   /* reductions */                                           \
   X(ReduceSum, "reduce_sum", reduce)                         \
   X(ReduceProd, "reduce_prod", reduce)                       \
@@ -95,7 +96,7 @@ enum class PrimitiveId : int {
 inline constexpr int kNumPrimitives = 0 GRAFT_PRIMITIVES(GRAFT_COUNT);
 #undef GRAFT_COUNT
 // Bump deliberately when the list changes: the op-spec table and kernel table follow it.
-static_assert(kNumPrimitives == 67, "primitive list changed: update specs, kernels and this count");
+static_assert(kNumPrimitives == 68, "primitive list changed: update specs, kernels and this count");
 
 inline constexpr const char* kPrimitiveNames[] = {
 #define GRAFT_NAME(name, str, family) str,

@@ -11,6 +11,13 @@
 
 namespace graft {
 
+// Shape primitives move bytes and compute nothing: cost is zero flops, bytes read + written.
+class CopyPrimitive : public Primitive {
+ public:
+  using Primitive::Primitive;
+  Cost cost(const std::vector<Aval>& in, const std::vector<Aval>& out) const override;
+};
+
 // reshape(x): same elements in row-major order, new dims (no -1 here).
 class Reshape : public Primitive {
  public:
@@ -26,10 +33,10 @@ class Reshape : public Primitive {
 };
 
 // transpose(x): output dim i is input dim perm[i].
-class Transpose : public Primitive {
+class Transpose : public CopyPrimitive {
  public:
   explicit Transpose(std::vector<int> perm)
-      : Primitive(PrimitiveId::kTranspose), perm_(std::move(perm)) {}
+      : CopyPrimitive(PrimitiveId::kTranspose), perm_(std::move(perm)) {}
   std::vector<Aval> infer(const std::vector<Aval>& in) const override;
   std::string params() const override;
   bool same_params(const Primitive& o) const override;
@@ -41,10 +48,12 @@ class Transpose : public Primitive {
 
 // broadcast_in_dim(x): operand dim i becomes output dim dims[i] (strictly increasing); the
 // operand dim is 1 or equals the output dim.
-class BroadcastInDim : public Primitive {
+class BroadcastInDim : public CopyPrimitive {
  public:
   BroadcastInDim(Shape shape, std::vector<int> dims)
-      : Primitive(PrimitiveId::kBroadcastInDim), shape_(std::move(shape)), dims_(std::move(dims)) {}
+      : CopyPrimitive(PrimitiveId::kBroadcastInDim),
+        shape_(std::move(shape)),
+        dims_(std::move(dims)) {}
   std::vector<Aval> infer(const std::vector<Aval>& in) const override;
   std::string params() const override;
   bool same_params(const Primitive& o) const override;
@@ -57,10 +66,10 @@ class BroadcastInDim : public Primitive {
 };
 
 // slice(x): elements start[d], start[d] + strides[d], ... below limit[d] in each dim.
-class Slice : public Primitive {
+class Slice : public CopyPrimitive {
  public:
   Slice(Shape start, Shape limit, Shape strides)
-      : Primitive(PrimitiveId::kSlice),
+      : CopyPrimitive(PrimitiveId::kSlice),
         start_(std::move(start)),
         limit_(std::move(limit)),
         strides_(std::move(strides)) {}
@@ -77,10 +86,10 @@ class Slice : public Primitive {
 
 // dynamic_slice(x, s_0, ..., s_{n-1}): a `sizes` block at the scalar integer starts s_d,
 // clamped into [0, x.dim(d) - sizes[d]] (like lax).
-class DynamicSlice : public Primitive {
+class DynamicSlice : public CopyPrimitive {
  public:
   explicit DynamicSlice(Shape sizes)
-      : Primitive(PrimitiveId::kDynamicSlice), sizes_(std::move(sizes)) {}
+      : CopyPrimitive(PrimitiveId::kDynamicSlice), sizes_(std::move(sizes)) {}
   std::vector<Aval> infer(const std::vector<Aval>& in) const override;
   std::string params() const override;
   bool same_params(const Primitive& o) const override;
@@ -92,16 +101,16 @@ class DynamicSlice : public Primitive {
 
 // dynamic_update_slice(x, update, s_0, ..., s_{n-1}): x with `update` written at the
 // (clamped) starts.
-class DynamicUpdateSlice : public Primitive {
+class DynamicUpdateSlice : public CopyPrimitive {
  public:
-  DynamicUpdateSlice() : Primitive(PrimitiveId::kDynamicUpdateSlice) {}
+  DynamicUpdateSlice() : CopyPrimitive(PrimitiveId::kDynamicUpdateSlice) {}
   std::vector<Aval> infer(const std::vector<Aval>& in) const override;
 };
 
 // concatenate(x_0, ..., x_{n-1}) along `axis`: equal dtypes, equal other dims.
-class Concatenate : public Primitive {
+class Concatenate : public CopyPrimitive {
  public:
-  explicit Concatenate(int axis) : Primitive(PrimitiveId::kConcatenate), axis_(axis) {}
+  explicit Concatenate(int axis) : CopyPrimitive(PrimitiveId::kConcatenate), axis_(axis) {}
   std::vector<Aval> infer(const std::vector<Aval>& in) const override;
   std::string params() const override;
   bool same_params(const Primitive& o) const override;
@@ -114,9 +123,9 @@ class Concatenate : public Primitive {
 // pad(x, value): per dim (low, high, interior); low/high may be negative (cropping),
 // interior >= 0. `value` is a scalar of x's dtype.
 using PadConfig = std::vector<std::array<int64_t, 3>>;
-class Pad : public Primitive {
+class Pad : public CopyPrimitive {
  public:
-  explicit Pad(PadConfig config) : Primitive(PrimitiveId::kPad), config_(std::move(config)) {}
+  explicit Pad(PadConfig config) : CopyPrimitive(PrimitiveId::kPad), config_(std::move(config)) {}
   std::vector<Aval> infer(const std::vector<Aval>& in) const override;
   std::string params() const override;
   bool same_params(const Primitive& o) const override;
@@ -127,9 +136,9 @@ class Pad : public Primitive {
 };
 
 // rev(x): reverses the listed dims.
-class Rev : public Primitive {
+class Rev : public CopyPrimitive {
  public:
-  explicit Rev(std::vector<int> dims) : Primitive(PrimitiveId::kRev), dims_(std::move(dims)) {}
+  explicit Rev(std::vector<int> dims) : CopyPrimitive(PrimitiveId::kRev), dims_(std::move(dims)) {}
   std::vector<Aval> infer(const std::vector<Aval>& in) const override;
   std::string params() const override;
   bool same_params(const Primitive& o) const override;
@@ -140,10 +149,10 @@ class Rev : public Primitive {
 };
 
 // iota(): no inputs; 0, 1, 2, ... along `dimension` of `shape`.
-class Iota : public Primitive {
+class Iota : public CopyPrimitive {
  public:
   Iota(DType dtype, Shape shape, int dimension)
-      : Primitive(PrimitiveId::kIota),
+      : CopyPrimitive(PrimitiveId::kIota),
         dtype_(dtype),
         shape_(std::move(shape)),
         dimension_(dimension) {}

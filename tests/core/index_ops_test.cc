@@ -225,6 +225,28 @@ TEST(IndexOps, ScatterAddIsDeterministicAndInIndexOrder) {
   EXPECT_EQ(std::memcmp(g1.data(), w1.data(), w1.size() * sizeof(float)), 0);
 }
 
+// An output over 8 MiB with 32-byte-multiple rows takes the kernel's streaming-store path.
+TEST(IndexOps, LargeGatherOfRows) {
+  const int64_t v = 64, d = 72, n = 33000;  // rows of 288 bytes; 9.5 MB out
+  std::vector<float> table(v * d);
+  for (int64_t e = 0; e < v * d; ++e) table[e] = static_cast<float>(e);
+  std::vector<int32_t> idx(n);
+  std::mt19937 gen(5);
+  for (auto& i : idx) i = static_cast<int32_t>(gen() % (v + 10)) - 5;
+  std::vector<float> got = take(f32(table, {v, d}), i32(idx, {n})).to_vector<float>();
+  ASSERT_EQ(got.size(), static_cast<size_t>(n * d));
+  int64_t bad = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    int64_t k = idx[i] < 0 ? idx[i] + v : idx[i];
+    for (int64_t j = 0; j < d; ++j) {
+      float g = got[i * d + j];
+      bool ok = k >= v ? std::isnan(g) : g == table[k * d + j];
+      bad += ok ? 0 : 1;
+    }
+  }
+  EXPECT_EQ(bad, 0);
+}
+
 TEST(IndexOps, TakeKeepsWeakTypeAndDtype) {
   Array x = array<double>({1, 2, 3}, Shape{3});
   Array out = take(x, array<int64_t>({2, -3}, Shape{2}));

@@ -12,6 +12,7 @@
 #include "core/backend/cpu/elementwise_math.h"
 #include "core/backend/cpu/kernel.h"
 #include "core/backend/cpu/parallel.h"
+#include "core/backend/cpu/xla_math.h"
 #include "core/primitives/elementwise.h"
 
 namespace graft::cpu {
@@ -50,6 +51,29 @@ void map_float(const T* in, T* out, int64_t n, F f) {
   });
 }
 
+// Applies an f32 array function (core/backend/cpu/xla_math.h) to f32, f16 or bf16 data;
+// for f64, the Eigen expression `f` instead.
+template <typename T, typename F>
+void map_xla_f32(const T* in, T* out, int64_t n, void (*fn)(const float*, float*, int64_t), F f) {
+  if constexpr (std::is_same_v<T, double>) {
+    map_float(in, out, n, f);
+  } else {
+    parallel_for(n, kGrain, [&](int64_t b, int64_t e) {
+      if constexpr (is_half_v<T>) {
+        float tmp[kBlock];
+        for (int64_t s = b; s < e; s += kBlock) {
+          int64_t len = std::min(kBlock, e - s);
+          for (int64_t i = 0; i < len; ++i) tmp[i] = static_cast<float>(in[s + i]);
+          fn(tmp, tmp, len);
+          for (int64_t i = 0; i < len; ++i) out[s + i] = T(tmp[i]);
+        }
+      } else {
+        fn(in + b, out + b, e - b);
+      }
+    });
+  }
+}
+
 // Scalar loop for ops that Eigen does not cover (or for integer types).
 template <typename T, typename R, typename F>
 void map_scalar(const T* in, R* out, int64_t n, F f) {
@@ -85,10 +109,12 @@ void float_unary(Call& c, const T* x, T* y, int64_t n) {
       return map_float(x, y, n, [](const auto& a) { return a.exp(); });
     case P::kExpm1:
       return map_float(x, y, n, [](const auto& a) { return a.expm1(); });
+    // log, log1p, erf and erf_inv: XLA's own f32 algorithms (f16 / bf16 go through f32, as
+    // in XLA), so jax.random's normal / gumbel / truncated_normal match JAX bit for bit.
     case P::kLog:
-      return map_float(x, y, n, [](const auto& a) { return a.log(); });
+      return map_xla_f32(x, y, n, xla_log_f32, [](const auto& a) { return a.log(); });
     case P::kLog1p:
-      return map_float(x, y, n, [](const auto& a) { return a.log1p(); });
+      return map_xla_f32(x, y, n, xla_log1p_f32, [](const auto& a) { return a.log1p(); });
     case P::kSqrt:
       return map_float(x, y, n, [](const auto& a) { return a.sqrt(); });
     case P::kRsqrt:
@@ -102,7 +128,7 @@ void float_unary(Call& c, const T* x, T* y, int64_t n) {
     case P::kLogistic:
       return map_float(x, y, n, [](const auto& a) { return a.logistic(); });
     case P::kErf:
-      return map_float(x, y, n, [](const auto& a) { return a.erf(); });
+      return map_xla_f32(x, y, n, xla_erf_f32, [](const auto& a) { return a.erf(); });
     case P::kFloor:
       return map_float(x, y, n, [](const auto& a) { return a.floor(); });
     case P::kCeil:
@@ -110,7 +136,11 @@ void float_unary(Call& c, const T* x, T* y, int64_t n) {
     case P::kRound:
       return map_float(x, y, n, [](const auto& a) { return a.rint(); });
     case P::kErfInv:
-      return map_scalar(x, y, n, [](T v) { return narrow<T>(erf_inv_value(widen(v))); });
+      if constexpr (std::is_same_v<T, double>) {
+        return map_scalar(x, y, n, [](T v) { return erf_inv_value(v); });
+      } else {
+        return map_xla_f32(x, y, n, xla_erf_inv_f32, [](const auto& a) { return a; });
+      }
     default:
       break;
   }
@@ -132,8 +162,9 @@ void unary_kernel_typed(Call& c) {
   T* y = c.out<T>();
   switch (id) {
     case P::kNeg:
-      if constexpr (std::is_unsigned_v<T>) {
-        return map_scalar(x, y, n, [](T v) { return static_cast<T>(T(0) - v); });
+      if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+        using U = std::make_unsigned_t<T>;  // wraps: -INT_MIN == INT_MIN
+        return map_scalar(x, y, n, [](T v) { return static_cast<T>(U(0) - U(v)); });
       } else {
         return map_scalar(x, y, n, [](T v) { return narrow<T>(-widen(v)); });
       }
@@ -142,6 +173,9 @@ void unary_kernel_typed(Call& c) {
         auto w = widen(v);
         if constexpr (std::is_unsigned_v<T>) {
           return v;
+        } else if constexpr (std::is_integral_v<T>) {
+          using U = std::make_unsigned_t<T>;  // wraps: abs(INT_MIN) == INT_MIN
+          return w < 0 ? static_cast<T>(U(0) - U(w)) : w;
         } else {
           return narrow<T>(w < 0 ? -w : (w == 0 ? Compute<T>(0) : w));
         }
@@ -155,7 +189,12 @@ void unary_kernel_typed(Call& c) {
         return narrow<T>(w > 0 ? Compute<T>(1) : (w < 0 ? Compute<T>(-1) : Compute<T>(0)));
       });
     case P::kSquare:
-      return map_scalar(x, y, n, [](T v) { return narrow<T>(widen(v) * widen(v)); });
+      if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+        using U = std::make_unsigned_t<T>;
+        return map_scalar(x, y, n, [](T v) { return static_cast<T>(U(v) * U(v)); });
+      } else {
+        return map_scalar(x, y, n, [](T v) { return narrow<T>(widen(v) * widen(v)); });
+      }
     case P::kNot:
       if constexpr (std::is_same_v<T, bool>) {
         return map_scalar(x, y, n, [](bool v) { return !v; });
@@ -268,20 +307,21 @@ void binary_kernel_typed(Call& c) {
         break;
     }
   } else {
-    using S = std::make_signed_t<T>;
+    using U = std::make_unsigned_t<T>;
     constexpr int kBits = sizeof(T) * 8;
     switch (id) {
+      // Two's-complement wraparound, computed unsigned (signed overflow is UB in C++).
       case P::kAdd:
-        return arith([](T x, T y) { return static_cast<T>(x + y); });
+        return arith([](T x, T y) { return static_cast<T>(U(x) + U(y)); });
       case P::kSub:
-        return arith([](T x, T y) { return static_cast<T>(x - y); });
+        return arith([](T x, T y) { return static_cast<T>(U(x) - U(y)); });
       case P::kMul:
-        return arith([](T x, T y) { return static_cast<T>(x * y); });
+        return arith([](T x, T y) { return static_cast<T>(U(x) * U(y)); });
       case P::kDiv:
         return arith([](T x, T y) -> T {
           if (y == 0) return static_cast<T>(-1);
           if constexpr (std::is_signed_v<T>) {
-            if (y == -1) return static_cast<T>(T(0) - x);  // no overflow trap on MIN / -1
+            if (y == -1) return static_cast<T>(U(0) - U(x));  // MIN / -1 wraps to MIN
           }
           return x / y;
         });
@@ -307,20 +347,17 @@ void binary_kernel_typed(Call& c) {
         return arith([](T x, T y) { return static_cast<T>(x ^ y); });
       case P::kShiftLeft:
         return arith([](T x, T y) -> T {
-          using U = std::make_unsigned_t<T>;
-          if (static_cast<std::make_unsigned_t<T>>(y) >= kBits) return 0;
+          if (static_cast<U>(y) >= kBits) return 0;
           return static_cast<T>(static_cast<U>(x) << y);
         });
       case P::kShiftRightLogical:
         return arith([](T x, T y) -> T {
-          using U = std::make_unsigned_t<T>;
           if (static_cast<U>(y) >= kBits) return 0;
           return static_cast<T>(static_cast<U>(x) >> y);
         });
       default:
         break;
     }
-    (void)sizeof(S);
   }
   fail(c.prim.name(), "no kernel for ", c.in_aval(0).str());
 }
@@ -372,6 +409,7 @@ void register_elementwise_kernels(KernelTable& table) {
   table[static_cast<int>(P::kSelectN)] = &select_kernel;
   table[static_cast<int>(P::kConvertElementType)] = &convert_kernel;
   table[static_cast<int>(P::kBitcastConvertType)] = &bitcast_kernel;
+  table[static_cast<int>(P::kStopGradient)] = &bitcast_kernel;  // identity: shares the buffer
 }
 
 }  // namespace graft::cpu

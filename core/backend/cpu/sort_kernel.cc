@@ -15,9 +15,10 @@
 namespace graft::cpu {
 namespace {
 
-// Order-preserving maps to uint64: x < y (in sort order) iff ord(x) < ord(y).
+// Order-preserving maps to uint64: x < y (in sort order) iff ord(x) < ord(y). Types of up to
+// 32 bits map into [0, 2^32), so a word and a position pack into one uint64.
 inline uint64_t ord_float(float f) {
-  if (std::isnan(f)) return ~uint64_t{0};
+  if (std::isnan(f)) return 0xffffffffu;
   uint32_t u = float_bits(f);
   return (u & 0x80000000u) ? ~u : (u | 0x80000000u);  // -0 < +0, like lax.sort
 }
@@ -35,8 +36,10 @@ inline uint64_t ord(T v) {
   } else if constexpr (std::is_same_v<T, float> || std::is_same_v<T, f16> ||
                        std::is_same_v<T, bf16>) {
     return ord_float(static_cast<float>(v));
-  } else if constexpr (std::is_signed_v<T>) {
-    return static_cast<uint64_t>(static_cast<int64_t>(v)) ^ (uint64_t{1} << 63);
+  } else if constexpr (std::is_same_v<T, int32_t>) {
+    return static_cast<uint32_t>(v) ^ 0x80000000u;
+  } else if constexpr (std::is_same_v<T, int64_t>) {
+    return static_cast<uint64_t>(v) ^ (uint64_t{1} << 63);
   } else {
     return static_cast<uint64_t>(v);
   }
@@ -93,16 +96,23 @@ void sort_kernel(Call& call) {
   std::vector<void*> outs(ops);
   for (int o = 0; o < ops; ++o) outs[o] = call.out_raw(o);
 
+  const bool narrow = dtype_size(call.in_aval(0).dtype) <= 4;
   parallel_for(rows, std::max<int64_t>(1, 16384 / l.n), [&](int64_t r0, int64_t r1) {
     std::vector<uint64_t> words(static_cast<size_t>(l.n * keys));
     std::vector<std::pair<uint64_t, uint32_t>> pairs;
+    std::vector<uint64_t> packed;
     std::vector<uint32_t> perm(static_cast<size_t>(l.n));
     for (int64_t row = r0; row < r1; ++row) {
       for (int k = 0; k < keys; ++k) {
         row_keys(call.in_aval(k).dtype, call.in_raw(k), l, row, words.data() + k * l.n);
       }
-      if (keys == 1) {
-        // (key, position) pairs: the position breaks ties, so std::sort is stable here.
+      if (keys == 1 && narrow) {
+        // (word << 32 | position): the position breaks ties, so std::sort is stable here.
+        packed.resize(l.n);
+        for (int64_t j = 0; j < l.n; ++j) packed[j] = words[j] << 32 | static_cast<uint64_t>(j);
+        std::sort(packed.begin(), packed.end());
+        for (int64_t j = 0; j < l.n; ++j) perm[j] = static_cast<uint32_t>(packed[j]);
+      } else if (keys == 1) {
         pairs.resize(l.n);
         for (int64_t j = 0; j < l.n; ++j) pairs[j] = {words[j], static_cast<uint32_t>(j)};
         std::sort(pairs.begin(), pairs.end());

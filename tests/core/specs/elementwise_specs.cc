@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "tests/core/specs/spec.h"
+#include "transforms/autodiff.h"
 
 namespace graft::spec {
 namespace {
@@ -308,6 +309,17 @@ GRAFT_SPEC(BitcastConvertType) {
   Array h = make({1.0, -2.0}, {2}, DType::kF64);
   s.cases.push_back({"f64 -> i64", {h}, [](const std::vector<Array>& in) { return bitcast_convert_type(in[0], DType::kI64); },
                      Expected{{2}, DType::kI64, {4607182418800017408.0, -4611686018427387904.0}}});
+  return s;
+}
+
+GRAFT_SPEC(StopGradient) {
+  Spec s{PrimitiveId::kStopGradient};
+  for (DType d : {DType::kF32, DType::kBF16, DType::kI32}) {
+    Array x = random_array({2, 3}, d, 5);
+    s.cases.push_back({std::string(dtype_name(d)) + " identity on values", {x},
+                       [](const std::vector<Array>& in) { return stop_gradient(in[0]); },
+                       Expected{{2, 3}, d, values_of(x)}});
+  }
   return s;
 }
 

@@ -120,7 +120,11 @@ GRAFT_SPEC(Transpose) {
                        {{3, 50, 40}, DType::kU8, {0, 2, 1}},
                        {{4, 6}, DType::kBool, {1, 0}},
                        {{0, 3}, DType::kF32, {1, 0}},
-                       {{3, 1, 4}, DType::kI32, {2, 1, 0}}};
+                       {{3, 1, 4}, DType::kI32, {2, 1, 0}},
+                       {{20, 36}, DType::kBF16, {1, 0}},  // 2-byte register blocks
+                       {{3, 17, 24}, DType::kF16, {0, 2, 1}},
+                       {{2, 66, 80}, DType::kI32, {2, 0, 1}},  // 4-byte blocks, tile edges
+                       {{40, 9}, DType::kF64, {1, 0}}};
   uint32_t seed = 10;
   for (const T& t : ts) {
     auto x = random_array(t.shape, t.dtype, seed++);

@@ -1,0 +1,216 @@
+// Automatic differentiation over pytrees: grad, value_and_grad (argnums, has_aux), vjp, jvp,
+// linearize, jacfwd, jacrev, hessian, stop_gradient. Names and semantics follow JAX.
+//
+//   auto g = graft::grad(loss)(params, batch);                 // a Params
+//   auto [l, g2] = graft::value_and_grad(loss, graft::argnums<0, 1>)(params, batch);
+//   auto [out, pullback] = graft::vjp(f, x, y);  auto [gx, gy] = pullback(ct);
+//   auto [out, tangent] = graft::jvp(f, std::tuple{x}, std::tuple{t});
+//
+// The function is traced on placeholders each call (reading their values is an error), so it
+// must be pure. Only floating leaves are differentiated; asking for the gradient of an integer
+// argument is a graft::Error.
+#pragma once
+
+#include <functional>
+#include <tuple>
+#include <utility>
+
+#include "core/error.h"
+#include "core/ops.h"
+#include "core/tree.h"
+#include "transforms/argnums.h"
+#include "transforms/autodiff_core.h"
+
+namespace graft {
+
+struct HasAux {};
+inline constexpr HasAux has_aux{};
+
+// Blocks derivatives: the value of x, with zero gradient.
+Array stop_gradient(const Array& x);
+
+namespace detail {
+
+void check_differentiable(const char* op, const std::vector<Array>& leaves);
+void check_scalar_output(const char* op, const Array& out);
+
+// f(args...) differentiated w.r.t. args I...: returns (value, aux, grads as a tuple).
+template <bool kAux, size_t... I, typename F, typename... Args>
+auto value_aux_and_grad(const char* op, const F& f, const Args&... args) {
+  static_assert(sizeof...(I) > 0, "argnums must name at least one argument");
+  auto all = std::tuple<Args...>(args...);
+  static_assert(((I < sizeof...(Args)) && ...), "argnums out of range");
+  using Diff = std::tuple<std::decay_t<std::tuple_element_t<I, std::tuple<Args...>>>...>;
+  Diff diff(std::get<I>(all)...);
+  auto [leaves, def] = tree_flatten(diff);
+  check_differentiable(op, leaves);
+  using Result = decltype(std::apply(f, all));
+  TreeDef aux_def;
+  FlatFn fn = [&](const std::vector<Array>& ph) {
+    auto call_args = substitute<I...>(all, tree_unflatten<Diff>(def, ph));
+    Result r = std::apply(f, call_args);
+    if constexpr (kAux) {
+      check_scalar_output(op, r.first);
+      auto [aux_leaves, ad] = tree_flatten(r.second);
+      aux_def = ad;
+      std::vector<Array> outs{r.first};
+      outs.insert(outs.end(), aux_leaves.begin(), aux_leaves.end());
+      return outs;
+    } else {
+      check_scalar_output(op, r);
+      return std::vector<Array>{r};
+    }
+  };
+  VjpResult v = vjp_flat(fn, leaves);
+  std::vector<Array> cts(v.outputs.size());
+  cts[0] = ones_like(v.outputs[0]);
+  Diff grads = tree_unflatten<Diff>(def, v.pullback(cts));
+  if constexpr (kAux) {
+    using Aux = std::decay_t<decltype(std::declval<Result>().second)>;
+    std::vector<Array> aux_leaves(v.outputs.begin() + 1, v.outputs.end());
+    return std::make_tuple(v.outputs[0], tree_unflatten<Aux>(aux_def, aux_leaves), grads);
+  } else {
+    return std::make_tuple(v.outputs[0], 0, grads);
+  }
+}
+
+template <typename Tuple>
+auto unwrap_single(Tuple&& t) {
+  if constexpr (std::tuple_size_v<std::decay_t<Tuple>> == 1) {
+    return std::get<0>(std::forward<Tuple>(t));
+  } else {
+    return std::forward<Tuple>(t);
+  }
+}
+
+}  // namespace detail
+
+// grad(f)(args...) -> the gradient w.r.t. the first argument (a pytree like it).
+// grad(f, argnums<0, 2>)(args...) -> a tuple of gradients.
+template <typename F, size_t... I>
+auto grad(F f, Argnums<I...> = {}) {
+  return [f](const auto&... args) {
+    if constexpr (sizeof...(I) == 0) {
+      auto [v, aux, g] = detail::value_aux_and_grad<false, 0>("grad", f, args...);
+      return detail::unwrap_single(std::move(g));
+    } else {
+      auto [v, aux, g] = detail::value_aux_and_grad<false, I...>("grad", f, args...);
+      return detail::unwrap_single(std::move(g));
+    }
+  };
+}
+
+// value_and_grad(f)(args...) -> std::pair(value, gradient).
+template <typename F, size_t... I>
+auto value_and_grad(F f, Argnums<I...> = {}) {
+  return [f](const auto&... args) {
+    if constexpr (sizeof...(I) == 0) {
+      auto [v, aux, g] = detail::value_aux_and_grad<false, 0>("value_and_grad", f, args...);
+      return std::pair{v, detail::unwrap_single(std::move(g))};
+    } else {
+      auto [v, aux, g] = detail::value_aux_and_grad<false, I...>("value_and_grad", f, args...);
+      return std::pair{v, detail::unwrap_single(std::move(g))};
+    }
+  };
+}
+
+// With has_aux, f returns std::pair(loss, aux); the result is pair(pair(loss, aux), grads).
+template <typename F, size_t... I>
+auto value_and_grad(F f, Argnums<I...>, HasAux) {
+  return [f](const auto&... args) {
+    if constexpr (sizeof...(I) == 0) {
+      auto [v, aux, g] = detail::value_aux_and_grad<true, 0>("value_and_grad", f, args...);
+      return std::pair{std::pair{v, aux}, detail::unwrap_single(std::move(g))};
+    } else {
+      auto [v, aux, g] = detail::value_aux_and_grad<true, I...>("value_and_grad", f, args...);
+      return std::pair{std::pair{v, aux}, detail::unwrap_single(std::move(g))};
+    }
+  };
+}
+template <typename F>
+auto value_and_grad(F f, HasAux h) {
+  return value_and_grad(f, argnums<0>, h);
+}
+template <typename F, size_t... I>
+auto grad(F f, Argnums<I...> a, HasAux h) {
+  return [f, a, h](const auto&... args) {
+    auto [va, g] = value_and_grad(f, a, h)(args...);
+    return std::pair{g, va.second};
+  };
+}
+
+// vjp(f, args...) -> pair(outputs, pullback); pullback(cotangent pytree like the outputs)
+// returns a tuple with one cotangent per argument.
+template <typename F, typename... Args>
+auto vjp(F f, const Args&... args) {
+  using Result = std::decay_t<decltype(f(args...))>;
+  auto all = std::tuple<Args...>(args...);
+  auto [leaves, def] = tree_flatten(all);
+  auto out_def = std::make_shared<TreeDef>();
+  FlatFn fn = [&](const std::vector<Array>& ph) {
+    Result r = std::apply(f, tree_unflatten<std::tuple<Args...>>(def, ph));
+    auto [ol, od] = tree_flatten(r);
+    *out_def = od;
+    return ol;
+  };
+  detail::VjpResult v = detail::vjp_flat(fn, leaves);
+  Result out = tree_unflatten<Result>(*out_def, v.outputs);
+  auto pullback = [pb = v.pullback, out_def, def = def](const Result& ct) {
+    auto [ctl, cd] = tree_flatten(ct);
+    check_same_structure("vjp", *out_def, cd);
+    return tree_unflatten<std::tuple<Args...>>(def, pb(ctl));
+  };
+  return std::pair{out, pullback};
+}
+
+// jvp(f, primals, tangents): primals and tangents are tuples of the arguments (like JAX's).
+// Returns pair(outputs, output tangents).
+template <typename F, typename... Args>
+auto jvp(F f, const std::tuple<Args...>& primals, const std::tuple<Args...>& tangents) {
+  using Result = std::decay_t<decltype(std::apply(f, primals))>;
+  auto [pl, pd] = tree_flatten(primals);
+  auto [tl, td] = tree_flatten(tangents);
+  check_same_structure("jvp", pd, td);
+  TreeDef out_def;
+  FlatFn fn = [&](const std::vector<Array>& ph) {
+    Result r = std::apply(f, tree_unflatten<std::tuple<Args...>>(pd, ph));
+    auto [ol, od] = tree_flatten(r);
+    out_def = od;
+    return ol;
+  };
+  auto [outs, touts] = detail::jvp_flat(fn, pl, tl);
+  return std::pair{tree_unflatten<Result>(out_def, outs), tree_unflatten<Result>(out_def, touts)};
+}
+
+// linearize(f, args...) -> pair(outputs, f_jvp) where f_jvp(tangents...) gives the output
+// tangents at the fixed primal point. (The forward pass is recomputed lazily per call: graft's
+// graphs are lazy, so nothing runs until a result is read.)
+template <typename F, typename... Args>
+auto linearize(F f, const Args&... args) {
+  auto primals = std::tuple<Args...>(args...);
+  auto out = std::apply(f, primals);
+  auto f_jvp = [f, primals](const Args&... tangents) {
+    return jvp(f, primals, std::tuple<Args...>(tangents...)).second;
+  };
+  return std::pair{out, f_jvp};
+}
+
+// Jacobians of an Array -> Array function: shape out.shape + in.shape.
+Array jacfwd_flat(const std::function<Array(const Array&)>& f, const Array& x);
+Array jacrev_flat(const std::function<Array(const Array&)>& f, const Array& x);
+
+template <typename F>
+auto jacfwd(F f) {
+  return [f](const Array& x) { return jacfwd_flat(f, x); };
+}
+template <typename F>
+auto jacrev(F f) {
+  return [f](const Array& x) { return jacrev_flat(f, x); };
+}
+// hessian(f)(x) = jacfwd(jacrev(f))(x), for scalar-valued f: shape x.shape + x.shape.
+template <typename F>
+auto hessian(F f) {
+  return jacfwd(jacrev(f));
+}
+
+}  // namespace graft

@@ -1,0 +1,89 @@
+#include "transforms/graph.h"
+
+#include <unordered_set>
+
+#include "core/error.h"
+#include "core/primitive.h"
+
+namespace graft {
+
+std::vector<Array> make_placeholders(const std::vector<Array>& like) {
+  std::vector<Array> out;
+  out.reserve(like.size());
+  for (const Array& a : like) {
+    if (!a.valid()) fail("trace", "argument is an empty Array handle");
+    out.push_back(Array::placeholder(a.aval()));
+  }
+  return out;
+}
+
+bool Graph::depends(const Node* n) const {
+  auto it = dependent_.find(n);
+  return it != dependent_.end() && it->second;
+}
+
+Graph trace(const FlatFn& fn, const std::vector<Array>& args) {
+  std::vector<Aval> avals;
+  for (const Array& a : args) {
+    if (!a.valid()) fail("trace", "argument is an empty Array handle");
+    avals.push_back(a.aval());
+  }
+  return trace_avals(fn, avals);
+}
+
+Graph trace_avals(const FlatFn& fn, const std::vector<Aval>& avals) {
+  Graph g;
+  for (const Aval& a : avals) g.inputs.push_back(Array::placeholder(a));
+  g.outputs = fn(g.inputs);
+  for (const Array& o : g.outputs) {
+    if (!o.valid()) fail("trace", "the traced function returned an empty Array handle");
+  }
+  for (const Array& in : g.inputs) g.dependent_[in.node().get()] = true;
+  // Iterative post-order over tracer nodes: only they can depend on our placeholders.
+  std::unordered_set<const Node*> seen;
+  std::vector<std::pair<Node*, size_t>> stack;
+  for (const Array& o : g.outputs) {
+    Node* root = o.node().get();
+    if (!root->tracer || !seen.insert(root).second) continue;
+    stack.emplace_back(root, 0);
+    while (!stack.empty()) {
+      auto& [n, next] = stack.back();
+      if (next < n->inputs.size()) {
+        Node* in = n->inputs[next++].node().get();
+        if (in->tracer && seen.insert(in).second) stack.emplace_back(in, 0);
+        continue;
+      }
+      if (n->primitive != nullptr) {  // placeholders (ours or an outer trace's) are leaves
+        bool dep = false;
+        for (const Array& in : n->inputs) dep = dep || g.depends(in.node().get());
+        if (dep) {
+          g.dependent_[n] = true;
+          g.nodes.push_back(n);
+        }
+      }
+      stack.pop_back();
+    }
+  }
+  return g;
+}
+
+Array Env::lookup(const Array& a) const {
+  auto it = map_.find(a.node().get());
+  return it == map_.end() ? a : it->second[a.output_index()];
+}
+
+std::vector<Array> Env::lookup(const std::vector<Array>& as) const {
+  std::vector<Array> out;
+  out.reserve(as.size());
+  for (const Array& a : as) out.push_back(lookup(a));
+  return out;
+}
+
+Env replay(const Graph& g, const std::vector<Array>& args) {
+  Env env;
+  for (size_t i = 0; i < g.inputs.size(); ++i) env.set(g.inputs[i].node().get(), {args[i]});
+  for (Node* n : g.nodes) env.set(n, bind(n->primitive, env.lookup(n->inputs)));
+  return env;
+}
+
+}  // namespace graft

@@ -1,0 +1,95 @@
+// vmap: vectorizing map over pytrees, like jax.vmap.
+//
+//   auto f_batched = graft::vmap(f);                       // every argument mapped on axis 0
+//   auto g = graft::vmap(f, {0, graft::none, -1});          // per-argument in_axes
+//   auto h = graft::vmap(f, {AxisSpec::leaves({0, none})}); // per-leaf axes of a pytree argument
+//
+// Outputs that do not depend on the batch are broadcast. `axis_name` is accepted and reserved
+// for the collectives of the Devices issue.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "core/error.h"
+#include "core/tree.h"
+#include "transforms/vmap_core.h"
+
+namespace graft {
+
+struct NoneAxis {};
+inline constexpr NoneAxis none{};
+
+// in_axes for one argument: an axis (negative counts from the end) for every leaf, none, or one
+// entry per leaf of the argument (its flattened order: a pytree prefix written out).
+class AxisSpec {
+ public:
+  AxisSpec(int axis) : all_(axis) {}  // NOLINT(runtime/explicit)
+  AxisSpec(NoneAxis) : all_(std::nullopt) {}  // NOLINT(runtime/explicit)
+  static AxisSpec leaves(std::vector<std::optional<int>> per_leaf) {
+    AxisSpec s(none);
+    s.per_leaf_ = std::move(per_leaf);
+    return s;
+  }
+  // Normalized axes (-1 = not mapped) for `leaves` of one argument.
+  std::vector<int> resolve(const char* op, size_t arg, const std::vector<Array>& leaves) const;
+
+ private:
+  std::optional<int> all_;
+  std::optional<std::vector<std::optional<int>>> per_leaf_;
+};
+
+struct VmapOptions {
+  std::optional<int64_t> axis_size;  // required when no argument is mapped
+  std::string axis_name;             // reserved for collectives
+};
+
+namespace detail {
+// Moves each output's batch axis to out_axes (one for all, or one per output leaf).
+std::vector<Array> place_outputs(const VmapResult& r, const std::vector<int>& out_axes);
+}  // namespace detail
+
+// in_axes: one AxisSpec for all arguments ({0} by default), or one per argument.
+// out_axes: one axis for all outputs, or one per output leaf.
+template <typename F>
+auto vmap(F f, std::vector<AxisSpec> in_axes = {0}, std::vector<int> out_axes = {0},
+          VmapOptions options = {}) {
+  return [f, in_axes, out_axes, options](const auto&... args) {
+    using Args = std::tuple<std::decay_t<decltype(args)>...>;
+    using Result = std::decay_t<decltype(f(args...))>;
+    constexpr size_t n = sizeof...(args);
+    if (in_axes.size() != 1 && in_axes.size() != n) {
+      fail("vmap", "in_axes has ", in_axes.size(), " entries for ", n, " arguments");
+    }
+    Args all(args...);
+    std::vector<Array> leaves;
+    std::vector<int> dims;
+    size_t k = 0;
+    std::apply(
+        [&](const auto&... a) {
+          (
+              [&] {
+                auto l = tree_leaves(a);
+                auto d = in_axes[in_axes.size() == 1 ? 0 : k].resolve("vmap", k, l);
+                leaves.insert(leaves.end(), l.begin(), l.end());
+                dims.insert(dims.end(), d.begin(), d.end());
+                ++k;
+              }(),
+              ...);
+        },
+        all);
+    TreeDef arg_def = tree_structure(all), out_def;
+    FlatFn fn = [&](const std::vector<Array>& ph) {
+      Result r = std::apply(f, tree_unflatten<Args>(arg_def, ph));
+      auto [ol, od] = tree_flatten(r);
+      out_def = od;
+      return ol;
+    };
+    detail::VmapResult r = detail::vmap_flat(fn, leaves, dims, options.axis_size);
+    return tree_unflatten<Result>(out_def, detail::place_outputs(r, out_axes));
+  };
+}
+
+}  // namespace graft

@@ -6,9 +6,9 @@
 // [outer, n, inner] view, innermost block first (every pass after the first reads an output
 // already smaller than the input). A pass with inner == 1 reduces contiguous rows with 16
 // independent lanes (which the compiler vectorizes) combined pairwise for accuracy; a pass
-// with inner > 1 accumulates whole rows into column blocks (vectorized across columns), in
-// row blocks so long sums stay accurate. Work is split over outputs, or over the reduced axis
-// when there are too few outputs to keep the threads busy.
+// with inner > 1 streams whole rows into per-column accumulators (vectorized across columns),
+// in row blocks so long sums stay accurate. Work is split over outputs (slices, then column
+// ranges), or over the reduced axis when there are too few outputs to keep threads busy.
 #include <limits>
 #include <memory>
 #include <vector>
@@ -29,7 +29,6 @@ namespace {
 
 using namespace reduce_detail;  // NOLINT: this file's own helpers
 
-constexpr int kLanes = 16;
 constexpr int64_t kPairwiseBlock = 2048;  // contiguous run summed with lanes, then pairwise
 constexpr int64_t kRowBlock = 512;        // rows summed into a column block before merging
 
@@ -146,24 +145,36 @@ A reduce_contiguous(const In* x, int64_t n) {
   return lanes[0];
 }
 
-// Columns [c0, c1) of one [n, inner] slice, rows [r0, r1): out[c] = op(rows).
+// acc[j] = op(acc[j], row[j]) for j < w, in fixed-size steps the compiler vectorizes.
+template <typename Op, typename A, typename In>
+inline void fold_row(A* __restrict acc, const In* __restrict row, int64_t w) {
+  int64_t j = 0;
+  for (; j + kLanes <= w; j += kLanes) {
+    for (int k = 0; k < kLanes; ++k) acc[j + k] = Op::apply(acc[j + k], static_cast<A>(row[j + k]));
+  }
+  for (; j < w; ++j) acc[j] = Op::apply(acc[j], static_cast<A>(row[j]));
+}
+
+// Columns [c0, c1) of one [n, inner] slice, rows [r0, r1): out[c] = op(rows). Rows stream
+// through tiles of at most kTile columns; long sums go through row blocks of kRowBlock, so
+// the error grows with kRowBlock + n / kRowBlock rather than n.
 template <typename Op, typename In, typename A>
 void reduce_columns(const In* x, A* out, int64_t inner, int64_t r0, int64_t r1, int64_t c0,
                     int64_t c1) {
-  A total[kColChunk], block[kColChunk];
-  for (int64_t b = c0; b < c1; b += kColChunk) {
-    const int64_t w = std::min(kColChunk, c1 - b);
-    for (int64_t j = 0; j < w; ++j) total[j] = Op::template identity<A>();
+  const int64_t tile = std::min(kTile, c1 - c0);
+  const bool blocked = r1 - r0 > kRowBlock;
+  std::unique_ptr<A[]> total(new A[tile]), block(new A[blocked ? tile : 0]);
+  for (int64_t b = c0; b < c1; b += kTile) {
+    const int64_t w = std::min(kTile, c1 - b);
+    std::fill(total.get(), total.get() + w, Op::template identity<A>());
     for (int64_t rb = r0; rb < r1; rb += kRowBlock) {
-      for (int64_t j = 0; j < w; ++j) block[j] = Op::template identity<A>();
       const int64_t re = std::min(r1, rb + kRowBlock);
-      for (int64_t r = rb; r < re; ++r) {
-        const In* row = x + r * inner + b;
-        for (int64_t j = 0; j < w; ++j) block[j] = Op::apply(block[j], static_cast<A>(row[j]));
-      }
-      for (int64_t j = 0; j < w; ++j) total[j] = Op::apply(total[j], block[j]);
+      A* acc = blocked ? block.get() : total.get();
+      if (blocked) std::fill(acc, acc + w, Op::template identity<A>());
+      for (int64_t r = rb; r < re; ++r) fold_row<Op>(acc, x + r * inner + b, w);
+      if (blocked) fold_row<Op>(total.get(), acc, w);
     }
-    for (int64_t j = 0; j < w; ++j) out[b + j] = total[j];
+    std::copy(total.get(), total.get() + w, out + b);
   }
 }
 
@@ -182,42 +193,32 @@ void reduce_rows(const In* x, A* out, const Layout& l, int64_t r0, int64_t r1) {
 
 template <typename Op, typename In, typename A>
 void reduce_pass(const In* x, A* out, const Layout& l) {
-  const int64_t n_out = l.outer * l.inner;
-  const int threads = threads_for(n_out * l.n);
-  const int64_t col_chunks = l.inner == 1 ? 1 : ceil_div(l.inner, kColChunk);
-  const int64_t tasks = l.outer * col_chunks;
-  if (tasks >= threads || l.n < 2 * threads) {
-    // Enough independent outputs: each task owns an outer slice (and column block).
-    const int64_t per_task = l.n * std::min(l.inner, kColChunk);
-    parallel_for(tasks, std::max<int64_t>(1, kGrain / std::max<int64_t>(1, per_task)),
-                 [&](int64_t t0, int64_t t1) {
-                   for (int64_t t = t0; t < t1; ++t) {
-                     const int64_t o = t / col_chunks, c = t % col_chunks;
-                     const In* slice = x + o * l.n * l.inner;
-                     if (l.inner == 1) {
-                       out[o] = reduce_contiguous<Op, In, A>(slice, l.n);
-                     } else {
-                       reduce_columns<Op, In, A>(slice, out + o * l.inner, l.inner, 0, l.n,
-                                                 c * kColChunk,
-                                                 std::min(l.inner, (c + 1) * kColChunk));
-                     }
-                   }
-                 });
+  const Split sp = plan_split(l, /*can_split_rows=*/true);
+  if (!sp.split_rows) {
+    parallel_for(sp.tasks(l), sp.grain(l), [&](int64_t t0, int64_t t1) {
+      for (int64_t t = t0; t < t1; ++t) {
+        const int64_t o = t / sp.col_parts, c = t % sp.col_parts;
+        const In* slice = x + o * l.n * l.inner;
+        if (l.inner == 1) {
+          out[o] = reduce_contiguous<Op, In, A>(slice, l.n);
+        } else {
+          reduce_columns<Op, In, A>(slice, out + o * l.inner, l.inner, 0, l.n, sp.col_begin(l, c),
+                                    sp.col_end(l, c));
+        }
+      }
+    });
     return;
   }
   // Few outputs, a long reduced axis: each thread reduces a range of it, then merge.
-  std::unique_ptr<A[]> partial(new A[threads * n_out]);
-  parallel_for(threads, 1, [&](int64_t p0, int64_t p1) {
-    for (int64_t p = p0; p < p1; ++p) {
-      reduce_rows<Op, In, A>(x, partial.get() + p * n_out, l, l.n * p / threads,
-                             l.n * (p + 1) / threads);
+  const int64_t n_out = l.outer * l.inner, p = sp.threads;
+  std::unique_ptr<A[]> partial(new A[p * n_out]);
+  parallel_for(p, 1, [&](int64_t p0, int64_t p1) {
+    for (int64_t q = p0; q < p1; ++q) {
+      reduce_rows<Op, In, A>(x, partial.get() + q * n_out, l, l.n * q / p, l.n * (q + 1) / p);
     }
   });
-  for (int64_t j = 0; j < n_out; ++j) {
-    A acc = partial[j];
-    for (int p = 1; p < threads; ++p) acc = Op::apply(acc, partial[p * n_out + j]);
-    out[j] = acc;
-  }
+  for (int64_t q = 1; q < p; ++q) fold_row<Op>(partial.get(), partial.get() + q * n_out, n_out);
+  std::copy(partial.get(), partial.get() + n_out, out);
 }
 
 // ---- the kernel ----

@@ -11,10 +11,13 @@
 
 namespace graft::cpu::reduce_detail {
 
-// Elements of work per parallel chunk (at least), and the width of the column blocks the
-// kernels keep on the stack when reducing over a non-trailing axis.
+// Elements of work per parallel chunk (at least); the number of independent accumulators
+// (lanes) a contiguous loop keeps, written as fixed-size inner loops the compiler vectorizes
+// at -O2; and the widest run of columns a kernel accumulates at once (so its buffers stay in
+// cache while rows stream through).
 inline constexpr int64_t kGrain = 16384;
-inline constexpr int64_t kColChunk = 256;
+inline constexpr int kLanes = 16;
+inline constexpr int64_t kTile = 4096;
 
 // The type values are computed in: f16/bf16 widen to f32, everything else is itself.
 template <typename T>
@@ -63,6 +66,37 @@ inline int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 // How many threads a job of `work` elements deserves.
 int threads_for(int64_t work);
+
+// How to spread an [outer, n, inner] job over threads: tasks are (outer slice, column part)
+// pairs, each walking all n rows of its columns; or, when there are too few of those and the
+// n axis is long, each thread takes a range of rows and the partial results are merged.
+struct Split {
+  int threads = 1;
+  int64_t col_parts = 1;
+  bool split_rows = false;
+  int64_t tasks(const Layout& l) const { return l.outer * col_parts; }
+  // Columns [begin, end) of part c.
+  int64_t col_begin(const Layout& l, int64_t c) const { return l.inner * c / col_parts; }
+  int64_t col_end(const Layout& l, int64_t c) const { return l.inner * (c + 1) / col_parts; }
+  // Tasks per parallel_for chunk, so chunks hold about kGrain elements.
+  int64_t grain(const Layout& l) const {
+    return std::max<int64_t>(1, kGrain * col_parts / std::max<int64_t>(1, l.n * l.inner));
+  }
+};
+
+inline Split plan_split(const Layout& l, bool can_split_rows) {
+  Split s;
+  s.threads = threads_for(l.outer * l.n * l.inner);
+  if (s.threads <= 1 || l.outer >= s.threads) return s;
+  const int64_t want = ceil_div(s.threads, l.outer);  // parts per slice to feed the threads
+  const int64_t min_cols = 64;                        // keep row segments worth streaming
+  if (l.inner >= want * min_cols || !can_split_rows || l.n < 2 * s.threads) {
+    s.col_parts = std::max<int64_t>(1, std::min(want, l.inner / min_cols));
+  } else {
+    s.split_rows = true;
+  }
+  return s;
+}
 
 void register_scan_kernels(KernelTable& table);
 

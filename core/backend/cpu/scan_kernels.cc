@@ -1,6 +1,9 @@
 // CPU kernels of the reduce family that walk one axis in order: argmax/argmin and cumsum.
-// Both view the operand as [outer, n, inner] around the axis; inner > 1 is handled a block of
-// columns at a time so the inner loop runs across contiguous columns.
+// Both view the operand as [outer, n, inner] around the axis. Contiguous rows (inner == 1)
+// keep kLanes interleaved candidates (argmax) or one running sum (cumsum); inner > 1 streams
+// rows through per-column state, kTile columns at a time, vectorized across columns. Long
+// single rows are split across threads (argmax: per-piece winners merged in order; cumsum:
+// a two-phase scan).
 #include <memory>
 #include <vector>
 
@@ -15,25 +18,57 @@ namespace {
 
 // Whether v replaces the current best. Strict, so the first occurrence wins ties; a NaN
 // beats everything but an earlier NaN (numpy / jax semantics for both argmax and argmin).
+// Branch-free so the lane loops vectorize.
 template <bool kMax, typename V>
 inline bool better(V v, V best) {
+  bool beats = kMax ? v > best : v < best;
   if constexpr (std::is_floating_point_v<V>) {
-    if (best != best) return false;
-    if (v != v) return true;
-  }
-  if constexpr (kMax) {
-    return v > best;
+    return (best == best) & ((v != v) | beats);
   } else {
-    return v < best;
+    return beats;
   }
 }
 
-template <bool kMax, typename T, typename I>
-void arg_contiguous(const T* x, int64_t r0, int64_t r1, widen_t<T>* best_out, I* idx_out) {
+// Whether (v, i) should be chosen over (best, bi) when either may come first.
+template <bool kMax, typename V>
+inline bool preferred(V v, int64_t i, V best, int64_t bi) {
+  if (better<kMax>(v, best)) return true;
+  return !better<kMax>(best, v) && i < bi;  // equal (or both NaN): the earlier one
+}
+
+// Rows [r0, r1) of a contiguous run: kLanes interleaved candidates, then merged.
+template <bool kMax, typename T>
+void arg_contiguous(const T* x, int64_t r0, int64_t r1, widen_t<T>* best_out, int64_t* idx_out) {
   using V = widen_t<T>;
-  V best = static_cast<V>(x[r0]);
-  int64_t idx = r0;
-  for (int64_t r = r0 + 1; r < r1; ++r) {
+  const int64_t n = r1 - r0, blocks = n / kLanes;
+  x += r0;
+  V best = static_cast<V>(x[0]);
+  int64_t idx = 0, tail = 1;
+  if (blocks >= 2) {
+    V lane[kLanes];
+    int32_t blk[kLanes] = {};  // lane k's best is at blk[k] * kLanes + k
+    for (int k = 0; k < kLanes; ++k) lane[k] = static_cast<V>(x[k]);
+    for (int64_t b = 1; b < blocks; ++b) {
+      const T* xb = x + b * kLanes;
+      for (int k = 0; k < kLanes; ++k) {
+        V v = static_cast<V>(xb[k]);
+        bool take = better<kMax>(v, lane[k]);
+        lane[k] = take ? v : lane[k];
+        blk[k] = take ? static_cast<int32_t>(b) : blk[k];
+      }
+    }
+    best = lane[0];
+    idx = int64_t{blk[0]} * kLanes;
+    for (int k = 1; k < kLanes; ++k) {
+      int64_t i = int64_t{blk[k]} * kLanes + k;
+      if (preferred<kMax>(lane[k], i, best, idx)) {
+        best = lane[k];
+        idx = i;
+      }
+    }
+    tail = blocks * kLanes;
+  }
+  for (int64_t r = tail; r < n; ++r) {
     V v = static_cast<V>(x[r]);
     if (better<kMax>(v, best)) {
       best = v;
@@ -41,29 +76,36 @@ void arg_contiguous(const T* x, int64_t r0, int64_t r1, widen_t<T>* best_out, I*
     }
   }
   *best_out = best;
-  *idx_out = static_cast<I>(idx);
+  *idx_out = r0 + idx;
 }
 
+// Columns [c0, c1) of one [n, inner] slice, in tiles of kTile columns.
 template <bool kMax, typename T, typename I>
 void arg_columns(const T* x, I* out, int64_t n, int64_t inner, int64_t c0, int64_t c1) {
   using V = widen_t<T>;
-  V best[kColChunk];
-  I idx[kColChunk];
-  const int64_t w = c1 - c0;
-  for (int64_t j = 0; j < w; ++j) {
-    best[j] = static_cast<V>(x[c0 + j]);
-    idx[j] = 0;
-  }
-  for (int64_t r = 1; r < n; ++r) {
-    const T* row = x + r * inner + c0;
+  const int64_t tile = std::min(kTile, c1 - c0);
+  std::unique_ptr<V[]> best(new V[tile]);
+  std::unique_ptr<I[]> idx(new I[tile]);
+  for (int64_t b = c0; b < c1; b += kTile) {
+    const int64_t w = std::min(kTile, c1 - b);
+    V* __restrict bv = best.get();
+    I* __restrict bi = idx.get();
     for (int64_t j = 0; j < w; ++j) {
-      V v = static_cast<V>(row[j]);
-      bool take = better<kMax>(v, best[j]);
-      best[j] = take ? v : best[j];
-      idx[j] = take ? static_cast<I>(r) : idx[j];
+      bv[j] = static_cast<V>(x[b + j]);
+      bi[j] = 0;
     }
+    for (int64_t r = 1; r < n; ++r) {
+      const T* __restrict row = x + r * inner + b;
+      const I ri = static_cast<I>(r);
+      for (int64_t j = 0; j < w; ++j) {
+        V v = static_cast<V>(row[j]);
+        bool take = better<kMax>(v, bv[j]);
+        bv[j] = take ? v : bv[j];
+        bi[j] = take ? ri : bi[j];
+      }
+    }
+    std::copy(bi, bi + w, out + b);
   }
-  for (int64_t j = 0; j < w; ++j) out[c0 + j] = idx[j];
 }
 
 template <bool kMax, typename T, typename I>
@@ -72,41 +114,40 @@ void arg_kernel(Call& call) {
   const Layout l = layout_around(call.in_aval(0).shape, p.axis());
   const T* x = call.in<T>(0);
   I* out = call.out<I>();
-  const int64_t n_out = l.outer * l.inner;
-  if (n_out == 0) return;  // n >= 1: the shape rule rejects an empty axis
-  const int threads = threads_for(n_out * l.n);
-  const int64_t col_chunks = l.inner == 1 ? 1 : ceil_div(l.inner, kColChunk);
-  const int64_t tasks = l.outer * col_chunks;
-  if (l.inner == 1 && tasks < threads && l.n >= 2 * threads) {
-    // One or a few long rows: split each, then merge the pieces in order.
-    std::unique_ptr<widen_t<T>[]> best(new widen_t<T>[threads]);  // not vector<bool>
-    std::unique_ptr<I[]> idx(new I[threads]);
+  if (l.outer * l.inner == 0) return;  // n >= 1: the shape rule rejects an empty axis
+  const Split sp = plan_split(l, /*can_split_rows=*/l.inner == 1);
+  if (sp.split_rows) {
+    // One or a few long rows: split each, then merge the pieces.
+    const int q_n = sp.threads;
+    std::unique_ptr<widen_t<T>[]> best(new widen_t<T>[q_n]);  // not vector<bool>
+    std::vector<int64_t> idx(q_n);
     for (int64_t o = 0; o < l.outer; ++o) {
       const T* row = x + o * l.n;
-      parallel_for(threads, 1, [&](int64_t p0, int64_t p1) {
-        for (int64_t q = p0; q < p1; ++q) {
-          arg_contiguous<kMax>(row, l.n * q / threads, l.n * (q + 1) / threads, &best[q], &idx[q]);
+      parallel_for(q_n, 1, [&](int64_t q0, int64_t q1) {
+        for (int64_t q = q0; q < q1; ++q) {
+          arg_contiguous<kMax>(row, l.n * q / q_n, l.n * (q + 1) / q_n, &best[q], &idx[q]);
         }
       });
       int b = 0;
-      for (int q = 1; q < threads; ++q) {
-        if (better<kMax>(best[q], best[b])) b = q;
+      for (int q = 1; q < q_n; ++q) {
+        if (better<kMax>(best[q], best[b])) b = q;  // pieces are in order: strict keeps first
       }
-      out[o] = idx[b];
+      out[o] = static_cast<I>(idx[b]);
     }
     return;
   }
-  const int64_t per_task = l.n * std::min(l.inner, kColChunk);
-  parallel_for(tasks, std::max<int64_t>(1, kGrain / per_task), [&](int64_t t0, int64_t t1) {
+  parallel_for(sp.tasks(l), sp.grain(l), [&](int64_t t0, int64_t t1) {
     for (int64_t t = t0; t < t1; ++t) {
-      const int64_t o = t / col_chunks, c = t % col_chunks;
+      const int64_t o = t / sp.col_parts, c = t % sp.col_parts;
       const T* slice = x + o * l.n * l.inner;
       if (l.inner == 1) {
         widen_t<T> best;
-        arg_contiguous<kMax>(slice, 0, l.n, &best, out + o);
+        int64_t idx;
+        arg_contiguous<kMax>(slice, 0, l.n, &best, &idx);
+        out[o] = static_cast<I>(idx);
       } else {
-        arg_columns<kMax, T, I>(slice, out + o * l.inner, l.n, l.inner, c * kColChunk,
-                                std::min(l.inner, (c + 1) * kColChunk));
+        arg_columns<kMax, T, I>(slice, out + o * l.inner, l.n, l.inner, sp.col_begin(l, c),
+                                sp.col_end(l, c));
       }
     }
   });
@@ -131,14 +172,24 @@ void run_arg(Call& call) {
 template <bool kTotalsOnly, typename T, typename A>
 void scan_rows(const T* x, T* y, int64_t inner, int64_t r0, int64_t r1, bool reverse, int64_t c0,
                int64_t c1, A* carry) {
+  const int64_t rows = r1 - r0, step = reverse ? -1 : 1, first = reverse ? r1 - 1 : r0;
+  if (inner == 1) {  // one running sum: keep it in a register
+    A acc = carry[0];
+    for (int64_t s = 0, r = first; s < rows; ++s, r += step) {
+      acc = static_cast<A>(acc + static_cast<A>(x[r]));
+      if constexpr (!kTotalsOnly) y[r] = static_cast<T>(acc);
+    }
+    carry[0] = acc;
+    return;
+  }
   const int64_t w = c1 - c0;
-  for (int64_t s = 0; s < r1 - r0; ++s) {
-    const int64_t r = reverse ? r1 - 1 - s : r0 + s;
-    const T* xr = x + r * inner + c0;
-    T* yr = y + r * inner + c0;
+  A* __restrict acc = carry;
+  for (int64_t s = 0, r = first; s < rows; ++s, r += step) {
+    const T* __restrict xr = x + r * inner + c0;
+    T* __restrict yr = y + r * inner + c0;
     for (int64_t j = 0; j < w; ++j) {
-      carry[j] = static_cast<A>(carry[j] + static_cast<A>(xr[j]));
-      if constexpr (!kTotalsOnly) yr[j] = static_cast<T>(carry[j]);
+      acc[j] = static_cast<A>(acc[j] + static_cast<A>(xr[j]));
+      if constexpr (!kTotalsOnly) yr[j] = static_cast<T>(acc[j]);
     }
   }
 }
@@ -152,59 +203,56 @@ void cumsum_kernel(Call& call) {
   T* y = call.out<T>();
   const bool rev = p.reverse();
   if (l.outer * l.n * l.inner == 0) return;
-  const int threads = threads_for(l.outer * l.n * l.inner);
-  const int64_t col_chunks = ceil_div(l.inner, kColChunk);
-  const int64_t tasks = l.outer * col_chunks;
   const int64_t slice = l.n * l.inner;
-  if (tasks >= threads || l.n < 2 * threads) {
-    const int64_t per_task = l.n * std::min(l.inner, kColChunk);
-    parallel_for(tasks, std::max<int64_t>(1, kGrain / per_task), [&](int64_t t0, int64_t t1) {
-      A carry[kColChunk];
+  const Split sp = plan_split(l, /*can_split_rows=*/true);
+  if (!sp.split_rows) {
+    parallel_for(sp.tasks(l), sp.grain(l), [&](int64_t t0, int64_t t1) {
+      std::unique_ptr<A[]> carry;
       for (int64_t t = t0; t < t1; ++t) {
-        const int64_t o = t / col_chunks, c0 = t % col_chunks * kColChunk;
-        const int64_t c1 = std::min(l.inner, c0 + kColChunk);
-        std::fill(carry, carry + (c1 - c0), A(0));
-        scan_rows<false>(x + o * slice, y + o * slice, l.inner, 0, l.n, rev, c0, c1, carry);
+        const int64_t o = t / sp.col_parts, c = t % sp.col_parts;
+        for (int64_t b = sp.col_begin(l, c); b < sp.col_end(l, c); b += kTile) {
+          const int64_t e = std::min(sp.col_end(l, c), b + kTile);
+          if (!carry) carry.reset(new A[kTile]);
+          std::fill(carry.get(), carry.get() + (e - b), A(0));
+          scan_rows<false>(x + o * slice, y + o * slice, l.inner, 0, l.n, rev, b, e, carry.get());
+        }
       }
     });
     return;
   }
   // Few long scans: each thread sums its range of rows, the ranges' starting carries are
   // prefix sums of those totals, then each thread scans its range from its carry.
+  const int q_n = sp.threads;
   const int64_t width = l.outer * l.inner;
-  std::vector<A> carry(static_cast<size_t>(threads) * width, A(0));
-  auto range = [&](int64_t q) {
-    return std::pair<int64_t, int64_t>{l.n * q / threads, l.n * (q + 1) / threads};
+  std::unique_ptr<A[]> carry(new A[q_n * width]);
+  std::fill(carry.get(), carry.get() + q_n * width, A(0));
+  auto rows_of = [&](int64_t q) {
+    return std::pair<int64_t, int64_t>{l.n * q / q_n, l.n * (q + 1) / q_n};
   };
-  parallel_for(threads, 1, [&](int64_t q0, int64_t q1) {
-    for (int64_t q = q0; q < q1; ++q) {
-      auto [r0, r1] = range(q);
-      for (int64_t o = 0; o < l.outer; ++o) {
-        scan_rows<true>(x + o * slice, y + o * slice, l.inner, r0, r1, rev, 0, l.inner,
-                        carry.data() + q * width + o * l.inner);
+  auto scan_pieces = [&](auto totals_only) {
+    parallel_for(q_n, 1, [&](int64_t q0, int64_t q1) {
+      for (int64_t q = q0; q < q1; ++q) {
+        auto [r0, r1] = rows_of(q);
+        for (int64_t o = 0; o < l.outer; ++o) {
+          scan_rows<decltype(totals_only)::value>(x + o * slice, y + o * slice, l.inner, r0, r1,
+                                                  rev, 0, l.inner,
+                                                  carry.get() + q * width + o * l.inner);
+        }
       }
-    }
-  });
+    });
+  };
+  scan_pieces(std::true_type{});
   // Exclusive prefix over the ranges, in scan order.
   std::vector<A> run(width, A(0));
-  for (int s = 0; s < threads; ++s) {
-    const int q = rev ? threads - 1 - s : s;
-    A* c = carry.data() + q * width;
+  for (int s = 0; s < q_n; ++s) {
+    A* c = carry.get() + (rev ? q_n - 1 - s : s) * width;
     for (int64_t j = 0; j < width; ++j) {
       A total = c[j];
       c[j] = run[j];
       run[j] = static_cast<A>(run[j] + total);
     }
   }
-  parallel_for(threads, 1, [&](int64_t q0, int64_t q1) {
-    for (int64_t q = q0; q < q1; ++q) {
-      auto [r0, r1] = range(q);
-      for (int64_t o = 0; o < l.outer; ++o) {
-        scan_rows<false>(x + o * slice, y + o * slice, l.inner, r0, r1, rev, 0, l.inner,
-                         carry.data() + q * width + o * l.inner);
-      }
-    }
-  });
+  scan_pieces(std::false_type{});
 }
 
 void run_cumsum(Call& call) {

@@ -2,6 +2,8 @@
 // dynamic_slice, dynamic_update_slice, concatenate, pad, rev, iota. Their shape rules check
 // everything a kernel relies on; the public ops (core/ops_shape.cc) add jnp conveniences
 // (-1 in reshape, negative axes, Python slicing, dtype promotion) and nicer messages.
+// Transform rules: core/primitives/shape_rules.cc (static shapes) and
+// shape_rules_dynamic.cc (dynamic_slice, dynamic_update_slice, pad).
 #pragma once
 
 #include <array>
@@ -23,6 +25,11 @@ class Reshape : public Primitive {
  public:
   explicit Reshape(Shape shape) : Primitive(PrimitiveId::kReshape), shape_(std::move(shape)) {}
   std::vector<Aval> infer(const std::vector<Aval>& in) const override;
+  std::vector<Array> jvp(const std::vector<Array>& primals, const std::vector<Array>& tangents,
+                         const std::vector<Array>& outputs) const override;
+  std::vector<Array> vjp(const std::vector<Array>& primals, const std::vector<Array>& outputs,
+                         const std::vector<Array>& cotangents) const override;
+  Batched vmap(const std::vector<Array>& args, const std::vector<int>& dims) const override;
   std::string params() const override;
   bool same_params(const Primitive& o) const override;
   Cost cost(const std::vector<Aval>& in, const std::vector<Aval>& out) const override;
@@ -38,6 +45,11 @@ class Transpose : public CopyPrimitive {
   explicit Transpose(std::vector<int> perm)
       : CopyPrimitive(PrimitiveId::kTranspose), perm_(std::move(perm)) {}
   std::vector<Aval> infer(const std::vector<Aval>& in) const override;
+  std::vector<Array> jvp(const std::vector<Array>& primals, const std::vector<Array>& tangents,
+                         const std::vector<Array>& outputs) const override;
+  std::vector<Array> vjp(const std::vector<Array>& primals, const std::vector<Array>& outputs,
+                         const std::vector<Array>& cotangents) const override;
+  Batched vmap(const std::vector<Array>& args, const std::vector<int>& dims) const override;
   std::string params() const override;
   bool same_params(const Primitive& o) const override;
   const std::vector<int>& perm() const { return perm_; }
@@ -55,6 +67,11 @@ class BroadcastInDim : public CopyPrimitive {
         shape_(std::move(shape)),
         dims_(std::move(dims)) {}
   std::vector<Aval> infer(const std::vector<Aval>& in) const override;
+  std::vector<Array> jvp(const std::vector<Array>& primals, const std::vector<Array>& tangents,
+                         const std::vector<Array>& outputs) const override;
+  std::vector<Array> vjp(const std::vector<Array>& primals, const std::vector<Array>& outputs,
+                         const std::vector<Array>& cotangents) const override;
+  Batched vmap(const std::vector<Array>& args, const std::vector<int>& dims) const override;
   std::string params() const override;
   bool same_params(const Primitive& o) const override;
   const Shape& shape() const { return shape_; }
@@ -74,6 +91,11 @@ class Slice : public CopyPrimitive {
         limit_(std::move(limit)),
         strides_(std::move(strides)) {}
   std::vector<Aval> infer(const std::vector<Aval>& in) const override;
+  std::vector<Array> jvp(const std::vector<Array>& primals, const std::vector<Array>& tangents,
+                         const std::vector<Array>& outputs) const override;
+  std::vector<Array> vjp(const std::vector<Array>& primals, const std::vector<Array>& outputs,
+                         const std::vector<Array>& cotangents) const override;
+  Batched vmap(const std::vector<Array>& args, const std::vector<int>& dims) const override;
   std::string params() const override;
   bool same_params(const Primitive& o) const override;
   const Shape& start() const { return start_; }
@@ -91,6 +113,11 @@ class DynamicSlice : public CopyPrimitive {
   explicit DynamicSlice(Shape sizes)
       : CopyPrimitive(PrimitiveId::kDynamicSlice), sizes_(std::move(sizes)) {}
   std::vector<Aval> infer(const std::vector<Aval>& in) const override;
+  std::vector<Array> jvp(const std::vector<Array>& primals, const std::vector<Array>& tangents,
+                         const std::vector<Array>& outputs) const override;
+  std::vector<Array> vjp(const std::vector<Array>& primals, const std::vector<Array>& outputs,
+                         const std::vector<Array>& cotangents) const override;
+  Batched vmap(const std::vector<Array>& args, const std::vector<int>& dims) const override;
   std::string params() const override;
   bool same_params(const Primitive& o) const override;
   const Shape& sizes() const { return sizes_; }
@@ -105,6 +132,11 @@ class DynamicUpdateSlice : public CopyPrimitive {
  public:
   DynamicUpdateSlice() : CopyPrimitive(PrimitiveId::kDynamicUpdateSlice) {}
   std::vector<Aval> infer(const std::vector<Aval>& in) const override;
+  std::vector<Array> jvp(const std::vector<Array>& primals, const std::vector<Array>& tangents,
+                         const std::vector<Array>& outputs) const override;
+  std::vector<Array> vjp(const std::vector<Array>& primals, const std::vector<Array>& outputs,
+                         const std::vector<Array>& cotangents) const override;
+  Batched vmap(const std::vector<Array>& args, const std::vector<int>& dims) const override;
 };
 
 // concatenate(x_0, ..., x_{n-1}) along `axis`: equal dtypes, equal other dims.
@@ -112,6 +144,11 @@ class Concatenate : public CopyPrimitive {
  public:
   explicit Concatenate(int axis) : CopyPrimitive(PrimitiveId::kConcatenate), axis_(axis) {}
   std::vector<Aval> infer(const std::vector<Aval>& in) const override;
+  std::vector<Array> jvp(const std::vector<Array>& primals, const std::vector<Array>& tangents,
+                         const std::vector<Array>& outputs) const override;
+  std::vector<Array> vjp(const std::vector<Array>& primals, const std::vector<Array>& outputs,
+                         const std::vector<Array>& cotangents) const override;
+  Batched vmap(const std::vector<Array>& args, const std::vector<int>& dims) const override;
   std::string params() const override;
   bool same_params(const Primitive& o) const override;
   int axis() const { return axis_; }
@@ -127,6 +164,11 @@ class Pad : public CopyPrimitive {
  public:
   explicit Pad(PadConfig config) : CopyPrimitive(PrimitiveId::kPad), config_(std::move(config)) {}
   std::vector<Aval> infer(const std::vector<Aval>& in) const override;
+  std::vector<Array> jvp(const std::vector<Array>& primals, const std::vector<Array>& tangents,
+                         const std::vector<Array>& outputs) const override;
+  std::vector<Array> vjp(const std::vector<Array>& primals, const std::vector<Array>& outputs,
+                         const std::vector<Array>& cotangents) const override;
+  Batched vmap(const std::vector<Array>& args, const std::vector<int>& dims) const override;
   std::string params() const override;
   bool same_params(const Primitive& o) const override;
   const PadConfig& config() const { return config_; }
@@ -140,6 +182,11 @@ class Rev : public CopyPrimitive {
  public:
   explicit Rev(std::vector<int> dims) : CopyPrimitive(PrimitiveId::kRev), dims_(std::move(dims)) {}
   std::vector<Aval> infer(const std::vector<Aval>& in) const override;
+  std::vector<Array> jvp(const std::vector<Array>& primals, const std::vector<Array>& tangents,
+                         const std::vector<Array>& outputs) const override;
+  std::vector<Array> vjp(const std::vector<Array>& primals, const std::vector<Array>& outputs,
+                         const std::vector<Array>& cotangents) const override;
+  Batched vmap(const std::vector<Array>& args, const std::vector<int>& dims) const override;
   std::string params() const override;
   bool same_params(const Primitive& o) const override;
   const std::vector<int>& dims() const { return dims_; }
@@ -157,6 +204,11 @@ class Iota : public CopyPrimitive {
         shape_(std::move(shape)),
         dimension_(dimension) {}
   std::vector<Aval> infer(const std::vector<Aval>& in) const override;
+  std::vector<Array> jvp(const std::vector<Array>& primals, const std::vector<Array>& tangents,
+                         const std::vector<Array>& outputs) const override;
+  std::vector<Array> vjp(const std::vector<Array>& primals, const std::vector<Array>& outputs,
+                         const std::vector<Array>& cotangents) const override;
+  Batched vmap(const std::vector<Array>& args, const std::vector<int>& dims) const override;
   std::string params() const override;
   bool same_params(const Primitive& o) const override;
   DType dtype() const { return dtype_; }

@@ -106,7 +106,17 @@ template <typename T>
 void float_unary(Call& c, const T* x, T* y, int64_t n) {
   switch (c.prim.id()) {
     case P::kExp:
-      return map_float(x, y, n, [](const auto& a) { return a.exp(); });
+      // Eigen 3.4's f32 exp clamps its input at about -88.4, so exp(-inf) would be 2.9e-39
+      // instead of 0 (breaking masked softmax); where the result is subnormal, use f64.
+      return map_float(x, y, n, [](const auto& a) {
+        using S = typename std::decay_t<decltype(a)>::Scalar;
+        if constexpr (std::is_same_v<S, float>) {
+          return (a < -87.0f).select(a.template cast<double>().exp().template cast<float>(),
+                                     a.exp());
+        } else {
+          return a.exp();
+        }
+      });
     case P::kExpm1:
       return map_float(x, y, n, [](const auto& a) { return a.expm1(); });
     // log, log1p, erf and erf_inv: XLA's own f32 algorithms (f16 / bf16 go through f32, as

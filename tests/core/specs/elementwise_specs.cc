@@ -114,7 +114,14 @@ GRAFT_SPEC(Neg) { return unary_spec(PrimitiveId::kNeg, [](const Array& x) { retu
 GRAFT_SPEC(Abs) { return unary_spec(PrimitiveId::kAbs, [](const Array& x) { return abs(x); }, [](double x) { return std::fabs(x); }, kSigned, -3, 3); }
 GRAFT_SPEC(Sign) { return unary_spec(PrimitiveId::kSign, [](const Array& x) { return sign(x); }, sgn, kSigned, -3, 3); }
 GRAFT_SPEC(Square) { return unary_spec(PrimitiveId::kSquare, [](const Array& x) { return square(x); }, [](double x) { return x * x; }, kSigned, -3, 3); }
-GRAFT_SPEC(Exp) { return unary_spec(PrimitiveId::kExp, [](const Array& x) { return exp(x); }, [](double x) { return std::exp(x); }, kFloats, -3, 3); }
+GRAFT_SPEC(Exp) {
+  Spec s = unary_spec(PrimitiveId::kExp, [](const Array& x) { return exp(x); }, [](double x) { return std::exp(x); }, kFloats, -3, 3);
+  // Underflow: exp(-inf) is 0 and subnormal results are right (masked softmax relies on it).
+  Array x = make({-INFINITY, -110, -100, -88.5, -87.2, 0, 88, 89}, {8}, DType::kF32);
+  s.cases.push_back({"f32 underflow and overflow", {x}, [](const std::vector<Array>& in) { return exp(in[0]); },
+                     ref_unary(x, DType::kF32, [](double v) { return std::exp(v); }), 1e-6, 0});
+  return s;
+}
 GRAFT_SPEC(Expm1) { return unary_spec(PrimitiveId::kExpm1, [](const Array& x) { return expm1(x); }, [](double x) { return std::expm1(x); }, kFloats, -2, 2); }
 GRAFT_SPEC(Log) { return unary_spec(PrimitiveId::kLog, [](const Array& x) { return log(x); }, [](double x) { return std::log(x); }, kFloats, 0.1, 5); }
 GRAFT_SPEC(Log1p) { return unary_spec(PrimitiveId::kLog1p, [](const Array& x) { return log1p(x); }, [](double x) { return std::log1p(x); }, kFloats, -0.9, 3); }

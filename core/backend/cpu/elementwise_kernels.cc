@@ -106,7 +106,14 @@ template <typename T>
 void float_unary(Call& c, const T* x, T* y, int64_t n) {
   switch (c.prim.id()) {
     case P::kExp:
-      return map_float(x, y, n, [](const auto& a) { return a.exp(); });
+      // Eigen 3.4's vectorized exp clamps its argument (f32: -88.38, f64: -709.44), so
+      // exp(-inf) came out ~3e-39 / ~1e-308 instead of 0 (logsumexp / softmax of -inf rows).
+      // Below the clamp the exact result is < 4e-39 / 1e-308: give 0 there.
+      return map_float(x, y, n, [](const auto& a) {
+        using U = typename std::decay_t<decltype(a)>::Scalar;
+        const U lo = std::is_same_v<U, float> ? U(-88.3762626647949) : U(-709.436139303);
+        return (a < lo).select(U(0), a.exp());
+      });
     case P::kExpm1:
       return map_float(x, y, n, [](const auto& a) { return a.expm1(); });
     // log, log1p, erf and erf_inv: XLA's own f32 algorithms (f16 / bf16 go through f32, as

@@ -82,7 +82,10 @@
   /* linear algebra */                                       \
   X(DotGeneral, "dot_general", linalg)                       \
   /* random */                                               \
-  X(Threefry2x32, "threefry2x32", random)
+  X(Threefry2x32, "threefry2x32", random)                \
+  /* calls of user functions with custom derivatives */   \
+  X(CustomJvpCall, "custom_jvp_call", call)              \
+  X(CustomVjpCall, "custom_vjp_call", call)
 
 namespace graft {
 
@@ -96,7 +99,7 @@ enum class PrimitiveId : int {
 inline constexpr int kNumPrimitives = 0 GRAFT_PRIMITIVES(GRAFT_COUNT);
 #undef GRAFT_COUNT
 // Bump deliberately when the list changes: the op-spec table and kernel table follow it.
-static_assert(kNumPrimitives == 68, "primitive list changed: update specs, kernels and this count");
+static_assert(kNumPrimitives == 70, "primitive list changed: update specs, kernels and this count");
 
 inline constexpr const char* kPrimitiveNames[] = {
 #define GRAFT_NAME(name, str, family) str,

@@ -22,6 +22,7 @@ struct Table {
     register_index_kernels(k);
     register_linalg_kernels(k);
     register_random_kernels(k);
+    register_call_kernels(k);
   }
 };
 }  // namespace

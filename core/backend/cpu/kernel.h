@@ -26,6 +26,7 @@ class Call {
 
   int num_inputs() const { return static_cast<int>(inputs_.size()); }
   const Aval& in_aval(int i) const { return inputs_[i].aval(); }
+  const Array& input(int i) const { return inputs_[i]; }
   const Aval& out_aval(int i = 0) const { return avals_[i]; }
   const void* in_raw(int i) const {
     return inputs_[i].node()->buffers[inputs_[i].output_index()]->data();
@@ -39,6 +40,8 @@ class Call {
   T* out(int i = 0) {
     return static_cast<T*>(out_raw(i));
   }
+  // Output `o` is `buffer` (computed elsewhere, e.g. by a call primitive's function).
+  void set_output(int o, std::shared_ptr<Buffer> buffer) { outputs_[o] = std::move(buffer); }
   // Output `o` shares input `i`'s buffer (same bytes; e.g. reshape).
   void alias(int o, int i) { outputs_[o] = inputs_[i].node()->buffers[inputs_[i].output_index()]; }
 
@@ -59,6 +62,7 @@ GRAFT_FAMILY_REGISTRAR(shape)
 GRAFT_FAMILY_REGISTRAR(index)
 GRAFT_FAMILY_REGISTRAR(linalg)
 GRAFT_FAMILY_REGISTRAR(random)
+GRAFT_FAMILY_REGISTRAR(call)
 #undef GRAFT_FAMILY_REGISTRAR
 
 // The table, filled once. A null entry means the primitive has no CPU kernel.

@@ -2,7 +2,7 @@
 // along one axis, and cumsum. They follow jax.lax: no dtype promotion (the public ops in
 // core/ops_reduce.cc promote like jax.numpy first), the output keeps the operand's dtype
 // (argmax/argmin give the index dtype), and the reduced axes are dropped (keepdims is a
-// reshape done by the public op).
+// reshape done by the public op). Their transform rules are in reduce_rules.cc.
 #pragma once
 
 #include <vector>
@@ -21,6 +21,11 @@ class Reduce : public Primitive {
   std::string params() const override;
   bool same_params(const Primitive& o) const override;
   Cost cost(const std::vector<Aval>& in, const std::vector<Aval>& out) const override;
+  std::vector<Array> jvp(const std::vector<Array>& primals, const std::vector<Array>& tangents,
+                         const std::vector<Array>& outputs) const override;
+  std::vector<Array> vjp(const std::vector<Array>& primals, const std::vector<Array>& outputs,
+                         const std::vector<Array>& cotangents) const override;
+  Batched vmap(const std::vector<Array>& args, const std::vector<int>& dims) const override;
   const std::vector<int>& axes() const { return axes_; }
 
  private:
@@ -36,6 +41,11 @@ class ArgReduce : public Primitive {
   std::string params() const override;
   bool same_params(const Primitive& o) const override;
   Cost cost(const std::vector<Aval>& in, const std::vector<Aval>& out) const override;
+  std::vector<Array> jvp(const std::vector<Array>& primals, const std::vector<Array>& tangents,
+                         const std::vector<Array>& outputs) const override;
+  std::vector<Array> vjp(const std::vector<Array>& primals, const std::vector<Array>& outputs,
+                         const std::vector<Array>& cotangents) const override;
+  Batched vmap(const std::vector<Array>& args, const std::vector<int>& dims) const override;
   int axis() const { return axis_; }
   DType index_dtype() const { return index_dtype_; }
 
@@ -52,6 +62,11 @@ class Cumsum : public Primitive {
   std::vector<Aval> infer(const std::vector<Aval>& in) const override;
   std::string params() const override;
   bool same_params(const Primitive& o) const override;
+  std::vector<Array> jvp(const std::vector<Array>& primals, const std::vector<Array>& tangents,
+                         const std::vector<Array>& outputs) const override;
+  std::vector<Array> vjp(const std::vector<Array>& primals, const std::vector<Array>& outputs,
+                         const std::vector<Array>& cotangents) const override;
+  Batched vmap(const std::vector<Array>& args, const std::vector<int>& dims) const override;
   int axis() const { return axis_; }
   bool reverse() const { return reverse_; }
 

@@ -216,6 +216,9 @@ GRAFT_SPEC(ReduceProd) {
   add_empty(s, kProd, DType::kF32);
   add_noncontiguous(s, kProd, DType::kF64, 105, 0.5, 1.5);
   add(s, kProd, random_array({40000}, DType::kF32, 106, 0.9999, 1.0001), {});
+  s.cases.back().skip_grad =
+      "40000 factors: at f32's h=3e-3 the central difference is ~4% off (curvature "
+      "exp(-h^2 sum t^2 / 2)), not a rounding-free check; the f64 (3, 5000) case checks the rule";
   add(s, kProd, random_array({3, 5000}, DType::kF64, 107, 0.999, 1.001), {1});
   return s;
 }

@@ -163,6 +163,9 @@ GRAFT_SPEC(Cumsum) {
   add_cumsum(s, random_array({200000}, DType::kI32, ++seed, -100, 100), 0, true);
   Array big = random_array({70000, 3}, DType::kF32, ++seed, 0.5, 1);
   add_cumsum(s, big, 0, true, host_of(big), identity, "", /*sequential f32 sums*/ 2e-4);
+  s.cases.back().skip_grad =
+      "f32 running sums up to 5e4 (ulp 4e-3): central differences at h=3e-3 measure rounding; "
+      "the rule is checked in f64 on the 200000-long case";
   add_cumsum(s, random_array({3, 70000}, DType::kI64, ++seed, -50, 50), 1);
   add_cumsum(s, random_array({5, 600}, DType::kF32, ++seed), 0);
   return s;

@@ -33,6 +33,10 @@ struct Case {
   Expected expected;
   double rtol = 0;  // |actual - expected| <= atol + rtol * |expected|; NaNs must match
   double atol = 0;
+  // Transform checks (tests/core/op_spec_transforms.cc) run on every case. A case may skip
+  // one only by stating why here; an empty string means "run it".
+  std::string skip_grad;  // finite-difference jvp / vjp, first and second order
+  std::string skip_vmap;  // vmap against a loop over the batch
 };
 
 struct Spec {

@@ -1,0 +1,51 @@
+// Golden tests for the printed IR of small programs, including a gradient and a vmapped
+// function.
+#include "transforms/make_graph.h"
+
+#include "core/ops.h"
+#include "gtest/gtest.h"
+#include "transforms/autodiff.h"
+#include "transforms/vmap.h"
+
+namespace graft {
+namespace {
+
+TEST(MakeGraphTest, SimpleProgram) {
+  auto f = [](const Array& x, const Array& y) { return sum(exp(x) * y, {0}); };
+  std::string g = make_graph(f)(zeros({3}), zeros({3})).str();
+  EXPECT_EQ(g,
+            "{ lambda ; a:f32[3] b:f32[3]. let\n"
+            "    c:f32[3] = exp a\n"
+            "    d:f32[3] = mul c b\n"
+            "    e:f32[] = reduce_sum[axes=(0,)] d\n"
+            "  in (e) }");
+}
+
+TEST(MakeGraphTest, ConstantsAndLiterals) {
+  Array w = ones({2, 2});
+  auto f = [&](const Array& x) { return matmul(x, w) * 2.0; };
+  std::string g = make_graph(f)(zeros({1, 2})).str();
+  EXPECT_EQ(g,
+            "{ lambda a:f32[2,2] b:f32[1,2] ; c:f32[1,2]. let\n"
+            "    d:f32[1,2] = dot_general[dimension_numbers=(((1), (0)), ((), ()))] c a\n"
+            "    e:f32[1,2] = mul d b\n"
+            "  in (e) }");
+}
+
+TEST(MakeGraphTest, GradientOfASquare) {
+  auto loss = [](const Array& x) { return sum(x * x); };
+  std::string g = make_graph(grad(loss))(zeros({2})).str();
+  EXPECT_EQ(g, "GOLDEN");
+}
+
+TEST(MakeGraphTest, VmappedFunction) {
+  auto f = [](const Array& x) { return sum(x); };
+  std::string g = make_graph(vmap(f))(zeros({4, 3})).str();
+  EXPECT_EQ(g,
+            "{ lambda ; a:f32[4,3]. let\n"
+            "    b:f32[4] = reduce_sum[axes=(1,)] a\n"
+            "  in (b) }");
+}
+
+}  // namespace
+}  // namespace graft

@@ -17,6 +17,11 @@ class Unary : public Primitive {
  public:
   explicit Unary(PrimitiveId id) : Primitive(id) {}
   std::vector<Aval> infer(const std::vector<Aval>& in) const override;
+  std::vector<Array> jvp(const std::vector<Array>& primals, const std::vector<Array>& tangents,
+                         const std::vector<Array>& outputs) const override;
+  std::vector<Array> vjp(const std::vector<Array>& primals, const std::vector<Array>& outputs,
+                         const std::vector<Array>& cotangents) const override;
+  Batched vmap(const std::vector<Array>& args, const std::vector<int>& dims) const override;
 };
 
 // add, ..., shift_right_logical: two inputs of equal shape and dtype. Comparisons give bool.
@@ -25,6 +30,11 @@ class Binary : public Primitive {
   explicit Binary(PrimitiveId id) : Primitive(id) {}
   std::vector<Aval> infer(const std::vector<Aval>& in) const override;
   bool is_comparison() const;
+  std::vector<Array> jvp(const std::vector<Array>& primals, const std::vector<Array>& tangents,
+                         const std::vector<Array>& outputs) const override;
+  std::vector<Array> vjp(const std::vector<Array>& primals, const std::vector<Array>& outputs,
+                         const std::vector<Array>& cotangents) const override;
+  Batched vmap(const std::vector<Array>& args, const std::vector<int>& dims) const override;
 };
 
 // select_n(pred, on_false, on_true): pred is bool with the cases' shape.
@@ -32,6 +42,11 @@ class SelectN : public Primitive {
  public:
   SelectN() : Primitive(PrimitiveId::kSelectN) {}
   std::vector<Aval> infer(const std::vector<Aval>& in) const override;
+  std::vector<Array> jvp(const std::vector<Array>& primals, const std::vector<Array>& tangents,
+                         const std::vector<Array>& outputs) const override;
+  std::vector<Array> vjp(const std::vector<Array>& primals, const std::vector<Array>& outputs,
+                         const std::vector<Array>& cotangents) const override;
+  Batched vmap(const std::vector<Array>& args, const std::vector<int>& dims) const override;
 };
 
 class ConvertElementType : public Primitive {
@@ -41,6 +56,11 @@ class ConvertElementType : public Primitive {
   std::vector<Aval> infer(const std::vector<Aval>& in) const override;
   std::string params() const override;
   bool same_params(const Primitive& o) const override;
+  std::vector<Array> jvp(const std::vector<Array>& primals, const std::vector<Array>& tangents,
+                         const std::vector<Array>& outputs) const override;
+  std::vector<Array> vjp(const std::vector<Array>& primals, const std::vector<Array>& outputs,
+                         const std::vector<Array>& cotangents) const override;
+  Batched vmap(const std::vector<Array>& args, const std::vector<int>& dims) const override;
   DType dtype() const { return dtype_; }
   bool weak() const { return weak_; }
 
@@ -56,6 +76,11 @@ class BitcastConvertType : public Primitive {
   std::vector<Aval> infer(const std::vector<Aval>& in) const override;
   std::string params() const override;
   bool same_params(const Primitive& o) const override;
+  std::vector<Array> jvp(const std::vector<Array>& primals, const std::vector<Array>& tangents,
+                         const std::vector<Array>& outputs) const override;
+  std::vector<Array> vjp(const std::vector<Array>& primals, const std::vector<Array>& outputs,
+                         const std::vector<Array>& cotangents) const override;
+  Batched vmap(const std::vector<Array>& args, const std::vector<int>& dims) const override;
   DType dtype() const { return dtype_; }
 
  private:

@@ -139,8 +139,10 @@ GRAFT_SPEC(Round) {
   Spec s = unary_spec(PrimitiveId::kRound, [](const Array& x) { return round(x); }, [](double x) { return std::nearbyint(x); }, kFloats, -5, 5);
   // Halves round to even, like jnp.round.
   Array h = make({-2.5, -1.5, -0.5, 0.5, 1.5, 2.5}, {6}, DType::kF32);
-  s.cases.push_back({"halves to even", {h}, [](const std::vector<Array>& in) { return round(in[0]); },
-                     Expected{{6}, DType::kF32, {-2, -2, -0, 0, 2, 2}}});
+  Case c{"halves to even", {h}, [](const std::vector<Array>& in) { return round(in[0]); },
+         Expected{{6}, DType::kF32, {-2, -2, -0, 0, 2, 2}}};
+  c.skip_grad = "inputs sit on round's jumps: finite differences straddle them";
+  s.cases.push_back(c);
   return s;
 }
 GRAFT_SPEC(IsFinite) {
@@ -294,11 +296,32 @@ GRAFT_SPEC(ConvertElementType) {
         } else r = round_to(a, to);
         e.values.push_back(r);
       }
-      s.cases.push_back({std::string(dtype_name(from)) + "->" + dtype_name(to), {x},
-                         [to](const std::vector<Array>& in) { return astype(in[0], to); }, e,
-                         0, 0});
+      Case c{std::string(dtype_name(from)) + "->" + dtype_name(to), {x},
+             [to](const std::vector<Array>& in) { return astype(in[0], to); }, e, 0, 0};
+      if (is_floating(from) && is_floating(to)) {
+        // Finite differences cannot see through these values: a step below the output's
+        // resolution (narrowing), or below f32's at 7e4 and 3e9. The "moderate" cases below
+        // are differentiated instead.
+        c.skip_grad = "values or output dtype too coarse for finite differences";
+      }
+      s.cases.push_back(c);
     }
   }
+  // Float -> float conversions FD can check: widening, at moderate magnitudes.
+  for (auto [from, to] : {std::pair{DType::kF32, DType::kF64}, {DType::kBF16, DType::kF32},
+                          {DType::kF16, DType::kF64}}) {
+    Array x = random_array({2, 3}, from, 17, -2, 2);
+    Expected e{{2, 3}, to, values_of(x)};
+    s.cases.push_back({std::string(dtype_name(from)) + "->" + dtype_name(to) + " moderate", {x},
+                       [to](const std::vector<Array>& in) { return astype(in[0], to); }, e});
+  }
+  // Through a computation: d/dx astype(x * x, f64) at f32 x.
+  Array m = random_array({4}, DType::kF32, 18, -2, 2);
+  Expected me{{4}, DType::kF64, {}};
+  for (double v : values_of(m)) me.values.push_back(round_to(v * v, DType::kF32));
+  s.cases.push_back({"f32 square -> f64", {m},
+                     [](const std::vector<Array>& in) { return astype(in[0] * in[0], DType::kF64); },
+                     me});
   Array nan = make({NAN, INFINITY, -INFINITY}, {3}, DType::kF32);
   s.cases.push_back({"nan/inf to i32", {nan}, [](const std::vector<Array>& in) { return astype(in[0], DType::kI32); },
                      Expected{{3}, DType::kI32, {0, double(INT32_MAX), double(INT32_MIN)}}});

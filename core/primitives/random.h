@@ -8,7 +8,8 @@
 namespace graft {
 
 // threefry2x32(k1, k2, x1, x2) -> (y1, y2): u32 operands; x1 and x2 have equal shapes, each
-// key word is a scalar or has x's shape. Both outputs have x's shape.
+// key word is a scalar or has x's shape. Both outputs have x's shape. Not differentiable
+// (random bits); batching is elementwise.
 class Threefry2x32 : public Primitive {
  public:
   Threefry2x32() : Primitive(PrimitiveId::kThreefry2x32) {}

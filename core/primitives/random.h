@@ -8,12 +8,18 @@
 namespace graft {
 
 // threefry2x32(k1, k2, x1, x2) -> (y1, y2): u32 operands; x1 and x2 have equal shapes, each
-// key word is a scalar or has x's shape. Both outputs have x's shape.
+// key word is a scalar or has x's shape. Both outputs have x's shape. Not differentiable
+// (random bits); batching is elementwise.
 class Threefry2x32 : public Primitive {
  public:
   Threefry2x32() : Primitive(PrimitiveId::kThreefry2x32) {}
   std::vector<Aval> infer(const std::vector<Aval>& in) const override;
   Cost cost(const std::vector<Aval>& in, const std::vector<Aval>& out) const override;
+  std::vector<Array> jvp(const std::vector<Array>& primals, const std::vector<Array>& tangents,
+                         const std::vector<Array>& outputs) const override;
+  std::vector<Array> vjp(const std::vector<Array>& primals, const std::vector<Array>& outputs,
+                         const std::vector<Array>& cotangents) const override;
+  Batched vmap(const std::vector<Array>& args, const std::vector<int>& dims) const override;
 };
 
 }  // namespace graft

@@ -1,0 +1,135 @@
+// Transform rules of dot_general. It is bilinear: the jvp is the sum of one dot_general per
+// differentiated operand, and each vjp is the cotangent contracted with the other operand,
+// then transposed into the operand's dim order (JAX's _dot_general_transpose_lhs/rhs).
+// Batching adds a batch dim (both operands batched) or a free dim (one batched), in place.
+// Integer operands have no derivative.
+#include <algorithm>
+#include <numeric>
+
+#include "core/ops.h"
+#include "core/primitives/linalg.h"
+
+namespace graft {
+
+namespace {
+
+Array dot(const Array& a, const Array& b, const DotDims& dims, std::optional<DType> preferred) {
+  return apply<DotGeneral>({a, b}, dims, preferred);
+}
+
+// Dims of a rank-`rank` operand that are neither contracted nor batch dims, in order.
+std::vector<int> kept(int rank, const std::vector<int>& contract, const std::vector<int>& batch) {
+  std::vector<int> out;
+  for (int d = 0; d < rank; ++d) {
+    if (std::find(contract.begin(), contract.end(), d) == contract.end() &&
+        std::find(batch.begin(), batch.end(), d) == batch.end()) {
+      out.push_back(d);
+    }
+  }
+  return out;
+}
+
+std::vector<int> range(int start, size_t n) {
+  std::vector<int> r(n);
+  std::iota(r.begin(), r.end(), start);
+  return r;
+}
+
+std::vector<int> argsort(const std::vector<int>& v) {
+  std::vector<int> idx = range(0, v.size());
+  std::sort(idx.begin(), idx.end(), [&](int a, int b) { return v[a] < v[b]; });
+  return idx;
+}
+
+// The cotangent of x in dot_general(x, y) (x the lhs, or the rhs when `x_is_rhs`), from the
+// output cotangent g: g contracted with y over y's free dims, batch dims matched, then
+// transposed to x's dim order (JAX's _dot_general_transpose_lhs with swap_ans).
+Array transpose_operand(const Array& g, const Array& x, const Array& y,
+                        const std::vector<int>& x_contract, const std::vector<int>& y_contract,
+                        const std::vector<int>& x_batch, const std::vector<int>& y_batch,
+                        bool x_is_rhs) {
+  std::vector<int> x_kept = kept(x.ndim(), x_contract, x_batch);
+  std::vector<int> y_kept = kept(y.ndim(), y_contract, y_batch);
+  // g's dims: batch, lhs free, rhs free.
+  const int nb = static_cast<int>(x_batch.size());
+  int y_start = x_is_rhs ? nb : nb + static_cast<int>(x_kept.size());
+  DotDims dims{range(y_start, y_kept.size()), y_kept, range(0, nb), y_batch};
+  // Computed in the wider of the two dtypes (g has the preferred dtype, y x's), written
+  // in x's dtype.
+  DType c = g.dtype() == y.dtype()                                 ? g.dtype()
+            : g.dtype() == DType::kF64 || y.dtype() == DType::kF64 ? DType::kF64
+                                                                   : DType::kF32;
+  std::optional<DType> out = c == x.dtype() ? std::nullopt : std::optional<DType>(x.dtype());
+  // The result's dims: batch, x's kept dims, then y's contracted dims in increasing order,
+  // which pair with x's contracted dims sorted by their y partner.
+  Array r = dot(astype(g, c), astype(y, c), dims, out);
+  std::vector<int> order = x_batch;
+  order.insert(order.end(), x_kept.begin(), x_kept.end());
+  for (int i : argsort(y_contract)) order.push_back(x_contract[i]);
+  return transpose(r, argsort(order));
+}
+
+// dims with every dim >= d shifted up by one (a batch axis inserted at d; none if d < 0).
+std::vector<int> shifted(std::vector<int> dims, int d) {
+  if (d >= 0) {
+    for (int& a : dims) a += a >= d ? 1 : 0;
+  }
+  return dims;
+}
+
+// How many of the first d dims of an operand are free (neither contracted nor batch).
+int free_before(int d, const std::vector<int>& contract, const std::vector<int>& batch) {
+  int n = d;
+  for (const auto* list : {&contract, &batch}) {
+    for (int a : *list) n -= a < d ? 1 : 0;
+  }
+  return n;
+}
+
+}  // namespace
+
+std::vector<Array> DotGeneral::jvp(const std::vector<Array>& primals, const std::vector<Array>& t,
+                                   const std::vector<Array>&) const {
+  if (!is_floating(primals[0].dtype())) return {Array()};  // integer operands: no derivative
+  Array out;
+  if (t[0].valid()) out = dot(t[0], primals[1], dims_, preferred_);
+  if (t[1].valid()) {
+    Array r = dot(primals[0], t[1], dims_, preferred_);
+    out = out.valid() ? add(out, r) : r;
+  }
+  return {out};
+}
+
+std::vector<Array> DotGeneral::vjp(const std::vector<Array>& primals, const std::vector<Array>&,
+                                   const std::vector<Array>& ct) const {
+  if (!ct[0].valid() || !is_floating(primals[0].dtype())) return {Array(), Array()};
+  const Array &x = primals[0], &y = primals[1];
+  const DotDims& d = dims_;
+  return {transpose_operand(ct[0], x, y, d.lhs_contract, d.rhs_contract, d.lhs_batch, d.rhs_batch,
+                            false),
+          transpose_operand(ct[0], y, x, d.rhs_contract, d.lhs_contract, d.rhs_batch, d.lhs_batch,
+                            true)};
+}
+
+Batched DotGeneral::vmap(const std::vector<Array>& args, const std::vector<int>& dims) const {
+  const int dl = dims[0], dr = dims[1];
+  DotDims nd{shifted(dims_.lhs_contract, dl), shifted(dims_.rhs_contract, dr),
+             shifted(dims_.lhs_batch, dl), shifted(dims_.rhs_batch, dr)};
+  const int nb = static_cast<int>(dims_.lhs_batch.size());
+  int out_dim;
+  if (dl >= 0 && dr >= 0) {
+    // A new leading batch dim pair: the output's batch axis comes first.
+    nd.lhs_batch.insert(nd.lhs_batch.begin(), dl);
+    nd.rhs_batch.insert(nd.rhs_batch.begin(), dr);
+    out_dim = 0;
+  } else if (dl >= 0) {
+    // A free lhs dim: it lands among the lhs free dims of the output.
+    out_dim = nb + free_before(dl, nd.lhs_contract, nd.lhs_batch);
+  } else {
+    int lhs_free = args[0].ndim() - nb - static_cast<int>(dims_.lhs_contract.size());
+    out_dim = nb + lhs_free + free_before(dr, nd.rhs_contract, nd.rhs_batch);
+  }
+  return {{dot(args[0], args[1], nd, preferred_)}, {out_dim}};
+}
+
+}  // namespace graft

@@ -39,7 +39,7 @@ TEST(VmapTest, InAxesIntNoneAndNegative) {
 
 TEST(VmapTest, OutAxesAndUnbatchedOutputsBroadcast) {
   auto f = [](const Array& x) { return std::pair{x * 2.0, full({}, 7.0, DType::kF64)}; };
-  auto [a, b] = vmap(f, {0}, {1})(kM);
+  auto [a, b] = vmap(f, {0}, {1, 0})(kM);
   ASSERT_EQ(shape_str(a.shape()), "(3, 2)");
   EXPECT_EQ(vals(a), vals(transpose(kM * 2.0)));
   ASSERT_EQ(shape_str(b.shape()), "(2,)") << "an output that ignores the batch is broadcast";

@@ -155,6 +155,63 @@ TEST_P(OpSpecGradTest, JvpVjpAndSecondOrderMatchFiniteDifferences) {
     }
   }
   RecordProperty("grad_checked_cases", checked);
+  bool all_skipped_with_reason = true;
+  bool any_float = false;
+  for (const Case& c : spec.cases) {
+    all_skipped_with_reason = all_skipped_with_reason && !c.skip_grad.empty();
+    for (const Array& x : c.inputs) any_float = any_float || is_floating(x.dtype());
+  }
+  if (any_float && !all_skipped_with_reason) {
+    EXPECT_GT(checked, 0) << "no case of this spec could be differentiated: add an f32 or f64 "
+                             "case, or state in skip_grad why not";
+  }
+}
+
+// Every primitive states its rules explicitly: calling its jvp, vjp and batching rules on a
+// real application never hits the "has no rule" default, even for integer-only primitives
+// whose derivatives the drivers never ask for.
+TEST(OpSpecRules, EveryPrimitiveDefinesJvpVjpAndBatchingRules) {
+  for (auto& [id, make] : registry()) {
+    Spec spec = make();
+    SCOPED_TRACE(kPrimitiveNames[static_cast<int>(id)]);
+    const Case& c = spec.cases.front();
+    Array y = c.fn(c.inputs);
+    // Find an application of the primitive in the case's graph.
+    std::vector<const Node*> stack{y.node().get()};
+    const Node* app = nullptr;
+    while (!stack.empty() && app == nullptr) {
+      const Node* n = stack.back();
+      stack.pop_back();
+      if (n->primitive && n->primitive->id() == id) app = n;
+      for (const Array& in : n->inputs) stack.push_back(in.node().get());
+    }
+    ASSERT_NE(app, nullptr);
+    const Primitive& p = *app->primitive;
+    std::vector<Array> ins = app->inputs;
+    // Re-apply the primitive so its outputs are arrays of one node.
+    std::vector<Array> rebuilt = bind(app->primitive, ins);
+    std::vector<Array> tangents(ins.size());
+    std::vector<Array> cts(rebuilt.size());
+    for (size_t i = 0; i < rebuilt.size(); ++i) {
+      if (is_floating(rebuilt[i].dtype())) cts[i] = zeros_like(rebuilt[i]);
+    }
+    if (p.id() == PrimitiveId::kCustomVjpCall) {
+      // Its rule is an explicit error: forward mode of a custom_vjp function is undefined.
+      EXPECT_THROW(p.jvp(ins, tangents, rebuilt), Error);
+    } else {
+      EXPECT_NO_THROW(p.jvp(ins, tangents, rebuilt));
+      for (size_t i = 0; i < ins.size(); ++i) {
+        if (is_floating(ins[i].dtype())) tangents[i] = zeros_like(ins[i]);
+      }
+      EXPECT_NO_THROW(p.jvp(ins, tangents, rebuilt));
+    }
+    EXPECT_NO_THROW(p.vjp(ins, rebuilt, cts));
+    if (!ins.empty()) {
+      std::vector<Array> batched;
+      for (const Array& x : ins) batched.push_back(expand_dims(x, {0}));
+      EXPECT_NO_THROW(p.vmap(batched, std::vector<int>(ins.size(), 0)));
+    }
+  }
 }
 
 class OpSpecVmapTest : public ::testing::TestWithParam<int> {};

@@ -45,9 +45,8 @@ int main() {
   std::vector<g::Array> keep(1000);
   double build = median_ns_per_iter(100000, 7, [&](int i) { keep[i % 1000] = a + b; });
   std::vector<std::shared_ptr<NodeSized>> keep_alloc(1000);
-  double alloc = median_ns_per_iter(100000, 7, [&](int i) {
-    keep_alloc[i % 1000] = std::make_shared<NodeSized>();
-  });
+  double alloc = median_ns_per_iter(
+      100000, 7, [&](int i) { keep_alloc[i % 1000] = std::make_shared<NodeSized>(); });
 
   double eval_one = median_ns_per_iter(20000, 7, [&](int) {
     g::Array c = a + b;
@@ -63,11 +62,13 @@ int main() {
     std::free(out);
   });
 
-  double chain = median_ns_per_iter(50, 5, [&](int) {
-    g::Array c = a;
-    for (int k = 0; k < 1000; ++k) c = c + b;
-    g::eval(c);
-  }) / 1000;
+  double chain = median_ns_per_iter(50, 5,
+                                    [&](int) {
+                                      g::Array c = a;
+                                      for (int k = 0; k < 1000; ++k) c = c + b;
+                                      g::eval(c);
+                                    }) /
+                 1000;
 
   std::printf("%-34s %12s %12s %8s\n", "measure", "graft", "baseline", "ratio");
   std::printf("%-34s %10.0fns %10.0fns %8.1f  (baseline: one make_shared)\n",

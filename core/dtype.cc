@@ -184,7 +184,8 @@ TypeInfo promote_types(TypeInfo a, TypeInfo b) {
   int la = to_lattice(a), lb = to_lattice(b);
   if (la == lb) {
     // Same lattice node. Two weak scalars of one kind keep the wider width.
-    if (a.weak && b.weak) return {dtype_size(a.dtype) >= dtype_size(b.dtype) ? a.dtype : b.dtype, true};
+    if (a.weak && b.weak)
+      return {dtype_size(a.dtype) >= dtype_size(b.dtype) ? a.dtype : b.dtype, true};
     return {a.weak ? b.dtype : a.dtype, false};
   }
   uint32_t common = up[la] & up[lb];

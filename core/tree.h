@@ -92,8 +92,7 @@ struct TreeNode<std::array<T, N>> {
 
 template <typename T>
 struct TreeNode<std::map<std::string, T>> {
-  static void flatten(const std::map<std::string, T>& m, std::vector<Array>& leaves,
-                      TreeDef& def) {
+  static void flatten(const std::map<std::string, T>& m, std::vector<Array>& leaves, TreeDef& def) {
     std::vector<TreeDef> ch(m.size());
     std::vector<std::string> keys;
     size_t i = 0;
@@ -196,8 +195,8 @@ struct TreeNode<T, std::void_t<decltype(detail::FieldsOf<T>::name)>> {
   template <typename R, size_t... I>
   static void unflatten_fields(R& refs, const TreeDef& def, const Array*& it,
                                std::index_sequence<I...>) {
-    ((std::get<I>(refs) = TreeNode<std::decay_t<std::tuple_element_t<I, R>>>::unflatten(
-          def.children[I], it)),
+    ((std::get<I>(refs) =
+          TreeNode<std::decay_t<std::tuple_element_t<I, R>>>::unflatten(def.children[I], it)),
      ...);
   }
 };
@@ -280,25 +279,26 @@ T tree_map(Fn&& fn, const T& tree, const Rest&... rest) {
 #define GRAFT_TREE_FE_14(m, a, ...) m(a), GRAFT_TREE_EXPAND(GRAFT_TREE_FE_13(m, __VA_ARGS__))
 #define GRAFT_TREE_FE_15(m, a, ...) m(a), GRAFT_TREE_EXPAND(GRAFT_TREE_FE_14(m, __VA_ARGS__))
 #define GRAFT_TREE_FE_16(m, a, ...) m(a), GRAFT_TREE_EXPAND(GRAFT_TREE_FE_15(m, __VA_ARGS__))
-#define GRAFT_TREE_PICK(_1, _2, _3, _4, _5, _6, _7, _8, _9, _10, _11, _12, _13, _14, _15, _16, \
-                        N, ...)                                                                 \
+#define GRAFT_TREE_PICK(_1, _2, _3, _4, _5, _6, _7, _8, _9, _10, _11, _12, _13, _14, _15, _16, N, \
+                        ...)                                                                      \
   N
 #define GRAFT_TREE_FOR_EACH(m, ...)                                                           \
-  GRAFT_TREE_EXPAND(GRAFT_TREE_PICK(__VA_ARGS__, GRAFT_TREE_FE_16, GRAFT_TREE_FE_15,          \
-                                    GRAFT_TREE_FE_14, GRAFT_TREE_FE_13, GRAFT_TREE_FE_12,     \
-                                    GRAFT_TREE_FE_11, GRAFT_TREE_FE_10, GRAFT_TREE_FE_9,      \
-                                    GRAFT_TREE_FE_8, GRAFT_TREE_FE_7, GRAFT_TREE_FE_6,        \
-                                    GRAFT_TREE_FE_5, GRAFT_TREE_FE_4, GRAFT_TREE_FE_3,        \
-                                    GRAFT_TREE_FE_2, GRAFT_TREE_FE_1)(m, __VA_ARGS__))
+  GRAFT_TREE_EXPAND(GRAFT_TREE_PICK(                                                          \
+      __VA_ARGS__, GRAFT_TREE_FE_16, GRAFT_TREE_FE_15, GRAFT_TREE_FE_14, GRAFT_TREE_FE_13,    \
+      GRAFT_TREE_FE_12, GRAFT_TREE_FE_11, GRAFT_TREE_FE_10, GRAFT_TREE_FE_9, GRAFT_TREE_FE_8, \
+      GRAFT_TREE_FE_7, GRAFT_TREE_FE_6, GRAFT_TREE_FE_5, GRAFT_TREE_FE_4, GRAFT_TREE_FE_3,    \
+      GRAFT_TREE_FE_2, GRAFT_TREE_FE_1)(m, __VA_ARGS__))
 
 // Registers a struct's fields (up to 16) as pytree children, in the order given. Use at
 // global namespace scope.
-#define GRAFT_TREE(Type, ...)                                                    \
-  template <>                                                                    \
-  struct graft::detail::FieldsOf<Type> {                                         \
-    static constexpr const char* name = #Type;                                   \
-    static auto get(Type& s) { return std::tie(GRAFT_TREE_FOR_EACH(GRAFT_TREE_REF, __VA_ARGS__)); } \
-    static std::vector<std::string> names() {                                    \
-      return graft::detail::split_field_names(#__VA_ARGS__);                     \
-    }                                                                            \
+#define GRAFT_TREE(Type, ...)                                            \
+  template <>                                                            \
+  struct graft::detail::FieldsOf<Type> {                                 \
+    static constexpr const char* name = #Type;                           \
+    static auto get(Type& s) {                                           \
+      return std::tie(GRAFT_TREE_FOR_EACH(GRAFT_TREE_REF, __VA_ARGS__)); \
+    }                                                                    \
+    static std::vector<std::string> names() {                            \
+      return graft::detail::split_field_names(#__VA_ARGS__);             \
+    }                                                                    \
   }

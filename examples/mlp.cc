@@ -24,8 +24,8 @@ Mlp init(const g::Array& key, int64_t in, int64_t hidden) {
   auto dense = [&](int i, int64_t fan_in, int64_t fan_out) {
     return g::random::normal(sub(i), {fan_in, fan_out}) * (1.0 / std::sqrt(double(fan_in)));
   };
-  return {dense(0, in, hidden),     g::zeros({hidden}), dense(1, hidden, hidden),
-          g::zeros({hidden}),       dense(2, hidden, 1), g::zeros({1})};
+  return {dense(0, in, hidden), g::zeros({hidden}),  dense(1, hidden, hidden),
+          g::zeros({hidden}),   dense(2, hidden, 1), g::zeros({1})};
 }
 
 g::Array predict(const Mlp& p, const g::Array& x) {
@@ -56,8 +56,8 @@ int main() {
   double first = 0, last = 0;
   for (int step = 0; step <= 1500; ++step) {
     auto [l, grads] = g::value_and_grad(loss)(params, x, y);
-    params = g::tree_map([&](const g::Array& p, const g::Array& d) { return p - lr * d; },
-                         params, grads);
+    params = g::tree_map([&](const g::Array& p, const g::Array& d) { return p - lr * d; }, params,
+                         grads);
     g::eval(g::tree_leaves(params));
     last = l.item<double>();
     if (step == 0) first = last;

@@ -63,7 +63,8 @@ Array jacfwd_flat(const std::function<Array(const Array&)>& f, const Array& x) {
 Array jacrev_flat(const std::function<Array(const Array&)>& f, const Array& x) {
   detail::check_differentiable("jacrev", {x});
   auto [out, pullback] = vjp(f, x);
-  if (!is_floating(out.dtype())) fail("jacrev", "requires a floating output, got ", out.aval().str());
+  if (!is_floating(out.dtype()))
+    fail("jacrev", "requires a floating output, got ", out.aval().str());
   auto pull = [&](const Array& ct) { return std::get<0>(pullback(ct)); };
   Array rows = vmap(pull)(basis(out.shape(), out.dtype()));  // (numel(out), *x.shape)
   Shape s = out.shape();

@@ -34,9 +34,7 @@ struct Key {
   bool operator==(const Key& o) const { return node == o.node && index == o.index; }
 };
 struct KeyHash {
-  size_t operator()(const Key& k) const {
-    return std::hash<const void*>()(k.node) * 31 + k.index;
-  }
+  size_t operator()(const Key& k) const { return std::hash<const void*>()(k.node) * 31 + k.index; }
 };
 
 }  // namespace
@@ -81,15 +79,13 @@ VjpResult vjp_flat(const FlatFn& fn, const std::vector<Array>& primals) {
         }
       }
       if (!any) continue;
-      std::vector<Array> in_cts =
-          n->primitive->vjp(env->lookup(n->inputs), env->get(n), out_cts);
+      std::vector<Array> in_cts = n->primitive->vjp(env->lookup(n->inputs), env->get(n), out_cts);
       if (in_cts.size() != n->inputs.size()) {
         fail(n->primitive->name(), "vjp rule returned ", in_cts.size(), " cotangents for ",
              n->inputs.size(), " inputs");
       }
       for (size_t i = 0; i < in_cts.size(); ++i) {
-        accumulate(n->inputs[i],
-                   conform("vjp", *n->primitive, in_cts[i], n->inputs[i].aval()));
+        accumulate(n->inputs[i], conform("vjp", *n->primitive, in_cts[i], n->inputs[i].aval()));
       }
     }
     std::vector<Array> out(g->inputs.size());
@@ -146,8 +142,8 @@ std::pair<std::vector<Array>, std::vector<Array>> jvp_flat(const FlatFn& fn,
     if (any) {
       tout = n->primitive->jvp(ins, tin, outs);
       if (tout.size() != outs.size()) {
-        fail(n->primitive->name(), "jvp rule returned ", tout.size(), " tangents for ",
-             outs.size(), " outputs");
+        fail(n->primitive->name(), "jvp rule returned ", tout.size(), " tangents for ", outs.size(),
+             " outputs");
       }
       for (size_t o = 0; o < outs.size(); ++o) {
         tout[o] = conform("jvp", *n->primitive, tout[o], outs[o].aval());

@@ -164,8 +164,7 @@ class CustomVjpCall : public CallPrimitive {
       return std::pair{std::vector<Array>(all.begin(), all.begin() + num_out),
                        std::vector<Array>(all.begin() + num_out, all.end())};
     };
-    BwdFn bwd_b = [bwd, dims, size](const std::vector<Array>& res,
-                                    const std::vector<Array>& cts) {
+    BwdFn bwd_b = [bwd, dims, size](const std::vector<Array>& res, const std::vector<Array>& cts) {
       size_t nr = res.size();
       FlatFn both = [bwd, nr](const std::vector<Array>& ys) {
         return bwd(std::vector<Array>(ys.begin(), ys.begin() + nr),
@@ -181,8 +180,7 @@ class CustomVjpCall : public CallPrimitive {
       return in_cts;
     };
     (void)num_res;
-    auto p = std::make_shared<const CustomVjpCall>(fn_name(), fn_b, fwd_b, bwd_b,
-                                                   avals_of(args),
+    auto p = std::make_shared<const CustomVjpCall>(fn_name(), fn_b, fwd_b, bwd_b, avals_of(args),
                                                    batched_avals(out_avals(), size));
     std::vector<Array> outs = graft::bind(p, args);
     return {outs, std::vector<int>(outs.size(), 0)};
@@ -206,9 +204,8 @@ std::vector<Array> bind_custom_jvp(const std::string& name, FlatFn fn, JvpRuleFn
 std::vector<Array> bind_custom_vjp(const std::string& name, FlatFn fn, FwdFn fwd, BwdFn bwd,
                                    const std::vector<Array>& args) {
   Graph g = trace(fn, args);
-  auto p = std::make_shared<const CustomVjpCall>(name, std::move(fn), std::move(fwd),
-                                                 std::move(bwd), avals_of(args),
-                                                 avals_of(g.outputs));
+  auto p = std::make_shared<const CustomVjpCall>(
+      name, std::move(fn), std::move(fwd), std::move(bwd), avals_of(args), avals_of(g.outputs));
   return graft::bind(p, args);
 }
 

@@ -31,10 +31,10 @@ namespace detail {
 
 using JvpRuleFn = std::function<std::pair<std::vector<Array>, std::vector<Array>>(
     const std::vector<Array>&, const std::vector<Array>&)>;
-using FwdFn = std::function<std::pair<std::vector<Array>, std::vector<Array>>(
-    const std::vector<Array>&)>;
-using BwdFn = std::function<std::vector<Array>(const std::vector<Array>&,
-                                               const std::vector<Array>&)>;
+using FwdFn =
+    std::function<std::pair<std::vector<Array>, std::vector<Array>>(const std::vector<Array>&)>;
+using BwdFn =
+    std::function<std::vector<Array>(const std::vector<Array>&, const std::vector<Array>&)>;
 
 std::vector<Array> bind_custom_jvp(const std::string& name, FlatFn fn, JvpRuleFn rule,
                                    const std::vector<Array>& args);

@@ -21,9 +21,7 @@ std::string var_name(int i) {
 
 std::string typed(const std::string& name, const Aval& a) { return name + ":" + a.str(); }
 
-bool is_literal(const Array& a) {
-  return a.ndim() == 0 && !a.is_tracer() && a.is_evaluated();
-}
+bool is_literal(const Array& a) { return a.ndim() == 0 && !a.is_tracer() && a.is_evaluated(); }
 
 std::string literal(const Array& a) {
   std::ostringstream lit;

@@ -31,8 +31,7 @@ namespace detail {
 
 std::vector<Array> place_outputs(const VmapResult& r, const std::vector<int>& out_axes) {
   if (out_axes.size() != 1 && out_axes.size() != r.outputs.size()) {
-    fail("vmap", "out_axes has ", out_axes.size(), " entries for ", r.outputs.size(),
-         " outputs");
+    fail("vmap", "out_axes has ", out_axes.size(), " entries for ", r.outputs.size(), " outputs");
   }
   std::vector<Array> out;
   for (size_t i = 0; i < r.outputs.size(); ++i) {

@@ -26,7 +26,7 @@ inline constexpr NoneAxis none{};
 // entry per leaf of the argument (its flattened order: a pytree prefix written out).
 class AxisSpec {
  public:
-  AxisSpec(int axis) : all_(axis) {}  // NOLINT(runtime/explicit)
+  AxisSpec(int axis) : all_(axis) {}          // NOLINT(runtime/explicit)
   AxisSpec(NoneAxis) : all_(std::nullopt) {}  // NOLINT(runtime/explicit)
   static AxisSpec leaves(std::vector<std::optional<int>> per_leaf) {
     AxisSpec s(none);

@@ -76,8 +76,8 @@ VmapResult vmap_flat(const FlatFn& fn, const std::vector<Array>& args,
       Shape want = n->avals[o].shape;
       if (b.dims[o] >= 0) want.insert(want.begin() + b.dims[o], *size);
       if (b.outputs[o].shape() != want) {
-        fail(n->primitive->name(), "batching rule returned shape ",
-             shape_str(b.outputs[o].shape()), ", expected ", shape_str(want));
+        fail(n->primitive->name(), "batching rule returned shape ", shape_str(b.outputs[o].shape()),
+             ", expected ", shape_str(want));
       }
     }
     env.set(n, std::move(b.outputs));

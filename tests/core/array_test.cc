@@ -1,8 +1,9 @@
 // Array semantics: laziness, evaluation, memory release, deep graphs, reading, errors.
+#include "core/array.h"
+
 #include <cmath>
 #include <memory>
 
-#include "core/array.h"
 #include "core/error.h"
 #include "core/eval.h"
 #include "core/ops.h"

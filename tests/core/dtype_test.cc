@@ -1,10 +1,11 @@
 // DType promotion against JAX's documented lattice (jax.numpy.promote_types table, the
 // "type promotion semantics" page), and the f16 / bf16 conversions against the hardware.
+#include "core/dtype.h"
+
 #include <immintrin.h>
 
 #include <cmath>
 
-#include "core/dtype.h"
 #include "core/half.h"
 #include "gtest/gtest.h"
 

@@ -94,8 +94,8 @@ TEST_P(OpSpecGradTest, JvpVjpAndSecondOrderMatchFiniteDifferences) {
     // Finite differences are checked in f64 (tight) and f32 (loose); at 8-11 mantissa bits
     // (bf16, f16) they measure rounding, not derivatives: those cases are not differentiated
     // here (every floating spec also has f32 and f64 cases).
-    bool precise = any_float_in && (f64 || f32) &&
-                   (y.dtype() == DType::kF64 || y.dtype() == DType::kF32);
+    bool precise =
+        any_float_in && (f64 || f32) && (y.dtype() == DType::kF64 || y.dtype() == DType::kF32);
     if (any_float_in && !float_out) {
       // Not differentiable (comparisons, argmax...): the derivative is explicitly zero.
       auto [outs, touts] = detail::jvp_flat(f, c.inputs, ts);
@@ -290,7 +290,8 @@ TEST_P(OpSpecVmapTest, VmapMatchesALoop) {
         } else if (std::isinf(ref[i])) {
           EXPECT_EQ(got[i], ref[i]) << what << " at " << i;
         } else {
-          ASSERT_NEAR(got[i], ref[i], c.atol + tol * (1 + std::fabs(ref[i]))) << what << " at " << i;
+          ASSERT_NEAR(got[i], ref[i], c.atol + tol * (1 + std::fabs(ref[i])))
+              << what << " at " << i;
         }
       }
     }

@@ -102,7 +102,8 @@ TEST(VjpJvpTest, VjpOfAPytreeOutputAndJvpClosedForm) {
   }
   expect_near(ga, want_a);
   expect_near(gb, want_b);
-  auto [y, t] = jvp([](const Array& a) { return tanh(a); }, std::tuple{kX}, std::tuple{ones_like(kX)});
+  auto [y, t] =
+      jvp([](const Array& a) { return tanh(a); }, std::tuple{kX}, std::tuple{ones_like(kX)});
   std::vector<double> want;
   for (double x : vals(kX)) want.push_back(1 - std::tanh(x) * std::tanh(x));
   expect_near(t, want);
@@ -129,7 +130,8 @@ TEST(JacobianTest, HessianVectorProductEqualsHessianTimesV) {
   Array h = hessian(f)(kX);  // A + A^T + diag(exp(x))
   std::vector<double> av = vals(a), x = vals(kX), want;
   for (int i = 0; i < 3; ++i)
-    for (int j = 0; j < 3; ++j) want.push_back(av[i * 3 + j] + av[j * 3 + i] + (i == j ? std::exp(x[i]) : 0));
+    for (int j = 0; j < 3; ++j)
+      want.push_back(av[i * 3 + j] + av[j * 3 + i] + (i == j ? std::exp(x[i]) : 0));
   expect_near(h, want, 1e-10);
   Array v = array<double>({1.0, -2.0, 0.5});
   auto g = [&](const Array& x) { return grad(f)(x); };
@@ -170,22 +172,27 @@ TEST(AutodiffErrors, ClearMessages) {
     }
     return std::string("no error");
   };
-  EXPECT_EQ(msg([] { grad([](const Array& x) { return x * 2.0; })(kX); })
-                .rfind("[grad] requires a scalar output, got f64[3]", 0),
-            0u);
-  EXPECT_EQ(msg([] { grad([](const Array& x) { return sum(x); })(array<int32_t>({1, 2})); })
-                .rfind("[grad] can only differentiate floating arrays", 0),
+  EXPECT_EQ(msg([] {
+              grad([](const Array& x) { return x * 2.0; })(kX);
+            }).rfind("[grad] requires a scalar output, got f64[3]", 0),
             0u);
   EXPECT_EQ(msg([] {
-              jvp([](const Array& x) { return x; }, std::tuple{kX}, std::tuple{ones({2}, DType::kF64)});
+              grad([](const Array& x) { return sum(x); })(array<int32_t>({1, 2}));
+            }).rfind("[grad] can only differentiate floating arrays", 0),
+            0u);
+  EXPECT_EQ(msg([] {
+              jvp([](const Array& x) { return x; }, std::tuple{kX},
+                  std::tuple{ones({2}, DType::kF64)});
             }).rfind("[jvp] tangent 0 has shape (2,) but its primal has shape (3,)", 0),
             0u);
   auto [out, pullback] = vjp([](const Array& x) { return x * 2.0; }, kX);
-  EXPECT_EQ(msg([&] { pullback(ones({2}, DType::kF64)); })
-                .rfind("[vjp] cotangent 0 has shape (2,) but the output has shape (3,)", 0),
+  EXPECT_EQ(msg([&] {
+              pullback(ones({2}, DType::kF64));
+            }).rfind("[vjp] cotangent 0 has shape (2,) but the output has shape (3,)", 0),
             0u);
-  EXPECT_EQ(msg([] { grad([](const Array& x) { return sum(x).item<double>() > 0 ? sum(x) : sum(-x); })(kX); })
-                .rfind("[read] cannot read the value of a traced array", 0),
+  EXPECT_EQ(msg([] {
+              grad([](const Array& x) { return sum(x).item<double>() > 0 ? sum(x) : sum(-x); })(kX);
+            }).rfind("[read] cannot read the value of a traced array", 0),
             0u);
 }
 

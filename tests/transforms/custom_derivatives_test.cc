@@ -21,26 +21,29 @@ auto scaled_sin = custom_jvp([](const Array& x) { return sin(x); },
                              });
 
 // Gradient clipping in the backward pass only.
-auto clip_grad = custom_vjp([](const Array& x) { return x * 3.0; },
-                            [](const Array& x) { return std::pair{x * 3.0, x}; },
-                            [](const Array&, const Array& ct) {
-                              return std::tuple{clip(ct * 3.0, -1.0, 1.0)};
-                            });
+auto clip_grad =
+    custom_vjp([](const Array& x) { return x * 3.0; },
+               [](const Array& x) {
+                 return std::pair{x * 3.0, x};
+               },
+               [](const Array&, const Array& ct) { return std::tuple{clip(ct * 3.0, -1.0, 1.0)}; });
 
 const Array kX = array<double>({0.3, -1.0, 2.0});
 
 TEST(CustomJvpTest, RuleIsUsedByJvpGradAndVmap) {
   std::vector<double> want;
   for (double x : vals(kX)) want.push_back(10 * std::cos(x));
-  auto [y, t] = jvp([](const Array& x) { return scaled_sin(x); }, std::tuple{kX},
-                    std::tuple{ones_like(kX)});
+  auto [y, t] =
+      jvp([](const Array& x) { return scaled_sin(x); }, std::tuple{kX}, std::tuple{ones_like(kX)});
   EXPECT_EQ(vals(y), vals(sin(kX)));
   for (size_t i = 0; i < 3; ++i) EXPECT_NEAR(vals(t)[i], want[i], 1e-12);
   Array g = grad([](const Array& x) { return sum(scaled_sin(x)); })(kX);
   for (size_t i = 0; i < 3; ++i) EXPECT_NEAR(vals(g)[i], want[i], 1e-12);
   // Per-example gradients through vmap(grad(.)).
   Array xs = reshape(kX, {3, 1});
-  Array per = vmap([](const Array& x) { return grad([](const Array& z) { return sum(scaled_sin(z)); })(x); })(xs);
+  Array per = vmap([](const Array& x) {
+    return grad([](const Array& z) { return sum(scaled_sin(z)); })(x);
+  })(xs);
   for (size_t i = 0; i < 3; ++i) EXPECT_NEAR(vals(per)[i], want[i], 1e-12);
 }
 
@@ -57,7 +60,8 @@ TEST(CustomVjpTest, BackwardRuleIsUsedByGradAndInsideVmap) {
     return sum(vmap([](const Array& r) { return clip_grad(r) * 0.1; })(x));
   })(xs);
   for (double v : vals(gv)) EXPECT_NEAR(v, 0.3, 1e-12);
-  Array per = vmap([](const Array& x) { return grad([](const Array& z) { return sum(clip_grad(z)); })(x); })(xs);
+  Array per = vmap(
+      [](const Array& x) { return grad([](const Array& z) { return sum(clip_grad(z)); })(x); })(xs);
   EXPECT_EQ(vals(per), std::vector<double>(6, 1.0));
 }
 

@@ -59,8 +59,9 @@ TEST(TreeTest, UnflattenRebuildsTheSameStructure) {
 }
 
 TEST(TreeTest, TuplesPairsArraysAndOptionals) {
-  auto t = std::make_tuple(ones({1}), std::pair{zeros({2}), std::array<Array, 2>{ones({3}), ones({4})}},
-                           std::optional<Array>{});
+  auto t =
+      std::make_tuple(ones({1}), std::pair{zeros({2}), std::array<Array, 2>{ones({3}), ones({4})}},
+                      std::optional<Array>{});
   auto [leaves, def] = tree_flatten(t);
   EXPECT_EQ(leaves.size(), 4u);
   EXPECT_EQ(def.str(), "(*, (*, [*, *]), None)");

@@ -34,7 +34,8 @@ TEST(VmapTest, InAxesIntNoneAndNegative) {
   Array cols = vmap(f, {-1, none})(kM, array<double>({1, 2}));  // over columns
   ASSERT_EQ(shape_str(cols.shape()), "(3, 2)");
   Array t = transpose(kM);
-  for (int j = 0; j < 3; ++j) EXPECT_EQ(vals(row(cols, j)), vals(f(row(t, j), array<double>({1, 2}))));
+  for (int j = 0; j < 3; ++j)
+    EXPECT_EQ(vals(row(cols, j)), vals(f(row(t, j), array<double>({1, 2}))));
 }
 
 TEST(VmapTest, OutAxesAndUnbatchedOutputsBroadcast) {
@@ -62,8 +63,8 @@ TEST(VmapTest, NestedVmapIsAnOuterProduct) {
 }
 
 TEST(VmapTest, AxisSizeWithNothingMapped) {
-  Array out = vmap([](const Array& x) { return x + 1.0; }, {none}, {0}, {.axis_size = 4})(
-      array<double>({1, 2}));
+  Array out = vmap([](const Array& x) { return x + 1.0; }, {none}, {0},
+                   {.axis_size = 4})(array<double>({1, 2}));
   ASSERT_EQ(shape_str(out.shape()), "(4, 2)");
 }
 

@@ -111,8 +111,8 @@ void float_unary(Call& c, const T* x, T* y, int64_t n) {
       return map_float(x, y, n, [](const auto& a) {
         using S = typename std::decay_t<decltype(a)>::Scalar;
         if constexpr (std::is_same_v<S, float>) {
-          return (a < -87.0f).select(a.template cast<double>().exp().template cast<float>(),
-                                     a.exp());
+          return (a < -87.0f)
+              .select(a.template cast<double>().exp().template cast<float>(), a.exp());
         } else {
           return a.exp();
         }

@@ -39,10 +39,12 @@ GRAFT_SPEC(CustomJvpCall) {
   for (DType d : {DType::kF64, DType::kF32}) {
     for (Shape shape : {Shape{}, Shape{4}, Shape{2, 3}}) {
       Array x = random_array(shape, d, 31, -3, 3);
-      s.cases.push_back({std::string(dtype_name(d)) + shape_str(shape), {x},
+      s.cases.push_back({std::string(dtype_name(d)) + shape_str(shape),
+                         {x},
                          [](const std::vector<Array>& in) { return log1pexp(in[0]); },
                          ref_unary(x, d, [](double v) { return std::log1p(std::exp(v)); }),
-                         default_rtol(d) * 4, 0});
+                         default_rtol(d) * 4,
+                         0});
     }
   }
   return s;
@@ -52,9 +54,12 @@ GRAFT_SPEC(CustomVjpCall) {
   Spec s{PrimitiveId::kCustomVjpCall};
   for (DType d : {DType::kF64, DType::kF32}) {
     Array x = random_array({2, 3}, d, 41), y = random_array({2, 3}, d, 42);
-    Case c{std::string(dtype_name(d)) + " product", {x, y},
+    Case c{std::string(dtype_name(d)) + " product",
+           {x, y},
            [](const std::vector<Array>& in) { return scaled_product(in[0], in[1]); },
-           ref_binary(x, y, d, [](double a, double b) { return a * b; }), default_rtol(d), 0};
+           ref_binary(x, y, d, [](double a, double b) { return a * b; }),
+           default_rtol(d),
+           0};
     c.skip_grad =
         "custom_vjp has no forward mode (jvp), like JAX; its reverse mode is checked in "
         "tests/transforms/custom_derivatives_test.cc";

@@ -371,6 +371,10 @@ GRAFT_SPEC(Sort) {
   sort_case("empty rows", random_array({2, 0}, DType::kF32, 6), 1);
   sort_case("length-1 axis", random_array({3, 1}, DType::kF32, 7), 1);
   sort_case("many rows", random_array({40, 1000}, DType::kF32, 8), -1);
+  s.cases.back().skip_grad =
+      "1000 f32 values in [-2, 2) per row are ~0.004 apart: the f32 finite-difference step "
+      "(3e-3) reorders neighbours, crossing the sort's kinks (the smaller f32 / f64 cases and "
+      "tests/core/index_rules_test.cc check the derivative)";
   {
     Array base = random_array({5, 4}, DType::kI64, 9, -9, 9);
     s.cases.push_back({"transposed operand",

@@ -3,6 +3,7 @@
 #include "core/ops_util.h"
 #include "core/primitives/elementwise.h"
 #include "transforms/vmap.h"
+#include "transforms/vmap_core.h"
 
 namespace graft {
 
@@ -45,31 +46,50 @@ Array basis(const Shape& shape, DType dtype) {
   return reshape(eye(n, std::nullopt, 0, dtype), s);
 }
 
-// (n, *out) -> (*out, *in) where n = numel(in).
-Array to_jacobian(const Array& stacked, const Shape& in_shape) {
-  Array moved = moveaxis(stacked, 0, -1);
-  Shape s(moved.shape().begin(), moved.shape().end() - 1);
-  s.insert(s.end(), in_shape.begin(), in_shape.end());
-  return reshape(moved, s);
+Shape concat(const Shape& a, const Shape& b) {
+  Shape s = a;
+  s.insert(s.end(), b.begin(), b.end());
+  return s;
 }
 }  // namespace
 
-Array jacfwd_flat(const std::function<Array(const Array&)>& f, const Array& x) {
-  detail::check_differentiable("jacfwd", {x});
-  auto push = [&](const Array& t) { return jvp(f, std::tuple{x}, std::tuple{t}).second; };
-  return to_jacobian(vmap(push)(basis(x.shape(), x.dtype())), x.shape());
+namespace detail {
+
+std::vector<Array> jacfwd_leaves(const LeavesToArray& f, const std::vector<Array>& leaves) {
+  check_differentiable("jacfwd", leaves);
+  FlatFn fn = [&f](const std::vector<Array>& ls) { return std::vector<Array>{f(ls)}; };
+  std::vector<Array> out;
+  for (size_t i = 0; i < leaves.size(); ++i) {
+    // Tangent basis for leaf i; the other leaves' tangents are symbolic zeros.
+    FlatFn push = [&](const std::vector<Array>& t) {
+      std::vector<Array> ts(leaves.size());
+      ts[i] = t[0];
+      return jvp_flat(fn, leaves, ts).second;
+    };
+    const Array& x = leaves[i];
+    VmapResult r = vmap_flat(push, {basis(x.shape(), x.dtype())}, {0}, std::nullopt);
+    Array stacked = move_batch_axis(r.outputs[0], r.dims[0], 0, r.axis_size);  // (n, *out)
+    Shape out_shape(stacked.shape().begin() + 1, stacked.shape().end());
+    out.push_back(reshape(moveaxis(stacked, 0, -1), concat(out_shape, x.shape())));
+  }
+  return out;
 }
 
-Array jacrev_flat(const std::function<Array(const Array&)>& f, const Array& x) {
-  detail::check_differentiable("jacrev", {x});
-  auto [out, pullback] = vjp(f, x);
-  if (!is_floating(out.dtype()))
-    fail("jacrev", "requires a floating output, got ", out.aval().str());
-  auto pull = [&](const Array& ct) { return std::get<0>(pullback(ct)); };
-  Array rows = vmap(pull)(basis(out.shape(), out.dtype()));  // (numel(out), *x.shape)
-  Shape s = out.shape();
-  s.insert(s.end(), x.shape().begin(), x.shape().end());
-  return reshape(rows, s);
+std::vector<Array> jacrev_leaves(const LeavesToArray& f, const std::vector<Array>& leaves) {
+  check_differentiable("jacrev", leaves);
+  FlatFn fn = [&f](const std::vector<Array>& ls) { return std::vector<Array>{f(ls)}; };
+  VjpResult v = vjp_flat(fn, leaves);
+  const Array& y = v.outputs[0];
+  if (!is_floating(y.dtype())) fail("jacrev", "requires a floating output, got ", y.aval().str());
+  FlatFn pull = [&v](const std::vector<Array>& ct) { return v.pullback(ct); };
+  VmapResult r = vmap_flat(pull, {basis(y.shape(), y.dtype())}, {0}, std::nullopt);
+  std::vector<Array> out;
+  for (size_t i = 0; i < leaves.size(); ++i) {
+    Array rows = move_batch_axis(r.outputs[i], r.dims[i], 0, r.axis_size);  // (m, *leaf)
+    out.push_back(reshape(rows, concat(y.shape(), leaves[i].shape())));
+  }
+  return out;
 }
 
+}  // namespace detail
 }  // namespace graft

@@ -195,22 +195,40 @@ auto linearize(F f, const Args&... args) {
   return std::pair{out, f_jvp};
 }
 
-// Jacobians of an Array -> Array function: shape out.shape + in.shape.
-Array jacfwd_flat(const std::function<Array(const Array&)>& f, const Array& x);
-Array jacrev_flat(const std::function<Array(const Array&)>& f, const Array& x);
+namespace detail {
+using LeavesToArray = std::function<Array(const std::vector<Array>&)>;
+// The Jacobian of f with respect to each leaf: shape out.shape + leaf.shape.
+std::vector<Array> jacfwd_leaves(const LeavesToArray& f, const std::vector<Array>& leaves);
+std::vector<Array> jacrev_leaves(const LeavesToArray& f, const std::vector<Array>& leaves);
 
+template <bool kForward, typename F, typename X>
+auto jacobian(const F& f, const X& x) {
+  auto [leaves, def] = tree_flatten(x);
+  LeavesToArray g = [&f, def = def](const std::vector<Array>& ls) {
+    return f(tree_unflatten<X>(def, ls));
+  };
+  std::vector<Array> j = kForward ? jacfwd_leaves(g, leaves) : jacrev_leaves(g, leaves);
+  return tree_unflatten<X>(def, j);
+}
+}  // namespace detail
+
+// Jacobians of f: X -> Array, where X is an Array or any pytree of Arrays. The result has X's
+// structure; each leaf has shape out.shape + leaf.shape. jacfwd pushes one basis tangent per
+// input element (vmap of jvp), jacrev pulls one basis cotangent per output element (vmap of
+// the pullback).
 template <typename F>
 auto jacfwd(F f) {
-  return [f](const Array& x) { return jacfwd_flat(f, x); };
+  return [f](const auto& x) { return detail::jacobian<true>(f, x); };
 }
 template <typename F>
 auto jacrev(F f) {
-  return [f](const Array& x) { return jacrev_flat(f, x); };
+  return [f](const auto& x) { return detail::jacobian<false>(f, x); };
 }
-// hessian(f)(x) = jacfwd(jacrev(f))(x), for scalar-valued f: shape x.shape + x.shape.
+// hessian(f)(x) = jacfwd(jacrev(f))(x) for scalar-valued f of an Array: shape
+// x.shape + x.shape.
 template <typename F>
 auto hessian(F f) {
-  return jacfwd(jacrev(f));
+  return [f](const Array& x) { return jacfwd([&f](const Array& y) { return jacrev(f)(y); })(x); };
 }
 
 }  // namespace graft

@@ -198,3 +198,30 @@ TEST(AutodiffErrors, ClearMessages) {
 
 }  // namespace
 }  // namespace graft
+
+namespace graft {
+namespace {
+
+TEST(JacobianTest, PytreeInputsGiveAJacobianPerLeaf) {
+  Params p{array<double>({1.0, 2.0, 3.0, 4.0}, Shape{2, 2}), array<double>({0.5, -0.5})};
+  Array x = array<double>({1.0, -2.0});
+  auto f = [&](const Params& q) { return tanh(matmul(q.w, x) + q.b); };  // shape (2,)
+  Params jf = jacfwd(f)(p), jr = jacrev(f)(p);
+  ASSERT_EQ(shape_str(jf.w.shape()), "(2, 2, 2)");
+  ASSERT_EQ(shape_str(jf.b.shape()), "(2, 2)");
+  expect_arrays_near(jf.w, jr.w, 1e-12);
+  expect_arrays_near(jf.b, jr.b, 1e-12);
+  // d out_i / d b_j = (1 - out_i^2) delta_ij; d out_i / d w_jk = (1 - out_i^2) delta_ij x_k.
+  std::vector<double> out = vals(f(p)), xv = vals(x), want_b, want_w;
+  for (int i = 0; i < 2; ++i) {
+    for (int j = 0; j < 2; ++j) {
+      want_b.push_back(i == j ? 1 - out[i] * out[i] : 0);
+      for (int k = 0; k < 2; ++k) want_w.push_back(i == j ? (1 - out[i] * out[i]) * xv[k] : 0);
+    }
+  }
+  expect_near(jf.b, want_b, 1e-12);
+  expect_near(jf.w, want_w, 1e-12);
+}
+
+}  // namespace
+}  // namespace graft

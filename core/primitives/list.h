@@ -85,7 +85,11 @@
   X(Threefry2x32, "threefry2x32", random)                \
   /* calls of user functions with custom derivatives */   \
   X(CustomJvpCall, "custom_jvp_call", call)              \
-  X(CustomVjpCall, "custom_vjp_call", call)
+  X(CustomVjpCall, "custom_vjp_call", call)              \
+  /* control flow with traced sub-functions */           \
+  X(Scan, "scan", control)                               \
+  X(Cond, "cond", control)                               \
+  X(WhileLoop, "while_loop", control)
 
 namespace graft {
 
@@ -99,7 +103,7 @@ enum class PrimitiveId : int {
 inline constexpr int kNumPrimitives = 0 GRAFT_PRIMITIVES(GRAFT_COUNT);
 #undef GRAFT_COUNT
 // Bump deliberately when the list changes: the op-spec table and kernel table follow it.
-static_assert(kNumPrimitives == 70, "primitive list changed: update specs, kernels and this count");
+static_assert(kNumPrimitives == 73, "primitive list changed: update specs, kernels and this count");
 
 inline constexpr const char* kPrimitiveNames[] = {
 #define GRAFT_NAME(name, str, family) str,

@@ -23,6 +23,7 @@ struct Table {
     register_linalg_kernels(k);
     register_random_kernels(k);
     register_call_kernels(k);
+    register_control_kernels(k);
   }
 };
 }  // namespace

@@ -1,0 +1,251 @@
+// scan / cond / switch_case / while_loop / fori_loop: semantics, errors, and transforms
+// (gradients against the unrolled loop, vmap with a batched predicate).
+#include "transforms/control_flow.h"
+
+#include <cmath>
+#include <string>
+
+#include "core/ops.h"
+#include "gtest/gtest.h"
+#include "transforms/autodiff.h"
+#include "transforms/vmap.h"
+
+namespace graft {
+namespace {
+
+std::vector<double> vals(const Array& a) { return a.to_vector<double>(); }
+
+void expect_near(const Array& a, const std::vector<double>& want, double tol = 1e-12) {
+  std::vector<double> got = vals(a);
+  ASSERT_EQ(got.size(), want.size());
+  for (size_t i = 0; i < got.size(); ++i) EXPECT_NEAR(got[i], want[i], tol) << "at " << i;
+}
+
+template <typename F>
+void expect_error(F f, const std::string& prefix, const std::string& part) {
+  try {
+    f();
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    std::string m = e.what();
+    EXPECT_EQ(m.rfind(prefix, 0), 0u) << m;
+    EXPECT_NE(m.find(part), std::string::npos) << m;
+  }
+}
+
+const Array kXs = array<double>({0.5, -1.0, 2.0, 0.25, 1.5}, Shape{5});
+
+// c <- sin(c * w) + x, y = c * c
+std::pair<Array, Array> step(const Array& c, const Array& x, const Array& w) {
+  Array n = sin(c * w) + x;
+  return {n, n * n};
+}
+
+Array loss_scan(const Array& w, const Array& xs) {
+  auto [c, ys] = scan([&](const Array& c, const Array& x) { return step(c, x, w); },
+                      Array(0.3) * ones({}, DType::kF64), xs);
+  return c + sum(ys);
+}
+
+Array loss_unrolled(const Array& w, const Array& xs) {
+  Array c = Array(0.3) * ones({}, DType::kF64), total = zeros({}, DType::kF64);
+  for (int64_t i = 0; i < xs.shape()[0]; ++i) {
+    auto [n, y] = step(c, reshape(slice(xs, {i}, {i + 1}), {}), w);
+    c = n;
+    total = total + y;
+  }
+  return c + total;
+}
+
+TEST(ScanTest, ValuesMatchLoopAndReverse) {
+  auto f = [](const Array& c, const Array& x) { return std::pair{c * 2.0 + x, c}; };
+  auto [c, ys] = scan(f, zeros({}, DType::kF64), kXs);
+  double h = 0;
+  std::vector<double> want;
+  for (double x : vals(kXs)) want.push_back(h), h = h * 2 + x;
+  EXPECT_DOUBLE_EQ(c.item<double>(), h);
+  expect_near(ys, want);
+  auto [cr, ysr] = scan(f, zeros({}, DType::kF64), kXs, {.reverse = true});
+  std::vector<double> xv = vals(kXs), wr(5);
+  h = 0;
+  for (int i = 4; i >= 0; --i) wr[i] = h, h = h * 2 + xv[i];
+  EXPECT_DOUBLE_EQ(cr.item<double>(), h);
+  expect_near(ysr, wr);
+}
+
+TEST(ScanTest, PytreeCarryNoXsAndWeakInit) {
+  using C = std::pair<Array, std::vector<Array>>;
+  C init{zeros({2}, DType::kF32), {ones({}, DType::kI32)}};
+  auto [c, ys] = scan(
+      [](const C& c, const std::tuple<>&) {
+        return std::pair{C{c.first + 1.0f, {c.second[0] * 2}}, std::tuple{c.second[0]}};
+      },
+      init, std::tuple<>{}, {.length = 4});
+  expect_near(c.first, {4, 4});
+  EXPECT_EQ(c.second[0].item<int>(), 16);
+  expect_near(std::get<0>(ys), {1, 2, 4, 8});
+  // A weakly typed init takes the body's dtype.
+  auto [s, unused] = scan(
+      [](const Array& c, const Array& x) {
+        return std::pair{c + x, c};
+      },
+      Array(0.0), ones({3}, DType::kF32));
+  EXPECT_EQ(s.dtype(), DType::kF32);
+  EXPECT_EQ(s.item<float>(), 3.0f);
+}
+
+TEST(ScanTest, GradEqualsGradOfUnrolledLoop) {
+  Array w = array<double>({0.7}, Shape{});
+  Array g = std::get<0>(grad(loss_scan, argnums<0, 1>)(w, kXs));
+  auto [gw, gx] = grad(loss_scan, argnums<0, 1>)(w, kXs);
+  auto [uw, ux] = grad(loss_unrolled, argnums<0, 1>)(w, kXs);
+  EXPECT_NEAR(gw.item<double>(), uw.item<double>(), 1e-12);
+  EXPECT_NEAR(g.item<double>(), uw.item<double>(), 1e-12);
+  expect_near(gx, vals(ux));
+  // Forward mode and second order too.
+  auto [v, t] = jvp([&](const Array& w) { return loss_scan(w, kXs); }, std::tuple{w},
+                    std::tuple{ones_like(w)});
+  EXPECT_NEAR(t.item<double>(), uw.item<double>(), 1e-12);
+  Array h = grad(grad([&](const Array& w) { return loss_scan(w, kXs); }))(w);
+  Array hu = grad(grad([&](const Array& w) { return loss_unrolled(w, kXs); }))(w);
+  EXPECT_NEAR(h.item<double>(), hu.item<double>(), 1e-10);
+}
+
+TEST(ScanTest, VmapOverXsAndClosedOverWeights) {
+  Array xs = array<double>({0.1, 0.2, 0.3, 0.4, 0.5, 0.6}, Shape{2, 3});  // batch 2, length 3
+  Array ws = array<double>({0.5, 1.5}, Shape{2});
+  Array out = vmap([](const Array& w, const Array& x) { return loss_scan(w, x); })(ws, xs);
+  for (int b = 0; b < 2; ++b) {
+    Array wb = reshape(slice(ws, {b}, {b + 1}), {}),
+          xb = reshape(slice(xs, {b, 0}, {b + 1, 3}), {3});
+    EXPECT_NEAR(vals(out)[b], loss_unrolled(wb, xb).item<double>(), 1e-12);
+  }
+  // The carry starts unbatched and becomes batched after one step (fixpoint).
+  Array g = vmap(grad([](const Array& w) { return loss_scan(w, kXs); }))(ws);
+  for (int b = 0; b < 2; ++b) {
+    Array wb = reshape(slice(ws, {b}, {b + 1}), {});
+    Array u = grad([](const Array& w) { return loss_unrolled(w, kXs); })(wb);
+    EXPECT_NEAR(vals(g)[b], u.item<double>(), 1e-12);
+  }
+}
+
+TEST(ScanTest, Errors) {
+  expect_error(
+      [] {
+        scan(
+            [](const Array& c, const Array& x) {
+              return std::pair{astype(c + x, DType::kF64), x};
+            },
+            zeros({2}, DType::kF32), zeros({3, 2}, DType::kF32));
+      },
+      "[scan]", "carry output 0 is f64[2] but the carry input is f32[2]");
+  expect_error(
+      [] {
+        scan(
+            [](const Array& c, const std::tuple<>&) {
+              return std::pair{c, c};
+            },
+            zeros({}), std::tuple<>{});
+      },
+      "[scan]", "length");
+}
+
+TEST(CondTest, SemanticsGradAndErrors) {
+  auto f = [](const Array& p, const Array& x) {
+    return cond(
+        p, [](const Array& a) { return a * a; }, [](const Array& a) { return -a; }, x);
+  };
+  Array x = array<double>({1.5, -2.0}, Shape{2});
+  expect_near(f(Array(true), x), {2.25, 4.0});
+  expect_near(f(Array(false), x), {-1.5, 2.0});
+  expect_near(grad([&](const Array& x) { return sum(f(Array(true), x)); })(x), {3.0, -4.0});
+  expect_near(grad([&](const Array& x) { return sum(f(Array(false), x)); })(x), {-1, -1});
+  auto [y, t] = jvp([&](const Array& x) { return f(Array(true), x); }, std::tuple{x},
+                    std::tuple{ones_like(x)});
+  expect_near(t, {3.0, -4.0});
+  expect_error(
+      [&] {
+        cond(
+            Array(true), [](const Array& a) { return a; }, [](const Array& a) { return sum(a); },
+            x);
+      },
+      "[cond]", "true_fn returns (f64[2])");
+  expect_error(
+      [&] {
+        cond(
+            Array(true), [](const Array& a) { return a; },
+            [](const Array& a) { return astype(a, DType::kF32); }, x);
+      },
+      "[cond]", "f32[2]");
+}
+
+TEST(CondTest, SwitchClampsIndex) {
+  std::vector<std::function<Array(const Array&)>> bs = {[](const Array& a) { return a + 1.0; },
+                                                        [](const Array& a) { return a * 10.0; },
+                                                        [](const Array& a) { return -a; }};
+  Array x = array<double>({2.0}, Shape{1});
+  expect_near(switch_case(Array(-5), bs, x), {3});
+  expect_near(switch_case(Array(1), bs, x), {20});
+  expect_near(switch_case(Array(7), bs, x), {-2});
+}
+
+TEST(CondTest, VmapWithBatchedAndUnbatchedPredicate) {
+  auto f = [](const Array& x) {
+    return cond(
+        sum(x) > 0, [](const Array& a) { return a * 2.0; }, [](const Array& a) { return a - 1.0; },
+        x);
+  };
+  Array xs = array<double>({1, 2, -3, -4, 5, -1}, Shape{3, 2});
+  expect_near(vmap(f)(xs), {2, 4, -4, -5, 10, -2});
+  auto g = [](const Array& p, const Array& x) {
+    return cond(
+        p, [](const Array& a) { return a * 2.0; }, [](const Array& a) { return a; }, x);
+  };
+  expect_near(vmap(g, {none, 0})(Array(true), xs), {2, 4, -6, -8, 10, -2});
+}
+
+TEST(WhileTest, SemanticsJvpVmapAndVjpError) {
+  auto collatz = [](const Array& n) {
+    auto out = while_loop(
+        [](const std::pair<Array, Array>& c) { return c.first != 1; },
+        [](const std::pair<Array, Array>& c) {
+          Array n = c.first;
+          return std::pair{where(n % 2 == 0, floor_divide(n, 2), n * 3 + 1), c.second + 1};
+        },
+        std::pair{n, zeros({}, DType::kI32)});
+    return out.second;
+  };
+  EXPECT_EQ(collatz(Array(6)).item<int>(), 8);
+  // Batched predicate: each element stops after its own number of steps.
+  Array ns = array<int32_t>({6, 1, 7, 2}, Shape{4});
+  EXPECT_EQ(vmap(collatz)(ns).to_vector<int>(), (std::vector<int>{8, 0, 16, 1}));
+  // x <- x * 1.5 while x < 10: jvp is the product of the factors.
+  auto grow = [](const Array& x) {
+    return while_loop([](const Array& v) { return v < 10.0; },
+                      [](const Array& v) { return v * 1.5; }, x);
+  };
+  auto [y, t] =
+      jvp(grow, std::tuple{Array(1.0) * ones({}, DType::kF64)}, std::tuple{ones({}, DType::kF64)});
+  EXPECT_NEAR(y.item<double>(), std::pow(1.5, 6), 1e-12);
+  EXPECT_NEAR(t.item<double>(), std::pow(1.5, 6), 1e-12);
+  expect_error([&] { grad(grow)(ones({}, DType::kF64)); }, "[while_loop]",
+               "reverse-mode differentiation is not supported");
+}
+
+TEST(ForiTest, ValuesAndGrad) {
+  auto f = [](const Array& x) {
+    return fori_loop(
+        1, 4, [](const Array& i, const Array& c) { return c * astype(i, c.dtype()) + c; }, x);
+  };
+  Array x = array<double>({2.0}, Shape{1});
+  expect_near(f(x), {2.0 * 2 * 3 * 4});
+  expect_near(grad([&](const Array& x) { return sum(f(x)); })(x), {24});
+  expect_near(f(x * 0.0 + 5.0), {120});
+  EXPECT_EQ(fori_loop(
+                3, 3, [](const Array&, const Array& c) { return c + 1.0; }, x)
+                .same(x),
+            true);
+}
+
+}  // namespace
+}  // namespace graft

@@ -1,0 +1,291 @@
+// The scan primitive's builder and rules.
+//   jvp: a scan over (primal, tangent) carries whose body is the body's jvp.
+//   vjp: a forward scan that also stacks the carry entering each iteration, then a scan in
+//        the opposite direction whose body is the body's vjp at the saved carry; constants'
+//        cotangents accumulate in its carry.
+//   vmap: the body vmapped; a carry that becomes batched after one step is batched from the
+//        start (a fixpoint, as in JAX). xs carry their batch axis at 1, ys come out at 1.
+#include "absl/strings/str_cat.h"
+#include "core/error.h"
+#include "core/primitives/control.h"
+#include "transforms/autodiff_core.h"
+#include "transforms/control_flow.h"
+#include "transforms/control_flow_util.h"
+#include "transforms/vmap_core.h"
+
+namespace graft::detail {
+namespace {
+
+class ScanRule : public ScanPrimitive {
+ public:
+  using ScanPrimitive::ScanPrimitive;
+
+  std::vector<Array> jvp(const std::vector<Array>& primals, const std::vector<Array>& tangents,
+                         const std::vector<Array>& outputs) const override;
+  std::vector<Array> vjp(const std::vector<Array>& primals, const std::vector<Array>& outputs,
+                         const std::vector<Array>& cts) const override;
+  Batched vmap(const std::vector<Array>& args, const std::vector<int>& dims) const override;
+};
+
+std::vector<bool> floating_mask(const std::vector<Array>& xs) {
+  std::vector<bool> m;
+  for (const Array& x : xs) m.push_back(is_floating(x.dtype()));
+  return m;
+}
+
+std::vector<Array> ScanRule::jvp(const std::vector<Array>& primals,
+                                 const std::vector<Array>& tangents,
+                                 const std::vector<Array>& outputs) const {
+  const size_t nc = num_consts(), nk = num_carry(), nx = num_xs(), ny = num_ys();
+  std::vector<bool> mc, mx, mk = floating_mask(part(primals, nc, nc + nk));
+  for (size_t i = 0; i < nc; ++i)
+    mc.push_back(is_floating(primals[i].dtype()) && tangents[i].valid());
+  for (size_t i = nc + nk; i < nc + nk + nx; ++i) {
+    mx.push_back(is_floating(primals[i].dtype()) && tangents[i].valid());
+  }
+  std::vector<bool> my = floating_mask(part(outputs, nk, nk + ny));
+  std::vector<Array> tk;
+  for (size_t k = 0; k < nk; ++k) {
+    if (mk[k]) tk.push_back(instantiate(tangents[nc + k], primals[nc + k]));
+  }
+  std::vector<Array> tc = masked(part(tangents, 0, nc), mc);
+  std::vector<Array> tx = masked(part(tangents, nc + nk, nc + nk + nx), mx);
+  const size_t ntc = tc.size(), ntk = tk.size();
+  FlatFn f = body();
+  // Inputs [consts, tconsts, carry, tcarry, x, tx] -> [carry, tcarry, y, ty].
+  FlatFn body_jvp = [=](const std::vector<Array>& in) {
+    std::vector<Array> p, t;
+    size_t at = 0;
+    auto take = [&](size_t n, const std::vector<bool>* mask, size_t nt) {
+      std::vector<Array> prim = part(in, at, at + n), tan(n);
+      at += n;
+      size_t j = 0;
+      for (size_t i = 0; i < n; ++i) {
+        if (mask == nullptr || (*mask)[i]) tan[i] = in[at + j++];
+      }
+      at += nt;
+      p.insert(p.end(), prim.begin(), prim.end());
+      t.insert(t.end(), tan.begin(), tan.end());
+    };
+    take(nc, &mc, ntc);
+    take(nk, &mk, ntk);
+    take(nx, &mx, in.size() - at - nx);
+    auto [outs, touts] = jvp_flat(f, p, t);
+    std::vector<Array> r = part(outs, 0, nk);
+    for (size_t k = 0; k < nk; ++k) {
+      if (mk[k]) r.push_back(instantiate(touts[k], outs[k]));
+    }
+    for (size_t j = nk; j < nk + ny; ++j) r.push_back(outs[j]);
+    for (size_t j = 0; j < ny; ++j) {
+      if (my[j]) r.push_back(instantiate(touts[nk + j], outs[nk + j]));
+    }
+    return r;
+  };
+  std::vector<Array> outs =
+      bind_scan(body_jvp, concat(part(primals, 0, nc), tc), concat(part(primals, nc, nc + nk), tk),
+                concat(part(primals, nc + nk, nc + nk + nx), tx), length(), reverse());
+  std::vector<Array> result;
+  size_t at = nk;
+  for (size_t k = 0; k < nk; ++k) result.push_back(mk[k] ? outs[at++] : Array());
+  at = nk + ntk + ny;
+  for (size_t j = 0; j < ny; ++j) result.push_back(my[j] ? outs[at++] : Array());
+  return result;
+}
+
+std::vector<Array> ScanRule::vjp(const std::vector<Array>& primals,
+                                 const std::vector<Array>& outputs,
+                                 const std::vector<Array>& cts) const {
+  const size_t nc = num_consts(), nk = num_carry(), nx = num_xs(), ny = num_ys();
+  FlatFn f = body();
+  // Forward: the same scan, also stacking the carry each iteration starts from.
+  FlatFn save = [f, nc, nk](const std::vector<Array>& in) {
+    std::vector<Array> out = f(in);
+    return concat(part(out, 0, nk), part(in, nc, nc + nk));
+  };
+  std::vector<Array> consts = part(primals, 0, nc), init = part(primals, nc, nc + nk),
+                     xs = part(primals, nc + nk, nc + nk + nx);
+  std::vector<Array> fwd = bind_scan(save, consts, init, xs, length(), reverse());
+  std::vector<Array> saved = part(fwd, nk, 2 * nk);
+  std::vector<bool> mc = floating_mask(consts), mk = floating_mask(init), mx = floating_mask(xs),
+                    my = floating_mask(part(outputs, nk, nk + ny));
+  std::vector<Array> ct_carry, acc, ct_ys;
+  for (size_t k = 0; k < nk; ++k) {
+    if (mk[k]) ct_carry.push_back(instantiate(cts[k], outputs[k]));
+  }
+  for (size_t i = 0; i < nc; ++i) {
+    if (mc[i]) acc.push_back(zeros(consts[i].shape(), consts[i].dtype()));
+  }
+  for (size_t j = 0; j < ny; ++j) {
+    if (my[j]) ct_ys.push_back(instantiate(cts[nk + j], outputs[nk + j]));
+  }
+  const size_t nck = ct_carry.size(), nacc = acc.size();
+  // Backward body: [consts, ct carry, acc, saved carry, x, ct y] -> [ct carry, acc, ct x].
+  FlatFn back = [=](const std::vector<Array>& in) {
+    std::vector<Array> c = part(in, 0, nc);
+    size_t at = nc;
+    std::vector<Array> ctk = part(in, at, at + nck);
+    at += nck;
+    std::vector<Array> a = part(in, at, at + nacc);
+    at += nacc;
+    std::vector<Array> carry = part(in, at, at + nk);
+    at += nk;
+    std::vector<Array> x = part(in, at, at + nx);
+    at += nx;
+    std::vector<Array> cty = part(in, at, in.size());
+    VjpResult v = vjp_flat(f, concat(concat(c, carry), x));
+    std::vector<Array> out_cts(nk + ny);
+    size_t j = 0;
+    for (size_t k = 0; k < nk; ++k) {
+      if (mk[k]) out_cts[k] = ctk[j++];
+    }
+    j = 0;
+    for (size_t i = 0; i < ny; ++i) {
+      if (my[i]) out_cts[nk + i] = cty[j++];
+    }
+    std::vector<Array> in_cts = v.pullback(out_cts), r;
+    for (size_t k = 0; k < nk; ++k) {
+      if (mk[k]) r.push_back(instantiate(in_cts[nc + k], carry[k]));
+    }
+    j = 0;
+    for (size_t i = 0; i < nc; ++i) {
+      if (mc[i]) {
+        r.push_back(a[j] + instantiate(in_cts[i], c[i]));
+        ++j;
+      }
+    }
+    for (size_t i = 0; i < nx; ++i) {
+      if (mx[i]) r.push_back(instantiate(in_cts[nc + nk + i], x[i]));
+    }
+    return r;
+  };
+  std::vector<Array> bwd = bind_scan(back, consts, concat(ct_carry, acc),
+                                     concat(concat(saved, xs), ct_ys), length(), !reverse());
+  std::vector<Array> result(primals.size());
+  size_t at = 0;
+  for (size_t k = 0; k < nk; ++k) {
+    if (mk[k]) result[nc + k] = bwd[at++];
+  }
+  for (size_t i = 0; i < nc; ++i) {
+    if (mc[i]) result[i] = bwd[at++];
+  }
+  for (size_t i = 0; i < nx; ++i) {
+    if (mx[i]) result[nc + nk + i] = bwd[at++];
+  }
+  return result;
+}
+
+Batched ScanRule::vmap(const std::vector<Array>& args, const std::vector<int>& dims) const {
+  const size_t nc = num_consts(), nk = num_carry(), nx = num_xs(), ny = num_ys();
+  const int64_t size = batch_size(args, dims);
+  std::vector<Array> a(args.size());
+  std::vector<int> d(args.size(), -1);
+  for (size_t i = 0; i < args.size(); ++i) {
+    bool xs = i >= nc + nk;
+    if (dims[i] < 0) {
+      a[i] = args[i];
+    } else {
+      a[i] = move_batch_axis(args[i], dims[i], xs ? 1 : 0, size);
+      d[i] = 0;  // in the body, every batched value has its batch axis at 0
+    }
+  }
+  FlatFn f = body();
+  // Fixpoint: a carry batched at the output must be batched at the input.
+  for (bool changed = true; changed;) {
+    changed = false;
+    std::vector<Array> slice_args = part(a, 0, nc + nk);
+    for (size_t i = nc + nk; i < a.size(); ++i) {
+      slice_args.push_back(Array::placeholder(
+          Aval{Shape(a[i].shape().begin() + 1, a[i].shape().end()), a[i].dtype()}));
+    }
+    VmapResult r = vmap_flat(f, slice_args, d, size);
+    for (size_t k = 0; k < nk; ++k) {
+      if (r.dims[k] >= 0 && d[nc + k] < 0) {
+        a[nc + k] = move_batch_axis(a[nc + k], -1, 0, size);
+        d[nc + k] = 0;
+        changed = true;
+      }
+    }
+  }
+  FlatFn body_b = [f, d, size, nk, nc](const std::vector<Array>& in) {
+    VmapResult r = vmap_flat(f, in, d, size);
+    std::vector<Array> out;
+    for (size_t i = 0; i < r.outputs.size(); ++i) {
+      bool keep_unbatched = i < nk && d[nc + i] < 0;
+      out.push_back(keep_unbatched ? r.outputs[i]
+                                   : move_batch_axis(r.outputs[i], r.dims[i], 0, size));
+    }
+    return out;
+  };
+  std::vector<Array> outs = bind_scan(body_b, part(a, 0, nc), part(a, nc, nc + nk),
+                                      part(a, nc + nk, nc + nk + nx), length(), reverse());
+  std::vector<int> od;
+  for (size_t k = 0; k < nk; ++k) od.push_back(d[nc + k]);
+  for (size_t j = 0; j < ny; ++j) od.push_back(1);
+  return {outs, od};
+}
+
+}  // namespace
+
+int64_t scan_length(const std::vector<Array>& xs, std::optional<int64_t> length) {
+  for (const Array& x : xs) {
+    if (x.ndim() == 0) fail("scan", "xs must have a leading axis, got a scalar");
+    if (!length) length = x.shape()[0];
+    if (x.shape()[0] != *length) {
+      fail("scan", "xs leading axes differ: ", x.shape()[0], " vs length ", *length);
+    }
+  }
+  if (!length) fail("scan", "length is required when xs has no arrays");
+  if (*length < 0) fail("scan", "length must be >= 0, got ", *length);
+  return *length;
+}
+
+std::vector<Array> bind_scan(const FlatFn& body, const std::vector<Array>& consts,
+                             const std::vector<Array>& init_in, const std::vector<Array>& xs,
+                             int64_t length, bool reverse) {
+  std::vector<Array> init = init_in;
+  std::vector<Aval> x_avals;
+  for (const Array& x : xs) {
+    Aval a = x.aval();
+    a.shape.erase(a.shape.begin());
+    x_avals.push_back(a);
+  }
+  const size_t nk = init.size();
+  Closed cl;
+  // A weakly typed initial carry takes the dtype the body gives it (scan(f, 0.0, xs_f32)).
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    std::vector<Aval> avals = avals_of(consts);
+    for (const Array& c : init) avals.push_back(c.aval());
+    avals.insert(avals.end(), x_avals.begin(), x_avals.end());
+    cl = close_over(body, avals);
+    if (cl.out_avals.size() < nk) {
+      fail("scan", "the body returned ", cl.out_avals.size(), " arrays, fewer than the carry's ",
+           nk);
+    }
+    bool retry = false;
+    for (size_t k = 0; k < nk; ++k) {
+      const Aval &in = init[k].aval(), &out = cl.out_avals[k];
+      if (in.shape == out.shape && in.dtype == out.dtype) continue;
+      if (attempt == 0 && in.weak && in.shape == out.shape) {
+        init[k] = astype(init[k], out.dtype);
+        retry = true;
+        continue;
+      }
+      fail("scan", "the body's carry output ", k, " is ", out.str(), " but the carry input is ",
+           in.str(), " (carry shapes and dtypes must not change)");
+    }
+    if (!retry) break;
+  }
+  std::vector<Array> ins = concat(concat(concat(cl.consts, consts), init), xs);
+  std::vector<Aval> out_avals = avals_of(init);
+  for (size_t j = nk; j < cl.out_avals.size(); ++j) {
+    Aval a = cl.out_avals[j];
+    a.shape.insert(a.shape.begin(), length);
+    out_avals.push_back(a);
+  }
+  auto p = std::make_shared<const ScanRule>(
+      cl.fn, static_cast<int>(cl.consts.size() + consts.size()), static_cast<int>(nk), length,
+      reverse, avals_of(ins), out_avals);
+  return graft::bind(p, ins);
+}
+
+}  // namespace graft::detail

@@ -1,0 +1,204 @@
+// The while_loop primitive's builder and rules.
+//   jvp: a while loop over (primal, tangent) carries; the predicate ignores the tangents.
+//   vjp: not supported (the trip count is dynamic): a graft::Error pointing to fori_loop/scan.
+//   vmap: with an unbatched predicate, a while loop of the vmapped body. With a batched one
+//        (it depends on batched values), the loop runs while any element's predicate holds
+//        and every carry is batched; elements whose predicate is false keep their carry
+//        (a select), so each ends with the value its own loop would give.
+#include "core/error.h"
+#include "core/primitives/control.h"
+#include "transforms/autodiff_core.h"
+#include "transforms/control_flow.h"
+#include "transforms/control_flow_util.h"
+#include "transforms/vmap_core.h"
+
+namespace graft::detail {
+namespace {
+
+class WhileRule : public WhilePrimitive {
+ public:
+  using WhilePrimitive::WhilePrimitive;
+
+  std::vector<Array> jvp(const std::vector<Array>& primals, const std::vector<Array>& tangents,
+                         const std::vector<Array>&) const override {
+    const size_t ncc = num_cond_consts(), nbc = num_body_consts(), nk = num_carry();
+    std::vector<Array> cc = part(primals, 0, ncc), bc = part(primals, ncc, ncc + nbc),
+                       init = part(primals, ncc + nbc, primals.size());
+    std::vector<bool> mb, mk;
+    std::vector<Array> tb, tk;
+    for (size_t i = 0; i < nbc; ++i) {
+      mb.push_back(is_floating(bc[i].dtype()) && tangents[ncc + i].valid());
+      if (mb.back()) tb.push_back(tangents[ncc + i]);
+    }
+    for (size_t k = 0; k < nk; ++k) {
+      mk.push_back(is_floating(init[k].dtype()));
+      if (mk.back()) tk.push_back(instantiate(tangents[ncc + nbc + k], init[k]));
+    }
+    const size_t ntb = tb.size();
+    Fn c = cond(), b = body();
+    FlatFn cond_j = [c, ncc, nk](const std::vector<Array>& in) {
+      return c(part(in, 0, ncc + nk));  // [cond consts, carry, tangents]
+    };
+    // [body consts, their tangents, carry, carry tangents] -> [carry, carry tangents]
+    FlatFn body_j = [=](const std::vector<Array>& in) {
+      std::vector<Array> p = part(in, 0, nbc), t(nbc);
+      size_t j = nbc;
+      for (size_t i = 0; i < nbc; ++i) {
+        if (mb[i]) t[i] = in[j++];
+      }
+      size_t at = nbc + ntb;
+      p = concat(p, part(in, at, at + nk));
+      std::vector<Array> tc(nk);
+      j = at + nk;
+      for (size_t k = 0; k < nk; ++k) {
+        if (mk[k]) tc[k] = in[j++];
+      }
+      t = concat(t, tc);
+      auto [outs, touts] = jvp_flat(b, p, t);
+      std::vector<Array> r = outs;
+      for (size_t k = 0; k < nk; ++k) {
+        if (mk[k]) r.push_back(instantiate(touts[k], outs[k]));
+      }
+      return r;
+    };
+    std::vector<Array> outs = bind_while(cond_j, body_j, cc, concat(bc, tb), concat(init, tk));
+    std::vector<Array> result;
+    size_t at = nk;
+    for (size_t k = 0; k < nk; ++k) result.push_back(mk[k] ? outs[at++] : Array());
+    return result;
+  }
+
+  std::vector<Array> vjp(const std::vector<Array>&, const std::vector<Array>&,
+                         const std::vector<Array>&) const override {
+    fail("while_loop",
+         "reverse-mode differentiation is not supported: use fori_loop with static bounds or "
+         "scan");
+  }
+
+  Batched vmap(const std::vector<Array>& args, const std::vector<int>& dims) const override {
+    const size_t ncc = num_cond_consts(), nbc = num_body_consts(), nk = num_carry();
+    const int64_t size = batch_size(args, dims);
+    std::vector<Array> a(args.size());
+    std::vector<int> d(args.size(), -1);
+    for (size_t i = 0; i < args.size(); ++i) {
+      a[i] = dims[i] < 0 ? args[i] : move_batch_axis(args[i], dims[i], 0, size);
+      if (dims[i] >= 0) d[i] = 0;
+    }
+    Fn c = cond(), b = body();
+    auto cond_dims = [&] {
+      std::vector<int> cd = part_dims(d, 0, ncc);
+      std::vector<int> kd = part_dims(d, ncc + nbc, d.size());
+      cd.insert(cd.end(), kd.begin(), kd.end());
+      return cd;
+    };
+    auto body_dims = [&] { return part_dims(d, ncc, d.size()); };
+    auto batch_carry = [&](size_t k) {
+      if (d[ncc + nbc + k] >= 0) return false;
+      a[ncc + nbc + k] = move_batch_axis(a[ncc + nbc + k], -1, 0, size);
+      d[ncc + nbc + k] = 0;
+      return true;
+    };
+    bool pred_batched = false;
+    for (bool changed = true; changed;) {
+      changed = false;
+      VmapResult rb = vmap_flat(b, part(a, ncc, a.size()), body_dims(), size);
+      for (size_t k = 0; k < nk; ++k) {
+        if (rb.dims[k] >= 0) changed = batch_carry(k) || changed;
+      }
+      std::vector<Array> ca = concat(part(a, 0, ncc), part(a, ncc + nbc, a.size()));
+      VmapResult rc = vmap_flat(c, ca, cond_dims(), size);
+      pred_batched = rc.dims[0] >= 0;
+      if (pred_batched) {
+        for (size_t k = 0; k < nk; ++k) changed = batch_carry(k) || changed;
+      }
+    }
+    std::vector<int> cd = cond_dims(), bd = body_dims(), kd = part_dims(d, ncc + nbc, d.size());
+    std::vector<Array> cc = part(a, 0, ncc), bc = part(a, ncc, ncc + nbc),
+                       init = part(a, ncc + nbc, a.size());
+    auto body_outs = [b, bd, kd, size](const std::vector<Array>& in) {
+      VmapResult r = vmap_flat(b, in, bd, size);
+      std::vector<Array> out;
+      for (size_t k = 0; k < r.outputs.size(); ++k) {
+        out.push_back(kd[k] < 0 ? r.outputs[k] : move_batch_axis(r.outputs[k], r.dims[k], 0, size));
+      }
+      return out;
+    };
+    std::vector<Array> outs;
+    if (!pred_batched) {
+      FlatFn cond_b = [c, cd, size](const std::vector<Array>& in) {
+        return vmap_flat(c, in, cd, size).outputs;
+      };
+      outs = bind_while(cond_b, body_outs, cc, bc, init);
+    } else {
+      auto preds = [c, cd, size](const std::vector<Array>& in) {
+        VmapResult r = vmap_flat(c, in, cd, size);
+        return move_batch_axis(r.outputs[0], r.dims[0], 0, size);
+      };
+      FlatFn cond_b = [preds](const std::vector<Array>& in) {
+        return std::vector<Array>{any(preds(in))};
+      };
+      // [cond consts, body consts, carry]: finished elements keep their carry.
+      FlatFn body_b = [=](const std::vector<Array>& in) {
+        std::vector<Array> carry = part(in, ncc + nbc, in.size());
+        Array p = preds(concat(part(in, 0, ncc), carry));
+        std::vector<Array> next = body_outs(part(in, ncc, in.size()));
+        for (size_t k = 0; k < nk; ++k) {
+          Shape s(carry[k].ndim(), 1);
+          s[0] = size;
+          next[k] = where(reshape(p, s), next[k], carry[k]);
+        }
+        return next;
+      };
+      outs = bind_while(cond_b, body_b, cc, concat(cc, bc), init);
+    }
+    return {outs, kd};
+  }
+
+ private:
+  static std::vector<int> part_dims(const std::vector<int>& d, size_t b, size_t e) {
+    return std::vector<int>(d.begin() + b, d.begin() + e);
+  }
+};
+
+}  // namespace
+
+std::vector<Array> bind_while(const FlatFn& cond, const FlatFn& body,
+                              const std::vector<Array>& cond_consts,
+                              const std::vector<Array>& body_consts,
+                              const std::vector<Array>& init_in) {
+  std::vector<Array> init = init_in;
+  Closed cc, bc;
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    bc = close_over(body, concat_avals(avals_of(body_consts), avals_of(init)));
+    if (bc.out_avals.size() != init.size()) {
+      fail("while_loop", "body_fun returned ", bc.out_avals.size(), " arrays for a carry of ",
+           init.size());
+    }
+    bool retry = false;
+    for (size_t k = 0; k < init.size(); ++k) {
+      const Aval &in = init[k].aval(), &out = bc.out_avals[k];
+      if (in.shape == out.shape && in.dtype == out.dtype) continue;
+      if (attempt == 0 && in.weak && in.shape == out.shape) {
+        init[k] = astype(init[k], out.dtype);
+        retry = true;
+        continue;
+      }
+      fail("while_loop", "body_fun's carry output ", k, " is ", out.str(),
+           " but the carry input is ", in.str(), " (carry shapes and dtypes must not change)");
+    }
+    if (!retry) break;
+  }
+  cc = close_over(cond, concat_avals(avals_of(cond_consts), avals_of(init)));
+  if (cc.out_avals.size() != 1 || cc.out_avals[0].dtype != DType::kBool ||
+      !cc.out_avals[0].shape.empty()) {
+    fail("while_loop", "cond_fun must return a bool scalar, got ", avals_str(cc.out_avals));
+  }
+  std::vector<Array> c_all = concat(cc.consts, cond_consts), b_all = concat(bc.consts, body_consts);
+  std::vector<Array> ins = concat(concat(c_all, b_all), init);
+  auto p = std::make_shared<const WhileRule>(cc.fn, bc.fn, static_cast<int>(c_all.size()),
+                                             static_cast<int>(b_all.size()), avals_of(ins),
+                                             avals_of(init));
+  return graft::bind(p, ins);
+}
+
+}  // namespace graft::detail

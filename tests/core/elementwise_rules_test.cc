@@ -13,79 +13,22 @@
 #include "core/primitive.h"
 #include "core/primitives/elementwise.h"
 #include "gtest/gtest.h"
+#include "tests/core/rule_checks.h"
 #include "transforms/autodiff_core.h"
 
 namespace graft {
 namespace {
 
 using P = PrimitiveId;
-using Prim = std::shared_ptr<const Primitive>;
+using namespace testing_rules;  // NOLINT(build/namespaces)
 
-constexpr int kUnbatched = 1000;  // an in_axes entry meaning "not batched"
-constexpr double kH = 1e-6;
-
-Prim prim_of(const Array& y, PrimitiveId id) {
-  EXPECT_NE(y.primitive(), nullptr);
-  if (y.primitive() == nullptr) return nullptr;
-  EXPECT_EQ(y.primitive()->id(), id) << y.primitive()->name();
-  return y.node()->primitive;
-}
 Prim unary_prim(P id) { return std::make_shared<const Unary>(id); }
 Prim binary_prim(P id) { return std::make_shared<const Binary>(id); }
 
-// Values in [lo, hi) of the given dtype (rounded down for integers, > midpoint for bool).
-Array rnd(const Shape& s, DType dtype, uint32_t seed, double lo = -1, double hi = 1) {
-  std::mt19937 gen(seed);
-  std::uniform_real_distribution<double> u(lo, hi);
-  std::vector<double> v(numel(s));
-  for (double& x : v) {
-    x = u(gen);
-    if (is_integral(dtype)) x = std::floor(x);
-    if (dtype == DType::kBool) x = x > 0.5 * (lo + hi);
-  }
-  return astype(array<double>(v, s), dtype);
-}
-Array f64(const Shape& s, uint32_t seed, double lo = -1, double hi = 1) {
-  return rnd(s, DType::kF64, seed, lo, hi);
-}
-
-std::vector<double> vals(const Array& a) { return a.to_vector<double>(); }
-
-double inner(const std::vector<double>& a, const std::vector<double>& b) {
-  double s = 0;
-  for (size_t i = 0; i < a.size(); ++i) s += a[i] * b[i];
-  return s;
-}
-
+// Elementwise results may be NaN outside an op's domain: a NaN wanted is a NaN expected.
 void expect_near(const std::vector<double>& got, const std::vector<double>& want,
                  const std::string& what, double rtol = 1e-7) {
-  ASSERT_EQ(got.size(), want.size()) << what;
-  for (size_t k = 0; k < got.size(); ++k) {
-    if (std::isnan(want[k])) {
-      EXPECT_TRUE(std::isnan(got[k])) << what << " at " << k;
-      continue;
-    }
-    EXPECT_NEAR(got[k], want[k], rtol * (1 + std::abs(want[k]))) << what << " at " << k;
-  }
-}
-
-// Central differences of fn along direction `dir` (one entry per input; empty = fixed).
-std::vector<std::vector<double>> fd(const FlatFn& fn, const std::vector<Array>& in,
-                                    const std::vector<Array>& dir) {
-  auto at = [&](double d) {
-    std::vector<Array> x = in;
-    for (size_t i = 0; i < in.size(); ++i) {
-      if (dir[i].valid()) x[i] = in[i] + d * dir[i];
-    }
-    std::vector<std::vector<double>> r;
-    for (const Array& o : fn(x)) r.push_back(vals(o));
-    return r;
-  };
-  auto plus = at(kH), minus = at(-kH);
-  for (size_t o = 0; o < plus.size(); ++o) {
-    for (size_t k = 0; k < plus[o].size(); ++k) plus[o][k] = (plus[o][k] - minus[o][k]) / (2 * kH);
-  }
-  return plus;
+  testing_rules::expect_near(got, want, what, rtol, /*nan_equal=*/true);
 }
 
 FlatFn apply_fn(const Prim& p) {
@@ -94,51 +37,18 @@ FlatFn apply_fn(const Prim& p) {
 
 // jvp and vjp of p at `in` against FD. Floating inputs are differentiated, the others must
 // get no cotangent. Elementwise Jacobians are diagonal: the FD along the unit vector of all
-// of input i's elements at once gives its diagonal.
+// of input i's elements at once gives its diagonal. Then one input at a time:
+// <ct, jvp(t_i)> == <vjp(ct)_i, t_i>.
 void check_ad(const Prim& p, const std::vector<Array>& in, uint32_t seed = 1) {
-  SCOPED_TRACE(std::string(p->name()) + " " + p->params());
-  Array out = bind1(p, in);
-  Array ct = f64(out.shape(), seed + 100);
-  std::vector<Array> got_vjp = p->vjp(in, {out}, {ct});
-  ASSERT_EQ(got_vjp.size(), in.size());
-  std::vector<Array> t(in.size());
-  std::vector<double> want_jvp(out.size(), 0.0);
-  for (size_t i = 0; i < in.size(); ++i) {
-    if (!is_floating(in[i].dtype())) {
-      EXPECT_FALSE(got_vjp[i].valid()) << "input " << i << " is not floating: no cotangent";
-      continue;
-    }
-    t[i] = f64(in[i].shape(), seed + static_cast<uint32_t>(i));
-    std::vector<Array> unit(in.size());
-    unit[i] = ones(in[i].shape(), DType::kF64);
-    std::vector<double> diag = fd(apply_fn(p), in, unit)[0], ti = vals(t[i]), cv = vals(ct);
-    std::vector<double> want_vjp(diag.size());
-    for (size_t k = 0; k < diag.size(); ++k) {
-      want_jvp[k] += diag[k] * ti[k];
-      want_vjp[k] = diag[k] * cv[k];
-    }
-    ASSERT_TRUE(got_vjp[i].valid()) << "input " << i;
-    EXPECT_EQ(got_vjp[i].shape(), in[i].shape());
-    EXPECT_EQ(got_vjp[i].dtype(), in[i].dtype());
-    expect_near(vals(got_vjp[i]), want_vjp, "vjp of input " + std::to_string(i));
-  }
-  std::vector<Array> got = p->jvp(in, t, {out});
-  ASSERT_EQ(got.size(), 1u);
-  ASSERT_TRUE(got[0].valid());
-  EXPECT_EQ(got[0].shape(), out.shape());
-  EXPECT_EQ(got[0].dtype(), out.dtype());
-  expect_near(vals(got[0]), want_jvp, "jvp");
-  EXPECT_FALSE(p->jvp(in, std::vector<Array>(in.size()), {out})[0].valid());
-  // One input at a time: <ct, jvp(t_i)> == <vjp(ct)_i, t_i>.
-  for (size_t i = 0; i < in.size(); ++i) {
-    if (!t[i].valid()) continue;
-    std::vector<Array> ti(in.size());
-    ti[i] = t[i];
-    Array g = p->jvp(in, ti, {out})[0];
-    ASSERT_TRUE(g.valid());
-    EXPECT_NEAR(inner(vals(g), vals(ct)), inner(vals(got_vjp[i]), vals(t[i])), 1e-9)
-        << "input " << i;
-  }
+  testing_rules::check_ad(p, in,
+                          {.seed = seed,
+                           .tangent_offset = 0,
+                           .cotangent_offset = 100,
+                           .diagonal = true,
+                           .fd_zero_nan = false,
+                           .nan_equal = true,
+                           .check_zero_cotangents = false,
+                           .check_each_input = true});
 }
 
 // Second order: the jvp rule's output J(x)t and the vjp rule's outputs J(x)^T c, as functions
@@ -164,16 +74,20 @@ void check_second(const Prim& p, const std::vector<Array>& in, uint32_t seed = 5
     }
     return r;
   };
+  std::vector<size_t> pos = float_positions(in);
+  std::vector<Array> dirs;
+  for (size_t i : pos) dirs.push_back(s[i]);
   for (const FlatFn& f : {jvp_fn, vjp_fn}) {
-    std::vector<std::vector<double>> want = fd(f, in, s);
+    std::vector<double> want_all = fd(f, in, pos, dirs, /*zero_nan=*/false);
     auto [outs, touts] = detail::jvp_flat(f, in, s);
-    ASSERT_EQ(touts.size(), want.size());
+    ASSERT_EQ(flat(touts).size(), want_all.size());
     std::vector<Array> w;
     double want_inner = 0;
-    for (size_t o = 0; o < want.size(); ++o) {
-      expect_near(vals(touts[o]), want[o], "forward over rule, output " + std::to_string(o), 1e-6);
+    for (size_t o = 0, off = 0; o < touts.size(); off += touts[o].size(), ++o) {
+      std::vector<double> want(want_all.begin() + off, want_all.begin() + off + touts[o].size());
+      expect_near(vals(touts[o]), want, "forward over rule, output " + std::to_string(o), 1e-6);
       w.push_back(f64(outs[o].shape(), seed + 30 + static_cast<uint32_t>(o)));
-      want_inner += inner(vals(w.back()), want[o]);
+      want_inner += inner(vals(w.back()), want);
     }
     detail::VjpResult v = detail::vjp_flat(f, in);
     std::vector<Array> g = v.pullback(w);
@@ -199,46 +113,17 @@ void check_no_derivative(const Prim& p, const std::vector<Array>& in) {
   for (const Array& c : v) EXPECT_FALSE(c.valid());
 }
 
-Array at(const Array& x, int a, int64_t k) { return squeeze(slice_axis(x, a, k, k + 1), {a}); }
-
-// vmap of p with the given in_axes (kUnbatched, or an axis; negative counts from the end)
-// against a loop over the batch. Batched args stack B variants of in[i] in [lo, hi).
+// vmap of p with the given in_axes against a loop over the batch: batched args stack
+// variants of in[i] in [lo, hi) whatever their dtype; the batched output comes from p itself.
 void check_vmap(const Prim& p, const std::vector<Array>& in, const std::vector<int>& in_axes,
-                double lo = -1, double hi = 1, uint32_t seed = 7, int64_t b = 3) {
-  SCOPED_TRACE(std::string(p->name()) + " vmap");
-  std::vector<Array> args(in.size());
-  std::vector<int> dims(in.size(), -1);
-  std::vector<std::vector<Array>> variants(in.size());
-  for (size_t i = 0; i < in.size(); ++i) {
-    if (in_axes[i] == kUnbatched) {
-      args[i] = in[i];
-      continue;
-    }
-    int r = in[i].ndim() + 1;
-    dims[i] = in_axes[i] < 0 ? in_axes[i] + r : in_axes[i];
-    for (int64_t k = 0; k < b; ++k) {
-      uint32_t s = seed + static_cast<uint32_t>(10 * i + k);
-      variants[i].push_back(rnd(in[i].shape(), in[i].dtype(), s, lo, hi));
-    }
-    args[i] = stack(variants[i], dims[i]);
-  }
-  Batched out = p->vmap(args, dims);
-  ASSERT_EQ(out.outputs.size(), 1u);
-  ASSERT_EQ(out.dims.size(), 1u);
-  int od = out.dims[0];
-  ASSERT_GE(od, 0);
-  EXPECT_EQ(out.outputs[0].primitive()->id(), p->id()) << "the same primitive, batched";
-  for (int64_t k = 0; k < b; ++k) {
-    std::vector<Array> slice_in = in;
-    for (size_t i = 0; i < in.size(); ++i) {
-      if (dims[i] >= 0) slice_in[i] = variants[i][k];
-    }
-    Array want = bind1(p, slice_in);
-    Array got = at(out.outputs[0], od, k);
-    EXPECT_EQ(got.shape(), want.shape()) << "batch " << k;
-    EXPECT_EQ(got.dtype(), want.dtype());
-    expect_near(vals(got), vals(want), "batch " + std::to_string(k), 1e-14);
-  }
+                double lo = -1, double hi = 1) {
+  testing_rules::check_vmap(p, in, in_axes,
+                            {.int_lo = lo,
+                             .int_hi = hi,
+                             .float_lo = lo,
+                             .float_hi = hi,
+                             .float_tol = 1e-14,
+                             .expect_same_primitive = true});
 }
 
 // ---- unary ----
@@ -291,19 +176,19 @@ TEST(ElementwiseRules, UnaryWithoutDerivative) {
     Prim p = unary_prim(id);
     check_no_derivative(p, {x});
     // FD agrees: piecewise constant away from the jumps.
-    std::vector<double> diag = fd(apply_fn(p), {x}, {ones(x.shape(), DType::kF64)})[0];
+    std::vector<double> diag = fd(apply_fn(p), {x}, {0}, {ones(x.shape(), DType::kF64)}, false);
     for (double v : diag) EXPECT_EQ(v, 0.0) << p->name();
     for (int a : {0, 1, -1}) check_vmap(p, {x}, {a}, -3, 3);
   }
   for (DType dt : {DType::kBool, DType::kI32, DType::kU8}) {
     Prim p = unary_prim(P::kNot);
-    Array b = rnd({2, 3}, dt, 4, 0, 9);
+    Array b = random_array({2, 3}, dt, 4, 0, 9);
     EXPECT_FALSE(p->jvp({b}, {Array()}, {bind1(p, {b})})[0].valid());
     for (int a : {0, 2, -1}) check_vmap(p, {b}, {a}, 0, 9);
   }
   // Integer inputs of numeric unary ops batch as well.
   for (P id : {P::kNeg, P::kAbs, P::kSign, P::kSquare}) {
-    check_vmap(unary_prim(id), {rnd({4}, DType::kI32, 9, -5, 5)}, {0}, -5, 5);
+    check_vmap(unary_prim(id), {random_array({4}, DType::kI32, 9, -5, 5)}, {0}, -5, 5);
   }
 }
 
@@ -394,7 +279,7 @@ TEST(ElementwiseRules, BinaryWithoutDerivative) {
   }
   for (P id : {P::kAnd, P::kOr, P::kXor}) {
     for (DType dt : {DType::kBool, DType::kI32}) {
-      Array a = rnd({3, 2}, dt, 5, 0, 9), b = rnd({3, 2}, dt, 6, 0, 9);
+      Array a = random_array({3, 2}, dt, 5, 0, 9), b = random_array({3, 2}, dt, 6, 0, 9);
       Prim p = binary_prim(id);
       EXPECT_FALSE(p->jvp({a, b}, {Array(), Array()}, {bind1(p, {a, b})})[0].valid());
       check_vmap(p, {a, b}, {0, 2}, 0, 9);
@@ -402,14 +287,15 @@ TEST(ElementwiseRules, BinaryWithoutDerivative) {
     }
   }
   for (P id : {P::kShiftLeft, P::kShiftRightLogical}) {
-    Array a = rnd({4}, DType::kU32, 5, 0, 1000), b = rnd({4}, DType::kU32, 6, 0, 8);
+    Array a = random_array({4}, DType::kU32, 5, 0, 1000),
+          b = random_array({4}, DType::kU32, 6, 0, 8);
     Prim p = binary_prim(id);
     EXPECT_FALSE(p->jvp({a, b}, {Array(), Array()}, {bind1(p, {a, b})})[0].valid());
     check_vmap(p, {a, b}, {0, kUnbatched}, 0, 8);
     check_vmap(p, {a, b}, {kUnbatched, -1}, 0, 8);
   }
   // Integer arithmetic batches too.
-  Array a = rnd({4}, DType::kI32, 5, -9, 9), b = rnd({4}, DType::kI32, 6, 1, 5);
+  Array a = random_array({4}, DType::kI32, 5, -9, 9), b = random_array({4}, DType::kI32, 6, 1, 5);
   for (P id : {P::kAdd, P::kMul, P::kRem, P::kMax}) {
     check_vmap(binary_prim(id), {a, b}, {0, kUnbatched}, 1, 5);
   }
@@ -418,7 +304,7 @@ TEST(ElementwiseRules, BinaryWithoutDerivative) {
 // ---- select_n ----
 
 TEST(ElementwiseRules, SelectN) {
-  Array pred = rnd({2, 3}, DType::kBool, 3, 0, 1);
+  Array pred = random_array({2, 3}, DType::kBool, 3, 0, 1);
   Array f = f64({2, 3}, 4), t = f64({2, 3}, 5);
   Prim p = prim_of(where(pred, t, f), P::kSelectN);
   check_ad(p, {pred, f, t});
@@ -454,9 +340,9 @@ TEST(ElementwiseRules, ConvertElementType) {
   Prim id = prim_of(apply<ConvertElementType>({x}, DType::kF64, true), P::kConvertElementType);
   check_ad(id, {x});
   // Between floating dtypes the tangent / cotangent is converted.
-  Array x32 = rnd({4}, DType::kF32, 2);
+  Array x32 = random_array({4}, DType::kF32, 2);
   Prim up = prim_of(astype(x32, DType::kF64), P::kConvertElementType);
-  Array t32 = rnd({4}, DType::kF32, 3);
+  Array t32 = random_array({4}, DType::kF32, 3);
   Array j = up->jvp({x32}, {t32}, {bind1(up, {x32})})[0];
   EXPECT_EQ(j.dtype(), DType::kF64);
   EXPECT_EQ(vals(j), vals(t32));
@@ -472,7 +358,7 @@ TEST(ElementwiseRules, ConvertElementType) {
   // To or from integers and bool: no derivative.
   check_no_derivative(prim_of(astype(x, DType::kI32), P::kConvertElementType), {x});
   check_no_derivative(prim_of(astype(x, DType::kBool), P::kConvertElementType), {x});
-  Array i = rnd({2, 3}, DType::kI32, 6, -5, 5);
+  Array i = random_array({2, 3}, DType::kI32, 6, -5, 5);
   Prim fromint = prim_of(astype(i, DType::kF64), P::kConvertElementType);
   EXPECT_FALSE(fromint->jvp({i}, {Array()}, {bind1(fromint, {i})})[0].valid());
   EXPECT_FALSE(fromint->vjp({i}, {bind1(fromint, {i})}, {f64({2, 3}, 7)})[0].valid());
@@ -486,7 +372,7 @@ TEST(ElementwiseRules, BitcastConvertType) {
   Array x = f64({2, 3}, 1);
   Prim p = prim_of(bitcast_convert_type(x, DType::kI64), P::kBitcastConvertType);
   check_no_derivative(p, {x});
-  Array xi = rnd({3}, DType::kI32, 2, -100, 100);
+  Array xi = random_array({3}, DType::kI32, 2, -100, 100);
   Prim q = prim_of(bitcast_convert_type(xi, DType::kF32), P::kBitcastConvertType);
   check_no_derivative(q, {xi});
   for (int a : {0, 1, -1}) check_vmap(p, {x}, {a});
@@ -500,7 +386,7 @@ TEST(ElementwiseRules, LowPrecisionDtypes) {
     for (const UnaryCase& c : kSmoothUnary) {
       Prim p = unary_prim(c.id);
       SCOPED_TRACE(std::string(p->name()) + " " + dtype_name(dt));
-      Array x = rnd({6}, dt, 3, c.lo, c.hi), t = rnd({6}, dt, 4);
+      Array x = random_array({6}, dt, 3, c.lo, c.hi), t = random_array({6}, dt, 4);
       Array x64 = astype(x, DType::kF64), t64 = astype(t, DType::kF64);
       Array j = p->jvp({x}, {t}, {bind1(p, {x})})[0];
       Array want = p->jvp({x64}, {t64}, {bind1(p, {x64})})[0];
@@ -510,8 +396,8 @@ TEST(ElementwiseRules, LowPrecisionDtypes) {
     for (const BinaryCase& c : kSmoothBinary) {
       Prim p = binary_prim(c.id);
       SCOPED_TRACE(std::string(p->name()) + " " + dtype_name(dt));
-      Array x = rnd({6}, dt, 3, c.xlo, c.xhi), y = rnd({6}, dt, 4, c.ylo, c.yhi);
-      Array ct = rnd({6}, dt, 5);
+      Array x = random_array({6}, dt, 3, c.xlo, c.xhi), y = random_array({6}, dt, 4, c.ylo, c.yhi);
+      Array ct = random_array({6}, dt, 5);
       std::vector<Array> g = p->vjp({x, y}, {bind1(p, {x, y})}, {ct});
       for (const Array& gi : g) EXPECT_EQ(gi.dtype(), dt);
     }

@@ -18,127 +18,34 @@
 #include "core/primitive.h"
 #include "core/primitives/reduce.h"
 #include "gtest/gtest.h"
+#include "tests/core/rule_checks.h"
 #include "transforms/autodiff.h"
 
 namespace graft {
 namespace {
 
-using Prim = std::shared_ptr<const Primitive>;
-
-// The primitive of y's node (y must come straight from the op under test).
-Prim prim_of(const Array& y, PrimitiveId id) {
-  EXPECT_NE(y.primitive(), nullptr);
-  EXPECT_EQ(y.primitive()->id(), id) << y.primitive()->name();
-  return y.node()->primitive;
-}
-
-// Values in [lo, hi) of the given dtype (rounded down for integers, > mid for bool).
-Array random_array(const Shape& s, DType dtype, uint32_t seed, double lo = -1, double hi = 1) {
-  std::mt19937 gen(seed);
-  std::uniform_real_distribution<double> u(lo, hi);
-  std::vector<double> v(numel(s));
-  for (double& x : v) {
-    x = u(gen);
-    if (is_integral(dtype)) x = std::floor(x);
-    if (dtype == DType::kBool) x = x > 0.5 * (lo + hi);
-  }
-  return astype(array<double>(v, s), dtype);
-}
+using namespace testing_rules;  // NOLINT(build/namespaces)
 
 Array f64(const std::vector<double>& v, const Shape& s) { return array<double>(v, s); }
 Array rand64(const Shape& s, uint32_t seed = 3) { return random_array(s, DType::kF64, seed); }
-std::vector<double> vals(const Array& a) { return a.to_vector<double>(); }
 
-double inner(const std::vector<double>& a, const std::vector<double>& b) {
-  double s = 0;
-  for (size_t i = 0; i < a.size(); ++i) s += a[i] * b[i];
-  return s;
+// jvp and vjp of the unary primitive p at x (f64) against the FD Jacobian J (no NaN
+// masking): jvp(t) == J t and vjp(ct) == J^T ct, <ct, jvp(t)> == <vjp(ct), t>, and symbolic
+// zeros in give symbolic zeros out.
+void check_ad(const Prim& p, const Array& x) {
+  SCOPED_TRACE("at " + x.aval().str());
+  testing_rules::check_ad(p, {x},
+                          {.tangent_offset = 0,
+                           .cotangent_offset = 100,
+                           .fd_zero_nan = false,
+                           .check_each_input = true});
 }
 
-void expect_near(const std::vector<double>& got, const std::vector<double>& want,
-                 const std::string& what, double tol = 1e-7) {
-  ASSERT_EQ(got.size(), want.size()) << what;
-  for (size_t k = 0; k < got.size(); ++k) {
-    EXPECT_NEAR(got[k], want[k], tol * (1 + std::abs(want[k]))) << what << " at " << k;
-  }
-}
-
-// Column j of the Jacobian of p at x, by central differences.
-std::vector<double> fd_column(const Prim& p, const Array& x, int64_t j) {
-  const double h = 1e-6;
-  std::vector<double> xv = vals(x);
-  auto at = [&](double delta) {
-    std::vector<double> xd = xv;
-    xd[j] += delta;
-    return vals(bind1(p, {f64(xd, x.shape())}));
-  };
-  std::vector<double> plus = at(h), minus = at(-h);
-  for (size_t k = 0; k < plus.size(); ++k) plus[k] = (plus[k] - minus[k]) / (2 * h);
-  return plus;
-}
-
-// jvp and vjp of the unary primitive p at x (f64) against the FD Jacobian J:
-// jvp(t) == J t and vjp(ct) == J^T ct for random t and ct, and <ct, jvp(t)> == <vjp(ct), t>.
-void check_ad(const Prim& p, const Array& x, uint32_t seed = 1) {
-  SCOPED_TRACE(std::string(p->name()) + " " + p->params() + " at " + x.aval().str());
-  Array out = bind1(p, {x});
-  Array t = rand64(x.shape(), seed), ct = rand64(out.shape(), seed + 100);
-  std::vector<double> tv = vals(t), want_jvp(out.size(), 0.0), want_vjp(x.size());
-  for (int64_t j = 0; j < x.size(); ++j) {
-    std::vector<double> col = fd_column(p, x, j);
-    for (size_t k = 0; k < col.size(); ++k) want_jvp[k] += col[k] * tv[j];
-    want_vjp[j] = inner(col, vals(ct));
-  }
-  std::vector<Array> g = p->vjp({x}, {out}, {ct});
-  ASSERT_EQ(g.size(), 1u);
-  ASSERT_TRUE(g[0].valid());
-  EXPECT_EQ(g[0].aval(), x.aval());
-  expect_near(vals(g[0]), want_vjp, "vjp");
-  std::vector<Array> d = p->jvp({x}, {t}, {out});
-  ASSERT_EQ(d.size(), 1u);
-  ASSERT_TRUE(d[0].valid());
-  EXPECT_EQ(d[0].shape(), out.shape());
-  EXPECT_EQ(d[0].dtype(), out.dtype());
-  expect_near(vals(d[0]), want_jvp, "jvp");
-  EXPECT_NEAR(inner(vals(d[0]), vals(ct)), inner(vals(g[0]), tv), 1e-9);
-  // Symbolic zeros in, symbolic zeros out.
-  EXPECT_FALSE(p->jvp({x}, {Array()}, {out})[0].valid());
-  EXPECT_FALSE(p->vjp({x}, {out}, {Array()})[0].valid());
-}
-
-// Slice k of x along axis a.
-Array at(const Array& x, int a, int64_t k) { return squeeze(slice_axis(x, a, k, k + 1), {a}); }
-
-// vmap of the unary primitive p on B variants of x stacked along in_axis (negative counts
-// from the end of the batched operand) against a loop over the batch. `make` builds each
-// variant (default: random of x's aval; integers in [-3, 8)).
-void check_vmap(const Prim& p, const Array& x, int in_axis,
-                std::function<Array(uint32_t)> make = nullptr, int64_t b = 3) {
-  SCOPED_TRACE(std::string(p->name()) + " " + p->params() + " in_axis " + std::to_string(in_axis));
-  if (!make) {
-    make = [&](uint32_t s) {
-      bool integral = is_integral(x.dtype());
-      return random_array(x.shape(), x.dtype(), s, is_unsigned(x.dtype()) ? 0 : -3,
-                          integral ? 8 : 1);
-    };
-  }
-  int dim = in_axis < 0 ? in_axis + x.ndim() + 1 : in_axis;
-  std::vector<Array> variants;
-  for (int64_t k = 0; k < b; ++k) variants.push_back(make(7 + static_cast<uint32_t>(k)));
-  Batched out = p->vmap({stack(variants, dim)}, {dim});
-  ASSERT_EQ(out.outputs.size(), 1u);
-  ASSERT_EQ(out.dims.size(), 1u);
-  ASSERT_GE(out.dims[0], 0);
-  for (int64_t k = 0; k < b; ++k) {
-    Array want = bind1(p, {variants[k]});
-    Array got = at(out.outputs[0], out.dims[0], k);
-    EXPECT_EQ(got.aval(), want.aval()) << "batch " << k;
-    if (is_floating(want.dtype())) {  // the batched kernel may sum in another order
-      expect_near(vals(got), vals(want), "batch " + std::to_string(k), 1e-13);
-    } else {
-      EXPECT_EQ(vals(got), vals(want)) << "batch " << k;
-    }
-  }
+// vmap of the unary primitive p on variants of x stacked along in_axis (integers in [-3, 8),
+// floats in [-3, 1)). Floats equal up to rounding: the batched kernel may sum in another order.
+void check_vmap(const Prim& p, const Array& x, int in_axis) {
+  testing_rules::check_vmap(p, {x}, {in_axis},
+                            {.float_lo = -3, .float_tol = 1e-13, .nan_equal = false});
 }
 
 using Op = std::function<Array(const Array&)>;

@@ -11,161 +11,30 @@
 #include "core/primitive.h"
 #include "core/primitives/shape.h"
 #include "gtest/gtest.h"
+#include "tests/core/rule_checks.h"
 
 namespace graft {
 namespace {
 
-using Prim = std::shared_ptr<const Primitive>;
-
-constexpr int kUnbatched = 1000;  // an in_axes entry meaning "not batched"
-
-// The primitive of y's node (y must come straight from the op under test).
-Prim prim_of(const Array& y, PrimitiveId id) {
-  EXPECT_NE(y.primitive(), nullptr);
-  EXPECT_EQ(y.primitive()->id(), id) << y.primitive()->name();
-  return y.node()->primitive;
-}
-
-// Values in [lo, hi) of the given dtype (rounded for integers, > 0.5 for bool).
-Array random_array(const Shape& s, DType dtype, uint32_t seed, double lo = -1, double hi = 1) {
-  std::mt19937 gen(seed);
-  std::uniform_real_distribution<double> u(lo, hi);
-  std::vector<double> v(numel(s));
-  for (double& x : v) {
-    x = u(gen);
-    if (is_integral(dtype)) x = std::floor(x);
-    if (dtype == DType::kBool) x = x > 0.5 * (lo + hi);
-  }
-  return astype(array<double>(v, s), dtype);
-}
+using namespace testing_rules;  // NOLINT(build/namespaces)
 
 Array index(int64_t v) { return array<int32_t>({static_cast<int32_t>(v)}, Shape{}); }
 
-std::vector<double> vals(const Array& a) { return a.to_vector<double>(); }
-
-double inner(const std::vector<double>& a, const std::vector<double>& b) {
-  double s = 0;
-  for (size_t i = 0; i < a.size(); ++i) s += a[i] * b[i];
-  return s;
+// The column-by-column FD Jacobian (no NaN masking), plus one input at a time:
+// <ct, jvp(t_i)> == <vjp(ct)_i, t_i>.
+void check_ad(const Prim& p, const Arrays& in) {
+  testing_rules::check_ad(p, in,
+                          {.tangent_offset = 0,
+                           .cotangent_offset = 100,
+                           .fd_zero_nan = false,
+                           .check_zero_cotangents = false,
+                           .check_each_input = true});
 }
 
-// Column j of input i of the Jacobian of p at `in`, by central differences.
-std::vector<double> fd_column(const Prim& p, std::vector<Array> in, size_t i, int64_t j) {
-  const double h = 1e-6;
-  std::vector<double> x = vals(in[i]);
-  auto at = [&](double delta) {
-    std::vector<double> xd = x;
-    xd[j] += delta;
-    in[i] = array<double>(xd, in[i].shape());
-    return vals(bind1(p, in));
-  };
-  std::vector<double> plus = at(h), minus = at(-h);
-  for (size_t k = 0; k < plus.size(); ++k) plus[k] = (plus[k] - minus[k]) / (2 * h);
-  return plus;
+// Float variants in [-3, 1); results bitwise equal (data movement), NaN never expected.
+void check_vmap(const Prim& p, const Arrays& in, const std::vector<int>& in_axes) {
+  testing_rules::check_vmap(p, in, in_axes, {.float_lo = -3, .nan_equal = false});
 }
-
-void expect_near(const std::vector<double>& got, const std::vector<double>& want,
-                 const std::string& what) {
-  ASSERT_EQ(got.size(), want.size()) << what;
-  for (size_t k = 0; k < got.size(); ++k) {
-    EXPECT_NEAR(got[k], want[k], 1e-7 * (1 + std::abs(want[k]))) << what << " at " << k;
-  }
-}
-
-// jvp and vjp of p at `in` (f64 inputs are differentiated, integer ones are not) against the
-// finite-difference Jacobian J: jvp(t) == J t and vjp(ct) == J^T ct for random t and ct.
-void check_ad(const Prim& p, const std::vector<Array>& in, uint32_t seed = 1) {
-  SCOPED_TRACE(std::string(p->name()) + " " + p->params());
-  Array out = bind1(p, in);
-  std::vector<Array> t(in.size());
-  std::vector<double> want_jvp(out.size(), 0.0);
-  Array ct = random_array(out.shape(), DType::kF64, seed + 100);
-  std::vector<Array> got_vjp = p->vjp(in, {out}, {ct});
-  ASSERT_EQ(got_vjp.size(), in.size());
-  for (size_t i = 0; i < in.size(); ++i) {
-    if (!is_floating(in[i].dtype())) {
-      EXPECT_FALSE(got_vjp[i].valid()) << "input " << i << " is an index: no cotangent";
-      continue;
-    }
-    t[i] = random_array(in[i].shape(), DType::kF64, seed + static_cast<uint32_t>(i));
-    std::vector<double> ti = vals(t[i]), want_vjp(in[i].size());
-    for (int64_t j = 0; j < in[i].size(); ++j) {
-      std::vector<double> col = fd_column(p, in, i, j);
-      for (size_t k = 0; k < col.size(); ++k) want_jvp[k] += col[k] * ti[j];
-      want_vjp[j] = inner(col, vals(ct));
-    }
-    ASSERT_TRUE(got_vjp[i].valid()) << "input " << i;
-    EXPECT_EQ(got_vjp[i].shape(), in[i].shape());
-    EXPECT_EQ(got_vjp[i].dtype(), in[i].dtype());
-    expect_near(vals(got_vjp[i]), want_vjp, "vjp of input " + std::to_string(i));
-  }
-  std::vector<Array> got = p->jvp(in, t, {out});
-  ASSERT_EQ(got.size(), 1u);
-  ASSERT_TRUE(got[0].valid());
-  EXPECT_EQ(got[0].shape(), out.shape());
-  EXPECT_EQ(got[0].dtype(), out.dtype());
-  expect_near(vals(got[0]), want_jvp, "jvp");
-  // All tangents symbolic zeros: a zero tangent.
-  EXPECT_FALSE(p->jvp(in, std::vector<Array>(in.size()), {out})[0].valid());
-  // One differentiable input at a time (the others symbolic zeros): <ct, jvp(t_i)> ==
-  // <vjp(ct)_i, t_i>.
-  for (size_t i = 0; i < in.size(); ++i) {
-    if (!t[i].valid()) continue;
-    std::vector<Array> ti(in.size());
-    ti[i] = t[i];
-    Array g = p->jvp(in, ti, {out})[0];
-    ASSERT_TRUE(g.valid());
-    EXPECT_NEAR(inner(vals(g), vals(ct)), inner(vals(got_vjp[i]), vals(t[i])), 1e-9)
-        << "input " << i;
-  }
-}
-
-// Slice k of x along axis a.
-Array at(const Array& x, int a, int64_t k) { return squeeze(slice_axis(x, a, k, k + 1), {a}); }
-
-// vmap of p with the given in_axes (kUnbatched, or an axis of the batched arg; negative
-// counts from its end) against a loop over the batch. Batched args stack B variants of
-// in[i] (random, in [lo, hi) for integer args so that start indices also clamp).
-void check_vmap(const Prim& p, const std::vector<Array>& in, const std::vector<int>& in_axes,
-                uint32_t seed = 7, int64_t b = 3) {
-  SCOPED_TRACE(std::string(p->name()) + " " + p->params());
-  std::vector<Array> args(in.size());
-  std::vector<int> dims(in.size(), -1);
-  std::vector<std::vector<Array>> variants(in.size());
-  for (size_t i = 0; i < in.size(); ++i) {
-    if (in_axes[i] == kUnbatched) {
-      args[i] = in[i];
-      continue;
-    }
-    int r = in[i].ndim() + 1;
-    dims[i] = in_axes[i] < 0 ? in_axes[i] + r : in_axes[i];
-    double hi = is_integral(in[i].dtype()) ? 8 : 1;
-    double lo = is_unsigned(in[i].dtype()) ? 0 : -3;
-    for (int64_t k = 0; k < b; ++k) {
-      uint32_t s = seed + static_cast<uint32_t>(10 * i + k);
-      variants[i].push_back(random_array(in[i].shape(), in[i].dtype(), s, lo, hi));
-    }
-    args[i] = stack(variants[i], dims[i]);
-  }
-  Batched out = p->vmap(args, dims);
-  ASSERT_EQ(out.outputs.size(), 1u);
-  ASSERT_EQ(out.dims.size(), 1u);
-  int od = out.dims[0];
-  ASSERT_GE(od, 0);
-  for (int64_t k = 0; k < b; ++k) {
-    std::vector<Array> slice_in = in;
-    for (size_t i = 0; i < in.size(); ++i) {
-      if (dims[i] >= 0) slice_in[i] = variants[i][k];
-    }
-    Array want = bind1(p, slice_in);
-    Array got = at(out.outputs[0], od, k);
-    EXPECT_EQ(got.shape(), want.shape()) << "batch " << k;
-    EXPECT_EQ(got.dtype(), want.dtype());
-    EXPECT_EQ(vals(got), vals(want)) << "batch " << k;
-  }
-}
-
-Array f64(const Shape& s, uint32_t seed = 3) { return random_array(s, DType::kF64, seed); }
 
 // ---- reshape, transpose, broadcast_in_dim, slice, rev ----
 

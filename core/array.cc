@@ -107,8 +107,10 @@ std::shared_ptr<Buffer> Array::buffer() const {
   require("buffer");
   if (node_->tracer) {
     fail("read", "cannot read the value of a traced array ", aval().str(),
-         ": its value is not known while tracing. Compute it outside the traced function, "
-         "or use graft's control-flow ops instead of branching on it");
+         ": its value is not known while tracing (inside jit, grad, vmap...). Branch on "
+         "data with cond / switch and loop with while_loop / fori_loop instead of C++ if and "
+         "for; if the value is a configuration, pass it as a plain C++ argument listed in "
+         "jit's static_argnums; or compute it outside the traced function");
   }
   if (node_->buffers.empty()) eval({*this});
   return node_->buffers[index_];

@@ -1,0 +1,252 @@
+// jit: compile a function once per argument signature, like jax.jit.
+//
+//   auto f = graft::jit([](const Array& x, const Array& y) { return sum(exp(x) * y); });
+//   Array r = f(x, y);          // traces, optimizes and caches; runs; r is evaluated
+//   r = f(x2, y2);              // same shapes and dtypes: runs the cached program
+//   auto g = graft::jit(h, {.static_argnums = {1}});   // h(const Array&, int n)
+//
+// The returned Jitted object owns its cache (copies share it). The key is, per argument, its
+// C++ type and pytree structure; per leaf, its shape, dtype and weak flag; and the value of
+// each static argument. The cache is LRU, bounded by `cache_size`; stats() counts hits, misses,
+// evictions and compile time; explain_miss() (and, with `explain_misses` or the environment
+// variable GRAFT_JIT_EXPLAIN=1, a line on stderr) says why the last call missed.
+//
+// Static arguments: every argument that is not a pytree of Arrays (an int, a string, an enum,
+// a config struct) must be listed in static_argnums (negative indices count from the end),
+// and every listed one must not contain Arrays. A static argument is part of the key by value:
+// its text through operator<< if it has one, else its std::hash (equal hashes are taken as
+// equal values). The function sees it as is, so it may branch on it.
+//
+// Compiling traces f on placeholders (reading their values is an error: use static_argnums,
+// or cond / while_loop) and runs the passes of transforms/passes/passes.h. Arrays f closes over
+// are baked into the program as constants, like JAX. If any argument is a tracer (jit called
+// inside grad, vmap or another jit's trace), f is called inline: the outer transform sees its
+// operations, so grad(jit(f)), vmap(jit(f)), jit(grad(f)) and nested jits all compose.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <list>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <tuple>
+#include <type_traits>
+#include <typeindex>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "core/error.h"
+#include "core/tree.h"
+#include "transforms/graph.h"
+#include "transforms/passes/program.h"
+
+namespace graft {
+
+struct JitOptions {
+  std::vector<int> static_argnums;
+  size_t cache_size = 64;
+  bool explain_misses = false;  // also on with GRAFT_JIT_EXPLAIN=1
+};
+
+struct JitStats {
+  int64_t hits = 0;
+  int64_t misses = 0;
+  int64_t evictions = 0;
+  double compile_seconds = 0;  // tracing and passes, all misses together
+};
+
+namespace detail {
+
+// Whether T is a pytree of Arrays (what tree_flatten accepts).
+template <typename T, typename = void>
+struct IsPytree : std::false_type {};
+template <>
+struct IsPytree<Array> : std::true_type {};
+template <typename T>
+struct IsPytree<std::vector<T>> : IsPytree<T> {};
+template <typename T, size_t N>
+struct IsPytree<std::array<T, N>> : IsPytree<T> {};
+template <typename T>
+struct IsPytree<std::optional<T>> : IsPytree<T> {};
+template <typename T>
+struct IsPytree<std::map<std::string, T>> : IsPytree<T> {};
+template <typename... T>
+struct IsPytree<std::tuple<T...>> : std::bool_constant<(IsPytree<T>::value && ...)> {};
+template <typename A, typename B>
+struct IsPytree<std::pair<A, B>> : std::bool_constant<IsPytree<A>::value && IsPytree<B>::value> {};
+template <typename T>
+struct IsPytree<T, std::void_t<decltype(FieldsOf<T>::name)>> : std::true_type {};
+
+template <typename T>
+std::string static_key(const T& v) {
+  if constexpr (requires(std::ostream & os) { os << v; }) {
+    std::ostringstream s;
+    s << v;
+    return s.str();
+  } else if constexpr (requires { std::hash<T>{}(v); }) {
+    return "hash " + std::to_string(std::hash<T>{}(v));
+  } else {
+    static_assert(sizeof(T) == 0, "a static argument must be printable (operator<<) or hashable");
+  }
+}
+
+struct JitKey {
+  std::vector<std::type_index> types;  // per argument
+  std::vector<TreeDef> defs;           // per argument (empty for static ones)
+  std::vector<std::string> statics;    // per argument (empty for pytree ones)
+  std::vector<Aval> avals;             // per leaf
+  std::vector<int> leaf_arg;           // per leaf: its argument (not part of equality)
+  size_t hash = 0;
+  void finish();  // computes hash
+  bool operator==(const JitKey& o) const {
+    return hash == o.hash && types == o.types && avals == o.avals && statics == o.statics &&
+           defs == o.defs;
+  }
+};
+
+struct JitEntry {
+  Program program;
+  TreeDef out_def;
+};
+
+// The non-template part of Jitted: the LRU cache, stats and miss explanations.
+class JitCache {
+ public:
+  explicit JitCache(JitOptions options);
+  bool is_static(size_t arg, size_t num_args) const;
+  // Counts a hit or a miss; on a miss, records (and maybe logs) why.
+  std::shared_ptr<const JitEntry> lookup(const JitKey& key);
+  void insert(const JitKey& key, std::shared_ptr<const JitEntry> entry, double compile_seconds);
+  JitStats stats() const;
+  std::string explain_miss() const;
+  size_t size() const;
+  void clear();
+
+ private:
+  std::string explain(const JitKey& key) const;  // with mu_ held
+  JitOptions options_;
+  bool log_ = false;
+  mutable std::mutex mu_;
+  using Lru = std::list<std::pair<JitKey, std::shared_ptr<const JitEntry>>>;
+  Lru lru_;  // most recent first
+  std::unordered_multimap<size_t, Lru::iterator> index_;
+  JitStats stats_;
+  std::string last_miss_;
+};
+
+// Traces fn on placeholders with `avals` and optimizes the program. Returns null when fn
+// closes over a value traced by an outer transform (then it must run inline).
+std::shared_ptr<JitEntry> compile(const FlatFn& fn, const std::vector<Aval>& avals);
+
+}  // namespace detail
+
+template <typename F>
+class Jitted {
+ public:
+  Jitted(F f, JitOptions options)
+      : f_(std::move(f)), cache_(std::make_shared<detail::JitCache>(std::move(options))) {}
+
+  template <typename... Args>
+  auto operator()(const Args&... args) const {
+    using Result = std::decay_t<std::invoke_result_t<const F&, const Args&...>>;
+    static_assert(detail::IsPytree<Result>::value, "a jitted function must return a pytree");
+    detail::JitKey key;
+    std::vector<Array> leaves;
+    key.types = {std::type_index(typeid(Args))...};
+    key.defs.resize(sizeof...(Args));
+    key.statics.resize(sizeof...(Args));
+    size_t k = 0;
+    (add_arg(k++, sizeof...(Args), args, key, leaves), ...);
+    for (const Array& l : leaves) {
+      if (l.is_tracer()) return f_(args...);  // inside another transform's trace
+    }
+    key.finish();
+    std::shared_ptr<const detail::JitEntry> entry = cache_->lookup(key);
+    if (entry == nullptr) {
+      auto start = std::chrono::steady_clock::now();
+      TreeDef out_def;
+      FlatFn fn = [&](const std::vector<Array>& ph) {
+        std::vector<size_t> offsets(sizeof...(Args) + 1, 0);
+        for (size_t i = 0; i < sizeof...(Args); ++i) {
+          offsets[i + 1] = offsets[i] + static_cast<size_t>(key.defs[i].num_leaves);
+        }
+        auto call = rebuild_all(std::index_sequence_for<Args...>{}, key, ph, offsets, args...);
+        auto [out_leaves, def] = tree_flatten(Result(std::apply(f_, call)));
+        out_def = def;
+        return out_leaves;
+      };
+      std::shared_ptr<detail::JitEntry> fresh = detail::compile(fn, key.avals);
+      if (fresh == nullptr) return f_(args...);
+      fresh->out_def = std::move(out_def);
+      double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      cache_->insert(key, fresh, secs);
+      entry = std::move(fresh);
+    }
+    return tree_unflatten<Result>(entry->out_def, execute(entry->program, leaves));
+  }
+
+  JitStats stats() const { return cache_->stats(); }
+  // Why the last miss missed ("" before any miss).
+  std::string explain_miss() const { return cache_->explain_miss(); }
+  size_t cache_entries() const { return cache_->size(); }
+  void clear_cache() const { cache_->clear(); }
+
+ private:
+  template <typename T>
+  void add_arg(size_t k, size_t n, const T& arg, detail::JitKey& key,
+               std::vector<Array>& leaves) const {
+    bool is_static = cache_->is_static(k, n);
+    if constexpr (detail::IsPytree<T>::value) {
+      if (is_static) {
+        fail("jit", "argument ", k, " is in static_argnums but holds Arrays; static arguments ",
+             "are keyed by value and must not be arrays");
+      }
+      size_t before = leaves.size();
+      TreeNode<T>::flatten(arg, leaves, key.defs[k]);
+      for (size_t i = before; i < leaves.size(); ++i) {
+        if (!leaves[i].valid()) fail("jit", "argument ", k, " holds an empty Array handle");
+        key.avals.push_back(leaves[i].aval());
+        key.leaf_arg.push_back(static_cast<int>(k));
+      }
+    } else {
+      if (!is_static) {
+        fail("jit", "argument ", k, " is not a pytree of Arrays: list it in static_argnums");
+      }
+      key.statics[k] = detail::static_key(arg);
+    }
+  }
+
+  // The arguments with each pytree's leaves taken from the placeholders.
+  template <size_t... I, typename... Args>
+  static std::tuple<Args...> rebuild_all(std::index_sequence<I...>, const detail::JitKey& key,
+                                         const std::vector<Array>& ph,
+                                         const std::vector<size_t>& offsets, const Args&... args) {
+    return std::tuple<Args...>(rebuild(I, args, key, ph, offsets[I])...);
+  }
+  template <typename T>
+  static T rebuild(size_t k, const T& arg, const detail::JitKey& key, const std::vector<Array>& ph,
+                   size_t offset) {
+    if constexpr (detail::IsPytree<T>::value) {
+      const TreeDef& def = key.defs[k];
+      std::vector<Array> mine(ph.begin() + offset, ph.begin() + offset + def.num_leaves);
+      return tree_unflatten<T>(def, mine);
+    } else {
+      return arg;
+    }
+  }
+
+  F f_;
+  std::shared_ptr<detail::JitCache> cache_;
+};
+
+template <typename F>
+Jitted<F> jit(F f, JitOptions options = {}) {
+  return Jitted<F>(std::move(f), std::move(options));
+}
+
+}  // namespace graft

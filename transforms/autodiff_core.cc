@@ -39,68 +39,140 @@ struct KeyHash {
 
 }  // namespace
 
-VjpResult vjp_flat(const FlatFn& fn, const std::vector<Array>& primals) {
+std::vector<Array> backprop(const Graph& g, const Env& env, const std::vector<OutKey>& targets,
+                            const std::vector<Array>& cts) {
+  std::unordered_map<Key, Array, KeyHash> acc;
+  auto accumulate = [&](const Node* node, uint32_t index, const Array& ct) {
+    if (!ct.valid() || !g.depends(node)) return;
+    Key k{node, index};
+    acc[k] = add_any(acc[k], ct);
+  };
+  for (size_t j = 0; j < cts.size() && j < targets.size(); ++j) {
+    if (!cts[j].valid()) continue;
+    const Aval& a = targets[j].first->avals[targets[j].second];
+    if (!is_floating(a.dtype)) continue;
+    accumulate(targets[j].first, targets[j].second,
+               cts[j].dtype() == a.dtype ? cts[j] : astype(cts[j], a.dtype));
+  }
+  for (auto it = g.nodes.rbegin(); it != g.nodes.rend(); ++it) {
+    Node* n = *it;
+    std::vector<Array> out_cts(n->avals.size());
+    bool any = false;
+    for (uint32_t o = 0; o < n->avals.size(); ++o) {
+      auto f = acc.find(Key{n, o});
+      if (f != acc.end() && f->second.valid()) {
+        out_cts[o] = f->second;
+        any = true;
+        acc.erase(f);
+      }
+    }
+    if (!any) continue;
+    std::vector<Array> in_cts = n->primitive->vjp(env.lookup(n->inputs), env.get(n), out_cts);
+    if (in_cts.size() != n->inputs.size()) {
+      fail(n->primitive->name(), "vjp rule returned ", in_cts.size(), " cotangents for ",
+           n->inputs.size(), " inputs");
+    }
+    for (size_t i = 0; i < in_cts.size(); ++i) {
+      accumulate(n->inputs[i].node().get(), n->inputs[i].output_index(),
+                 conform("vjp", *n->primitive, in_cts[i], n->inputs[i].aval()));
+    }
+  }
+  std::vector<Array> out(g.inputs.size());
+  for (size_t i = 0; i < g.inputs.size(); ++i) {
+    auto f = acc.find(Key{g.inputs[i].node().get(), 0});
+    if (f != acc.end()) out[i] = f->second;
+  }
+  return out;
+}
+
+namespace {
+
+struct Forward {
+  std::shared_ptr<Graph> g;
+  std::shared_ptr<Env> env;
+};
+
+Forward forward(const FlatFn& fn, const std::vector<Array>& primals) {
   auto g = std::make_shared<Graph>(trace(fn, primals));
   auto env = std::make_shared<Env>(replay(*g, primals));
-  VjpResult r;
-  r.outputs = env->lookup(g->outputs);
+  return {g, env};
+}
+
+std::function<std::vector<Array>(const std::vector<Array>&)> make_pullback(
+    const Forward& fw, const std::vector<Array>& primals) {
   std::vector<Aval> primal_avals;
   for (const Array& p : primals) primal_avals.push_back(p.aval());
-  r.pullback = [g, env, primal_avals](const std::vector<Array>& cts) {
+  auto g = fw.g;
+  auto env = fw.env;
+  return [g, env, primal_avals](const std::vector<Array>& cts) {
     if (cts.size() != g->outputs.size()) {
       fail("vjp", "pullback takes ", g->outputs.size(), " cotangents, got ", cts.size());
     }
-    std::unordered_map<Key, Array, KeyHash> acc;
-    auto accumulate = [&](const Array& target, const Array& ct) {
-      if (!ct.valid() || !g->depends(target.node().get())) return;
-      Key k{target.node().get(), target.output_index()};
-      acc[k] = add_any(acc[k], ct);
-    };
+    std::vector<OutKey> targets;
     for (size_t j = 0; j < cts.size(); ++j) {
-      if (!cts[j].valid()) continue;
       const Aval& a = g->outputs[j].aval();
-      if (cts[j].shape() != a.shape) {
+      if (cts[j].valid() && cts[j].shape() != a.shape) {
         fail("vjp", "cotangent ", j, " has shape ", shape_str(cts[j].shape()),
              " but the output has shape ", shape_str(a.shape));
       }
-      if (!is_floating(a.dtype)) continue;
-      accumulate(g->outputs[j], cts[j].dtype() == a.dtype ? cts[j] : astype(cts[j], a.dtype));
+      targets.push_back({g->outputs[j].node().get(), g->outputs[j].output_index()});
     }
-    for (auto it = g->nodes.rbegin(); it != g->nodes.rend(); ++it) {
-      Node* n = *it;
-      std::vector<Array> out_cts(n->avals.size());
-      bool any = false;
-      for (uint32_t o = 0; o < n->avals.size(); ++o) {
-        auto f = acc.find(Key{n, o});
-        if (f != acc.end() && f->second.valid()) {
-          out_cts[o] = f->second;
-          any = true;
-          acc.erase(f);
-        }
-      }
-      if (!any) continue;
-      std::vector<Array> in_cts = n->primitive->vjp(env->lookup(n->inputs), env->get(n), out_cts);
-      if (in_cts.size() != n->inputs.size()) {
-        fail(n->primitive->name(), "vjp rule returned ", in_cts.size(), " cotangents for ",
-             n->inputs.size(), " inputs");
-      }
-      for (size_t i = 0; i < in_cts.size(); ++i) {
-        accumulate(n->inputs[i], conform("vjp", *n->primitive, in_cts[i], n->inputs[i].aval()));
-      }
-    }
-    std::vector<Array> out(g->inputs.size());
-    for (size_t i = 0; i < g->inputs.size(); ++i) {
-      auto f = acc.find(Key{g->inputs[i].node().get(), 0});
-      const Aval& a = primal_avals[i];
-      if (f != acc.end() && f->second.valid()) {
-        out[i] = f->second;
-      } else {
-        out[i] = zeros(a.shape, a.dtype);
-      }
+    std::vector<Array> out = backprop(*g, *env, targets, cts);
+    for (size_t i = 0; i < out.size(); ++i) {
+      if (!out[i].valid()) out[i] = zeros(primal_avals[i].shape, primal_avals[i].dtype);
     }
     return out;
   };
+}
+
+}  // namespace
+
+VjpResult vjp_flat(const FlatFn& fn, const std::vector<Array>& primals) {
+  Forward fw = forward(fn, primals);
+  VjpResult r;
+  r.outputs = fw.env->lookup(fw.g->outputs);
+  r.pullback = make_pullback(fw, primals);
   return r;
+}
+
+std::vector<Array> vjp_residuals(const FlatFn& fn, const std::vector<Array>& primals) {
+  Forward fw = forward(fn, primals);
+  // The forward values, in forward order: the primals, then each node's outputs.
+  std::vector<Array> values = primals;
+  for (const Node* n : fw.g->nodes) {
+    for (const Array& v : fw.env->get(n)) values.push_back(v);
+  }
+  std::unordered_map<Key, size_t, KeyHash> index;
+  for (size_t i = 0; i < values.size(); ++i) {
+    index.emplace(Key{values[i].node().get(), values[i].output_index()}, i);
+  }
+  // Trace the pullback on placeholder cotangents; what its graph reads from outside (directly,
+  // or through nodes the rules built from forward values, e.g. remat's recomputation) is kept.
+  std::vector<Array> outs = fw.env->lookup(fw.g->outputs);
+  Graph bwd = trace(make_pullback(fw, primals), outs);
+  std::vector<bool> used(values.size(), false);
+  std::unordered_map<const Node*, bool> seen;
+  std::vector<Array> stack;
+  for (const Node* n : bwd.nodes) {
+    for (const Array& in : n->inputs) stack.push_back(in);
+  }
+  for (const Array& o : bwd.outputs) stack.push_back(o);
+  while (!stack.empty()) {
+    Array a = stack.back();
+    stack.pop_back();
+    auto f = index.find(Key{a.node().get(), a.output_index()});
+    if (f != index.end()) {
+      used[f->second] = true;
+      continue;
+    }
+    if (bwd.depends(a.node().get()) || !seen.emplace(a.node().get(), true).second) continue;
+    for (const Array& in : a.node()->inputs) stack.push_back(in);
+  }
+  std::vector<Array> kept;
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (used[i]) kept.push_back(values[i]);
+  }
+  return kept;
 }
 
 std::pair<std::vector<Array>, std::vector<Array>> jvp_flat(const FlatFn& fn,

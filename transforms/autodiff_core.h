@@ -9,6 +9,7 @@
 
 #include <functional>
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "transforms/graph.h"
@@ -23,6 +24,22 @@ struct VjpResult {
 };
 
 VjpResult vjp_flat(const FlatFn& fn, const std::vector<Array>& primals);
+
+// An output of a graph node: (node, output index).
+using OutKey = std::pair<const Node*, uint32_t>;
+
+// The backward pass over g: cts[j] (empty = zero) is the cotangent of targets[j] (outputs of
+// g's nodes or inputs; others are ignored); each node's vjp rule is applied to its values in
+// env. Returns one cotangent per input of g (empty where none reaches it).
+std::vector<Array> backprop(const Graph& g, const Env& env, const std::vector<OutKey>& targets,
+                            const std::vector<Array>& cts);
+
+// The forward values (primals and replayed node outputs, in forward order) that the pullback of
+// fn at primals reads: found by tracing the pullback on placeholder cotangents and walking what
+// its graph reads from outside, through any not-yet-evaluated nodes the vjp rules built (such
+// as remat's recomputation) down to forward values. These are what a pullback needs to keep;
+// vjp_flat's pullback currently holds every forward value until it is dropped.
+std::vector<Array> vjp_residuals(const FlatFn& fn, const std::vector<Array>& primals);
 
 // Returns the outputs and their tangents (zeros where a tangent is symbolically zero).
 std::pair<std::vector<Array>, std::vector<Array>> jvp_flat(const FlatFn& fn,

@@ -86,6 +86,8 @@
   /* calls of user functions with custom derivatives */   \
   X(CustomJvpCall, "custom_jvp_call", call)              \
   X(CustomVjpCall, "custom_vjp_call", call)              \
+  X(Remat, "remat", call)                                \
+  X(CheckpointName, "checkpoint_name", call)             \
   /* control flow with traced sub-functions */           \
   X(Scan, "scan", control)                               \
   X(Cond, "cond", control)                               \
@@ -103,7 +105,7 @@ enum class PrimitiveId : int {
 inline constexpr int kNumPrimitives = 0 GRAFT_PRIMITIVES(GRAFT_COUNT);
 #undef GRAFT_COUNT
 // Bump deliberately when the list changes: the op-spec table and kernel table follow it.
-static_assert(kNumPrimitives == 73, "primitive list changed: update specs, kernels and this count");
+static_assert(kNumPrimitives == 75, "primitive list changed: update specs, kernels and this count");
 
 inline constexpr const char* kPrimitiveNames[] = {
 #define GRAFT_NAME(name, str, family) str,

@@ -24,6 +24,8 @@ void call_kernel(Call& c) {
 void register_call_kernels(KernelTable& table) {
   table[static_cast<int>(PrimitiveId::kCustomJvpCall)] = &call_kernel;
   table[static_cast<int>(PrimitiveId::kCustomVjpCall)] = &call_kernel;
+  table[static_cast<int>(PrimitiveId::kRemat)] = &call_kernel;
+  table[static_cast<int>(PrimitiveId::kCheckpointName)] = &call_kernel;
 }
 
 }  // namespace graft::cpu

@@ -20,6 +20,9 @@ Program fold_constants(const Program& p);
 // reshape -> one reshape; reshape to the same shape, identity transposes and conversions to the
 // same dtype -> x.
 Program simplify_algebra(const Program& p);
+// Groups connected elementwise instructions of one shape into fused_elementwise instructions
+// (transforms/passes/fuse_elementwise.cc); values read outside a group become its outputs.
+Program fuse_elementwise(const Program& p);
 
 // All of the above, in an order where each helps the next.
 Program optimize(const Program& p);

@@ -24,6 +24,7 @@ struct Table {
     register_random_kernels(k);
     register_call_kernels(k);
     register_control_kernels(k);
+    register_fusion_kernels(k);
   }
 };
 }  // namespace

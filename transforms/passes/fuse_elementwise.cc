@@ -1,0 +1,162 @@
+// Elementwise fusion: connected chains of elementwise instructions over one shape become one
+// fused_elementwise instruction (core/primitives/fusion.h), which the CPU runs as one tiled
+// loop without materializing intermediates.
+//
+// Greedy, in program order: a fusible instruction joins the open group that produced one of
+// its operands (same shape), else starts a group. A group closes (is emitted) when an
+// instruction outside it reads one of its values, so the output program stays in topological
+// order; values read outside the group (or program outputs) become the group's outputs.
+// A broadcast_in_dim of a scalar feeding a group is read as a scalar operand instead.
+#include <algorithm>
+#include <unordered_map>
+
+#include "transforms/fusion.h"
+#include "transforms/passes/passes.h"
+
+namespace graft {
+
+namespace {
+
+constexpr size_t kMaxSteps = 64;  // bounds the kernel's per-thread tile buffers
+
+struct Group {
+  Shape shape;
+  std::vector<int> members;            // instruction indices, in order
+  std::vector<std::vector<int>> args;  // per member: operand value ids (scalars absorbed)
+  bool open = true;
+};
+
+struct Fuser {
+  const Program& p;
+  Program out;
+  std::vector<int> producer;            // value -> instruction index, or -1
+  std::vector<std::vector<int>> users;  // value -> instruction indices
+  std::vector<bool> is_output;          // value -> program output
+  std::vector<int> group_of;            // value -> group producing it, or -1
+  std::vector<int> instr_group;         // instruction -> its group, or -1
+  std::vector<Group> groups;
+
+  explicit Fuser(const Program& prog)
+      : p(prog),
+        producer(prog.avals.size(), -1),
+        users(prog.avals.size()),
+        is_output(prog.avals.size(), false),
+        group_of(prog.avals.size(), -1),
+        instr_group(prog.instrs.size(), -1) {
+    out.avals = p.avals;
+    out.inputs = p.inputs;
+    out.constants = p.constants;
+    out.constant_values = p.constant_values;
+    out.outputs = p.outputs;
+    for (size_t i = 0; i < p.instrs.size(); ++i) {
+      for (int v : p.instrs[i].out) producer[v] = static_cast<int>(i);
+      for (int v : p.instrs[i].in) users[v].push_back(static_cast<int>(i));
+    }
+    for (int v : p.outputs) is_output[v] = true;
+  }
+
+  bool fusible(const Instr& instr) const {
+    if (instr.out.size() != 1) return false;
+    std::vector<Aval> in;
+    for (int v : instr.in) in.push_back(p.avals[v]);
+    return fusion_supports(*instr.prim, in, p.avals[instr.out[0]]);
+  }
+
+  // The scalar a broadcast_in_dim spreads to `shape`, or v itself.
+  int absorb(int v, const Shape& shape) const {
+    int i = producer[v];
+    if (i < 0 || p.instrs[i].prim->id() != PrimitiveId::kBroadcastInDim) return v;
+    int x = p.instrs[i].in[0];
+    bool scalar = p.avals[x].shape.empty() && p.avals[x].dtype == p.avals[v].dtype;
+    return scalar && p.avals[v].shape == shape ? x : v;
+  }
+
+  void close(int g) {
+    Group& grp = groups[g];
+    if (!grp.open) return;
+    grp.open = false;
+    if (grp.members.size() == 1) {
+      out.instrs.push_back(p.instrs[grp.members[0]]);
+      return;
+    }
+    std::unordered_map<int, int> slot;  // value -> slot
+    std::vector<int> inputs;
+    std::vector<Aval> in_avals;
+    for (const std::vector<int>& args : grp.args) {
+      for (int v : args) {
+        if (group_of[v] == g || slot.count(v)) continue;
+        slot[v] = static_cast<int>(inputs.size());
+        inputs.push_back(v);
+        in_avals.push_back(p.avals[v]);
+      }
+    }
+    std::vector<FusedStep> steps;
+    std::vector<int> outputs, out_values;
+    for (size_t k = 0; k < grp.members.size(); ++k) {
+      const Instr& instr = p.instrs[grp.members[k]];
+      FusedStep s{instr.prim, {}, p.avals[instr.out[0]]};
+      for (int v : grp.args[k]) s.args.push_back(slot.at(v));
+      int v = instr.out[0];
+      int my_slot = static_cast<int>(inputs.size() + k);
+      slot[v] = my_slot;
+      steps.push_back(std::move(s));
+      bool used_outside = is_output[v];
+      for (int u : users[v]) used_outside = used_outside || instr_group[u] != g;
+      if (used_outside) {
+        outputs.push_back(my_slot);
+        out_values.push_back(v);
+      }
+    }
+    if (outputs.empty()) return;  // dead
+    Instr fused;
+    fused.prim = make_fused_elementwise(grp.shape, std::move(in_avals), std::move(steps), outputs);
+    fused.in = std::move(inputs);
+    fused.out = std::move(out_values);
+    out.instrs.push_back(std::move(fused));
+  }
+
+  void add(int i) {
+    const Instr& instr = p.instrs[i];
+    if (!fusible(instr)) {
+      for (int v : instr.in) {
+        if (group_of[v] >= 0) close(group_of[v]);
+      }
+      out.instrs.push_back(instr);
+      return;
+    }
+    const Shape& shape = p.avals[instr.out[0]].shape;
+    std::vector<int> args;
+    for (int v : instr.in) args.push_back(absorb(v, shape));
+    int g = -1;
+    for (int v : args) {
+      int h = group_of[v];
+      if (h >= 0 && groups[h].open && groups[h].shape == shape &&
+          groups[h].members.size() < kMaxSteps) {
+        g = h;
+        break;
+      }
+    }
+    for (int v : args) {
+      if (group_of[v] >= 0 && group_of[v] != g) close(group_of[v]);
+    }
+    if (g < 0) {
+      g = static_cast<int>(groups.size());
+      groups.push_back(Group{shape, {}, {}, true});
+    }
+    groups[g].members.push_back(i);
+    groups[g].args.push_back(std::move(args));
+    instr_group[i] = g;
+    group_of[instr.out[0]] = g;
+  }
+};
+
+}  // namespace
+
+Program fuse_elementwise(const Program& p) {
+  Fuser f(p);
+  for (size_t i = 0; i < p.instrs.size(); ++i) f.add(static_cast<int>(i));
+  for (size_t g = 0; g < f.groups.size(); ++g) f.close(static_cast<int>(g));
+  return f.out;
+}
+
+}  // namespace graft

@@ -10,6 +10,7 @@
 #include <unsupported/Eigen/SpecialFunctions>
 
 #include "core/backend/cpu/elementwise_math.h"
+#include "core/backend/cpu/exp_f32.h"
 #include "core/backend/cpu/kernel.h"
 #include "core/backend/cpu/parallel.h"
 #include "core/backend/cpu/xla_math.h"
@@ -106,17 +107,24 @@ template <typename T>
 void float_unary(Call& c, const T* x, T* y, int64_t n) {
   switch (c.prim.id()) {
     case P::kExp:
-      // Eigen 3.4's f32 exp clamps its input at about -88.4, so exp(-inf) would be 2.9e-39
-      // instead of 0 (breaking masked softmax); where the result is subnormal, use f64.
-      return map_float(x, y, n, [](const auto& a) {
-        using S = typename std::decay_t<decltype(a)>::Scalar;
-        if constexpr (std::is_same_v<S, float>) {
-          return (a < -87.0f)
-              .select(a.template cast<double>().exp().template cast<float>(), a.exp());
-        } else {
-          return a.exp();
-        }
-      });
+      // Through exp_f32 (exact where the result is subnormal; see exp_f32.h).
+      if constexpr (std::is_same_v<T, double>) {
+        return map_float(x, y, n, [](const auto& a) { return a.exp(); });
+      } else {
+        return parallel_for(n, kGrain, [&](int64_t b, int64_t e) {
+          if constexpr (std::is_same_v<T, float>) {
+            exp_f32(x + b, y + b, e - b);
+          } else {
+            float tin[kBlock], tout[kBlock];
+            for (int64_t s = b; s < e; s += kBlock) {
+              int64_t len = std::min(kBlock, e - s);
+              for (int64_t i = 0; i < len; ++i) tin[i] = static_cast<float>(x[s + i]);
+              exp_f32(tin, tout, len);
+              for (int64_t i = 0; i < len; ++i) y[s + i] = T(tout[i]);
+            }
+          }
+        });
+      }
     case P::kExpm1:
       return map_float(x, y, n, [](const auto& a) { return a.expm1(); });
     // log, log1p, erf and erf_inv: XLA's own f32 algorithms (f16 / bf16 go through f32, as

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/backend/cpu/elementwise_math.h"
+#include "core/backend/cpu/exp_f32.h"
 #include "core/backend/cpu/kernel.h"
 #include "core/backend/cpu/parallel.h"
 #include "core/backend/cpu/xla_math.h"
@@ -57,8 +58,8 @@ void unary_float(P id, const C* x, C* y, int64_t n) {
       o = a * a;
       return;
     case P::kExp:
-      if constexpr (f32) {  // as the unfused kernel: exact where the result is subnormal
-        o = (a < -87.0f).select(a.template cast<double>().exp().template cast<float>(), a.exp());
+      if constexpr (f32) {  // the unfused kernel's exp, bit for bit
+        exp_f32(x, y, n);
       } else {
         o = a.exp();
       }

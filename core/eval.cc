@@ -37,6 +37,7 @@ void eval(const std::vector<Array>& arrays) {
   // Every node in `order` stays alive until it has run: the roots are held by the caller and
   // every other node by the inputs of a later node that has not run yet.
   for (Node* n : order) {
+    if (n->donated) fail_donated();
     if (n->tracer || n->primitive == nullptr) {
       fail("eval", "cannot evaluate a traced array ", n->avals[0].str(),
            ": it stands for a value that is only known when the traced function is called");

@@ -48,9 +48,15 @@ struct Program {
 // by an outer transform: such a program cannot be cached).
 std::optional<Program> lower(const Graph& g);
 
+struct BufferPlan;
+
 // Binds the program's instructions on `args` (no tracing, no shape rules: the avals are the
-// program's) and evaluates the outputs.
-std::vector<Array> execute(const Program& p, const std::vector<Array>& args);
+// program's) and evaluates the outputs. With a plan (transforms/passes/passes.h),
+// elementwise instructions compute in place into intermediates that die there and into
+// arguments marked in `donated` (one flag per argument); donated arguments are then marked
+// unusable (Node::donated).
+std::vector<Array> execute(const Program& p, const std::vector<Array>& args,
+                           const BufferPlan* plan = nullptr, const std::vector<bool>& donated = {});
 
 // The program as text, in make_graph's jaxpr-like format (scalar constants inline).
 std::string print_program(const Program& p);

@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "core/primitives/debug.h"
 #include "transforms/passes/passes.h"
 
 namespace graft::detail {
@@ -189,8 +190,17 @@ void JitCache::clear() {
 
 std::shared_ptr<JitEntry> compile(const FlatFn& fn, const std::vector<Aval>& avals,
                                   std::vector<bool> donated) {
-  Graph g = trace_avals(fn, avals);
-  std::optional<Program> p = lower(g);
+  std::vector<Array> effects;
+  std::vector<Array>* prev = set_effect_collector(&effects);
+  Graph g;
+  try {
+    g = trace_avals(fn, avals);
+  } catch (...) {
+    set_effect_collector(prev);
+    throw;
+  }
+  set_effect_collector(prev);
+  std::optional<Program> p = lower(g, effects);
   if (!p) return nullptr;
   auto entry = std::make_shared<JitEntry>();
   entry->program = optimize(*p);

@@ -89,7 +89,9 @@
   /* control flow with traced sub-functions */           \
   X(Scan, "scan", control)                               \
   X(Cond, "cond", control)                               \
-  X(WhileLoop, "while_loop", control)
+  X(WhileLoop, "while_loop", control)                    \
+  /* side effects */                                     \
+  X(DebugPrint, "debug_print", debug)
 
 namespace graft {
 
@@ -103,7 +105,7 @@ enum class PrimitiveId : int {
 inline constexpr int kNumPrimitives = 0 GRAFT_PRIMITIVES(GRAFT_COUNT);
 #undef GRAFT_COUNT
 // Bump deliberately when the list changes: the op-spec table and kernel table follow it.
-static_assert(kNumPrimitives == 73, "primitive list changed: update specs, kernels and this count");
+static_assert(kNumPrimitives == 74, "primitive list changed: update specs, kernels and this count");
 
 inline constexpr const char* kPrimitiveNames[] = {
 #define GRAFT_NAME(name, str, family) str,

@@ -10,7 +10,8 @@
 
 namespace graft {
 
-// Drops instructions none of whose outputs are used, and unused constants.
+// Drops instructions none of whose outputs are used (unless they have side effects), and
+// unused constants.
 Program eliminate_dead_code(const Program& p);
 // Merges instructions applying the same primitive (same id, same_params) to the same inputs,
 // and equal small constants.

@@ -1,6 +1,7 @@
 #include "transforms/passes/program.h"
 
 #include <unordered_map>
+#include <unordered_set>
 #include <utility>
 
 #include "core/backend/cpu/kernel.h"
@@ -23,7 +24,26 @@ const Array* Program::constant(int v) const {
   return nullptr;
 }
 
-std::optional<Program> lower(const Graph& g) {
+namespace {
+
+// Whether every leaf `a` reaches (through pending nodes) is evaluated or one of `inputs`.
+bool closed_over(const Array& a, const std::vector<Array>& inputs) {
+  std::unordered_set<const Node*> seen, allowed;
+  for (const Array& in : inputs) allowed.insert(in.node().get());
+  std::vector<const Node*> stack{a.node().get()};
+  while (!stack.empty()) {
+    const Node* n = stack.back();
+    stack.pop_back();
+    if (!seen.insert(n).second || allowed.count(n) || !n->buffers.empty()) continue;
+    if (n->primitive == nullptr) return false;
+    for (const Array& in : n->inputs) stack.push_back(in.node().get());
+  }
+  return true;
+}
+
+}  // namespace
+
+std::optional<Program> lower(const Graph& g, const std::vector<Array>& effects) {
   Program p;
   // Value ids of each visited node's outputs.
   std::unordered_map<const Node*, std::vector<int>> ids;
@@ -41,7 +61,11 @@ std::optional<Program> lower(const Graph& g) {
   };
   // Iterative post-order over pending nodes (evaluated ones are leaves: constants).
   std::vector<std::pair<Node*, size_t>> stack;
-  for (const Array& o : g.outputs) {
+  std::vector<Array> roots = g.outputs;
+  for (const Array& e : effects) {
+    if (closed_over(e, g.inputs)) roots.push_back(e);
+  }
+  for (const Array& o : roots) {
     Node* root = o.node().get();
     if (ids.count(root) || !root->buffers.empty()) continue;
     stack.emplace_back(root, 0);
@@ -105,8 +129,15 @@ std::vector<Array> execute(const Program& p, const std::vector<Array>& args, con
   std::vector<Array> outs;
   outs.reserve(p.outputs.size());
   for (int v : p.outputs) outs.push_back(env[v]);
+  std::vector<Array> todo = outs;  // and the side effects, whose outputs nobody uses
+  if (plan == nullptr) {
+    for (const Instr& instr : p.instrs) {
+      if (instr.prim->has_side_effects()) todo.push_back(env[instr.out[0]]);
+    }
+  }
   env.clear();  // so eval frees intermediates as soon as their last consumer has run
-  if (plan == nullptr) eval(outs);
+  if (plan == nullptr) eval(todo);
+  todo.clear();
   for (size_t j = 0; j < args.size() && j < donated.size(); ++j) {
     if (!donated[j]) continue;
     // An output that is the donated argument itself (f(x) = x) gets a handle of its own.

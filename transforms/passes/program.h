@@ -46,7 +46,9 @@ struct Program {
 // evaluate them once); evaluated arrays become constants. Returns nullopt when the graph
 // reaches a placeholder that is not one of g.inputs (the function closes over a value traced
 // by an outer transform: such a program cannot be cached).
-std::optional<Program> lower(const Graph& g);
+// `effects` are outputs of side-effecting nodes (debug_print) recorded while tracing: those
+// that depend only on g's inputs and constants become instructions too.
+std::optional<Program> lower(const Graph& g, const std::vector<Array>& effects = {});
 
 struct BufferPlan;
 

@@ -35,6 +35,7 @@ struct Table {
     register_random_kernels(k);
     register_call_kernels(k);
     register_control_kernels(k);
+    register_debug_kernels(k);
   }
 };
 }  // namespace

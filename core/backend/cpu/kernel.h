@@ -67,6 +67,7 @@ GRAFT_FAMILY_REGISTRAR(linalg)
 GRAFT_FAMILY_REGISTRAR(random)
 GRAFT_FAMILY_REGISTRAR(call)
 GRAFT_FAMILY_REGISTRAR(control)
+GRAFT_FAMILY_REGISTRAR(debug)
 #undef GRAFT_FAMILY_REGISTRAR
 
 // The table, filled once. A null entry means the primitive has no CPU kernel.

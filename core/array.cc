@@ -103,8 +103,13 @@ const std::vector<Array>& Array::inputs() const {
   return node_->inputs;
 }
 
+void fail_donated() {
+  fail("jit", "array was donated to a jitted function and can no longer be used");
+}
+
 std::shared_ptr<Buffer> Array::buffer() const {
   require("buffer");
+  if (node_->donated) fail_donated();
   if (node_->tracer) {
     fail("read", "cannot read the value of a traced array ", aval().str(),
          ": its value is not known while tracing (inside jit, grad, vmap...). Branch on "

@@ -41,6 +41,13 @@ struct Node {
   std::vector<Aval> avals;                       // one per output
   std::vector<std::shared_ptr<Buffer>> buffers;  // one per output once evaluated
   bool tracer = false;  // depends on a placeholder: has no value, only a graph
+  // Given to a jitted function through donate_argnums: its buffer may have been overwritten,
+  // so reading it or passing it to an op is an error.
+  bool donated = false;
+  // Bit i: the executor allows this node's kernel to take over input i's buffer for an output
+  // of the same aval (the input is donated, or this is its last use). Elementwise kernels
+  // then compute in place.
+  uint64_t reusable_inputs = 0;
 
   Node() = default;
   Node(const Node&) = delete;
@@ -100,6 +107,9 @@ class Array {
   std::shared_ptr<Node> node_;
   uint32_t index_ = 0;
 };
+
+// Throws the error for using an array donated to a jitted function.
+[[noreturn]] void fail_donated();
 
 // Computes all given arrays (sharing work between them).
 void eval(const std::vector<Array>& arrays);

@@ -37,6 +37,7 @@ void eval(const std::vector<Array>& arrays) {
   // Every node in `order` stays alive until it has run: the roots are held by the caller and
   // every other node by the inputs of a later node that has not run yet.
   for (Node* n : order) {
+    if (n->donated) fail_donated();
     // A call primitive's kernel (custom_vjp, remat) evaluates its function with a nested eval,
     // which may already have run a constant node this order also holds.
     if (!n->buffers.empty()) continue;

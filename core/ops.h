@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <initializer_list>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "core/array.h"
@@ -210,5 +211,17 @@ Array dot_general(const Array& lhs, const Array& rhs, const DotDims& dims,
 Array matmul(const Array& a, const Array& b);
 Array dot(const Array& a, const Array& b);  // jnp.dot for 1-D / 2-D
 Array outer(const Array& a, const Array& b);
+
+// ---- debugging ----
+// jax.debug.print: prints fmt with each "{}" replaced by the next array's values (to stderr,
+// or the sink of set_debug_print_sink in core/primitives/debug.h) and returns the arrays
+// unchanged. Eagerly it prints at once; inside jit it prints on every call of the compiled
+// function (kept even when its results are unused); under vmap it prints the batched values;
+// derivatives pass through it without printing.
+std::vector<Array> debug_print(const std::string& fmt, const std::vector<Array>& arrays = {});
+template <typename... A>
+std::vector<Array> debug_print(const std::string& fmt, const Array& first, const A&... rest) {
+  return debug_print(fmt, std::vector<Array>{first, Array(rest)...});
+}
 
 }  // namespace graft

@@ -1,6 +1,7 @@
 #include "core/primitive.h"
 
 #include "core/error.h"
+#include "core/primitives/debug.h"
 
 namespace graft {
 
@@ -34,6 +35,7 @@ std::vector<Array> bind(std::shared_ptr<const Primitive> p, std::vector<Array> i
   bool tracer = false;
   for (size_t i = 0; i < inputs.size(); ++i) {
     if (!inputs[i].valid()) fail(p->name(), "input ", i, " is an empty Array handle");
+    if (inputs[i].node()->donated) fail_donated();
     in_avals.push_back(inputs[i].aval());
     tracer = tracer || inputs[i].is_tracer();
   }
@@ -45,6 +47,15 @@ std::vector<Array> bind(std::shared_ptr<const Primitive> p, std::vector<Array> i
   std::vector<Array> outs;
   outs.reserve(node->avals.size());
   for (uint32_t i = 0; i < node->avals.size(); ++i) outs.emplace_back(node, i);
+  // A side effect (debug_print) happens now on values, or is recorded for jit on tracers: its
+  // results may never be used. Here rather than in the op, so replays (grad, vmap) do it too.
+  if (node->primitive->has_side_effects() && !outs.empty()) {
+    if (tracer) {
+      record_effect(outs[0]);
+    } else {
+      eval(outs);
+    }
+  }
   return outs;
 }
 

@@ -47,6 +47,10 @@ class Primitive {
   // Default: one flop per output element, every input and output byte moved once.
   virtual Cost cost(const std::vector<Aval>& in, const std::vector<Aval>& out) const;
 
+  // Whether applying it does something besides computing its outputs (debug_print): jit
+  // keeps such instructions even when their outputs are unused, and never folds them.
+  virtual bool has_side_effects() const { return false; }
+
   // Transform rules. `outputs` are the primal outputs of this application.
   virtual std::vector<Array> jvp(const std::vector<Array>& primals,
                                  const std::vector<Array>& tangents,

@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "core/primitives/debug.h"
 #include "transforms/passes/passes.h"
 
 namespace graft::detail {
@@ -96,6 +97,17 @@ bool JitCache::is_static(size_t arg, size_t num_args) const {
   return false;
 }
 
+bool JitCache::is_donated(size_t arg, size_t num_args) const {
+  for (int s : options_.donate_argnums) {
+    int64_t a = s < 0 ? s + static_cast<int64_t>(num_args) : s;
+    if (a < 0 || a >= static_cast<int64_t>(num_args)) {
+      fail("jit", "donate_argnums entry ", s, " is out of range for ", num_args, " arguments");
+    }
+    if (a == static_cast<int64_t>(arg)) return true;
+  }
+  return false;
+}
+
 std::shared_ptr<const JitEntry> JitCache::lookup(const JitKey& key) {
   std::lock_guard<std::mutex> lock(mu_);
   auto [lo, hi] = index_.equal_range(key.hash);
@@ -176,13 +188,33 @@ void JitCache::clear() {
   index_.clear();
 }
 
-std::shared_ptr<JitEntry> compile(const FlatFn& fn, const std::vector<Aval>& avals) {
-  Graph g = trace_avals(fn, avals);
-  std::optional<Program> p = lower(g);
+std::shared_ptr<JitEntry> compile(const FlatFn& fn, const std::vector<Aval>& avals,
+                                  std::vector<bool> donated) {
+  std::vector<Array> effects;
+  std::vector<Array>* prev = set_effect_collector(&effects);
+  Graph g;
+  try {
+    g = trace_avals(fn, avals);
+  } catch (...) {
+    set_effect_collector(prev);
+    throw;
+  }
+  set_effect_collector(prev);
+  std::optional<Program> p = lower(g, effects);
   if (!p) return nullptr;
   auto entry = std::make_shared<JitEntry>();
   entry->program = optimize(*p);
+  entry->plan = std::make_shared<const BufferPlan>(plan_buffers(entry->program, donated));
+  entry->donated = std::move(donated);
   return entry;
+}
+
+MemoryAnalysis memory_of(const JitEntry& e) {
+  return MemoryAnalysis{e.plan->peak_bytes, e.plan->total_bytes};
+}
+
+std::vector<Array> run(const JitEntry& e, const std::vector<Array>& leaves) {
+  return execute(e.program, leaves, e.plan.get(), e.donated);
 }
 
 }  // namespace graft::detail

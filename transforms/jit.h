@@ -43,14 +43,24 @@
 #include "core/error.h"
 #include "core/tree.h"
 #include "transforms/graph.h"
-#include "transforms/passes/program.h"
+#include "transforms/passes/passes.h"
 
 namespace graft {
 
 struct JitOptions {
   std::vector<int> static_argnums;
+  // Arguments (all leaves of each) whose buffers the call may reuse for outputs; afterwards
+  // they can no longer be used (an error says so). Like jax.jit's donate_argnums.
+  std::vector<int> donate_argnums;
   size_t cache_size = 64;
   bool explain_misses = false;  // also on with GRAFT_JIT_EXPLAIN=1
+};
+
+// The planned memory of one compiled program (transforms/passes/passes.h, plan_buffers):
+// bytes of values the program defines, arguments and constants excluded.
+struct MemoryAnalysis {
+  int64_t peak_bytes = 0;   // max over the schedule of live bytes, with in-place reuse
+  int64_t total_bytes = 0;  // sum over all defined values (no freeing, no reuse)
 };
 
 struct JitStats {
@@ -111,6 +121,8 @@ struct JitKey {
 
 struct JitEntry {
   Program program;
+  std::shared_ptr<const BufferPlan> plan;
+  std::vector<bool> donated;  // per leaf
   TreeDef out_def;
 };
 
@@ -119,6 +131,7 @@ class JitCache {
  public:
   explicit JitCache(JitOptions options);
   bool is_static(size_t arg, size_t num_args) const;
+  bool is_donated(size_t arg, size_t num_args) const;
   // Counts a hit or a miss; on a miss, records (and maybe logs) why.
   std::shared_ptr<const JitEntry> lookup(const JitKey& key);
   void insert(const JitKey& key, std::shared_ptr<const JitEntry> entry, double compile_seconds);
@@ -141,7 +154,10 @@ class JitCache {
 
 // Traces fn on placeholders with `avals` and optimizes the program. Returns null when fn
 // closes over a value traced by an outer transform (then it must run inline).
-std::shared_ptr<JitEntry> compile(const FlatFn& fn, const std::vector<Aval>& avals);
+std::shared_ptr<JitEntry> compile(const FlatFn& fn, const std::vector<Aval>& avals,
+                                  std::vector<bool> donated);
+MemoryAnalysis memory_of(const JitEntry& e);
+std::vector<Array> run(const JitEntry& e, const std::vector<Array>& leaves);
 
 }  // namespace detail
 
@@ -155,39 +171,19 @@ class Jitted {
   auto operator()(const Args&... args) const {
     using Result = std::decay_t<std::invoke_result_t<const F&, const Args&...>>;
     static_assert(detail::IsPytree<Result>::value, "a jitted function must return a pytree");
-    detail::JitKey key;
     std::vector<Array> leaves;
-    key.types = {std::type_index(typeid(Args))...};
-    key.defs.resize(sizeof...(Args));
-    key.statics.resize(sizeof...(Args));
-    size_t k = 0;
-    (add_arg(k++, sizeof...(Args), args, key, leaves), ...);
-    for (const Array& l : leaves) {
-      if (l.is_tracer()) return f_(args...);  // inside another transform's trace
-    }
-    key.finish();
-    std::shared_ptr<const detail::JitEntry> entry = cache_->lookup(key);
-    if (entry == nullptr) {
-      auto start = std::chrono::steady_clock::now();
-      TreeDef out_def;
-      FlatFn fn = [&](const std::vector<Array>& ph) {
-        std::vector<size_t> offsets(sizeof...(Args) + 1, 0);
-        for (size_t i = 0; i < sizeof...(Args); ++i) {
-          offsets[i + 1] = offsets[i] + static_cast<size_t>(key.defs[i].num_leaves);
-        }
-        auto call = rebuild_all(std::index_sequence_for<Args...>{}, key, ph, offsets, args...);
-        auto [out_leaves, def] = tree_flatten(Result(std::apply(f_, call)));
-        out_def = def;
-        return out_leaves;
-      };
-      std::shared_ptr<detail::JitEntry> fresh = detail::compile(fn, key.avals);
-      if (fresh == nullptr) return f_(args...);
-      fresh->out_def = std::move(out_def);
-      double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-      cache_->insert(key, fresh, secs);
-      entry = std::move(fresh);
-    }
-    return tree_unflatten<Result>(entry->out_def, execute(entry->program, leaves));
+    std::shared_ptr<const detail::JitEntry> entry = entry_for(leaves, args...);
+    if (entry == nullptr) return f_(args...);  // inside another transform's trace
+    return tree_unflatten<Result>(entry->out_def, detail::run(*entry, leaves));
+  }
+
+  // The planned memory of the program compiled for these arguments (compiles on a miss;
+  // runs nothing). All zeros when the call would run inline (tracer arguments).
+  template <typename... Args>
+  MemoryAnalysis memory_analysis(const Args&... args) const {
+    std::vector<Array> leaves;
+    auto entry = entry_for(leaves, args...);
+    return entry == nullptr ? MemoryAnalysis{} : detail::memory_of(*entry);
   }
 
   JitStats stats() const { return cache_->stats(); }
@@ -197,6 +193,46 @@ class Jitted {
   void clear_cache() const { cache_->clear(); }
 
  private:
+  // The cached (or freshly compiled) program for args, with their leaves in `leaves`; null
+  // when f must run inline.
+  template <typename... Args>
+  std::shared_ptr<const detail::JitEntry> entry_for(std::vector<Array>& leaves,
+                                                    const Args&... args) const {
+    using Result = std::decay_t<std::invoke_result_t<const F&, const Args&...>>;
+    detail::JitKey key;
+    key.types = {std::type_index(typeid(Args))...};
+    key.defs.resize(sizeof...(Args));
+    key.statics.resize(sizeof...(Args));
+    size_t k = 0;
+    (add_arg(k++, sizeof...(Args), args, key, leaves), ...);
+    for (const Array& l : leaves) {
+      if (l.is_tracer()) return nullptr;
+    }
+    key.finish();
+    std::shared_ptr<const detail::JitEntry> entry = cache_->lookup(key);
+    if (entry != nullptr) return entry;
+    auto start = std::chrono::steady_clock::now();
+    TreeDef out_def;
+    FlatFn fn = [&](const std::vector<Array>& ph) {
+      std::vector<size_t> offsets(sizeof...(Args) + 1, 0);
+      for (size_t i = 0; i < sizeof...(Args); ++i) {
+        offsets[i + 1] = offsets[i] + static_cast<size_t>(key.defs[i].num_leaves);
+      }
+      auto call = rebuild_all(std::index_sequence_for<Args...>{}, key, ph, offsets, args...);
+      auto [out_leaves, def] = tree_flatten(Result(std::apply(f_, call)));
+      out_def = def;
+      return out_leaves;
+    };
+    std::vector<bool> donated;
+    for (int a : key.leaf_arg) donated.push_back(cache_->is_donated(a, sizeof...(Args)));
+    std::shared_ptr<detail::JitEntry> fresh = detail::compile(fn, key.avals, std::move(donated));
+    if (fresh == nullptr) return nullptr;
+    fresh->out_def = std::move(out_def);
+    double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    cache_->insert(key, fresh, secs);
+    return fresh;
+  }
+
   template <typename T>
   void add_arg(size_t k, size_t n, const T& arg, detail::JitKey& key,
                std::vector<Array>& leaves) const {

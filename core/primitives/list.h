@@ -93,7 +93,9 @@
   X(Cond, "cond", control)                               \
   X(WhileLoop, "while_loop", control)                    \
   /* jit: elementwise chains fused into one loop */      \
-  X(FusedElementwise, "fused_elementwise", fusion)
+  X(FusedElementwise, "fused_elementwise", fusion)       \
+  /* side effects */                                     \
+  X(DebugPrint, "debug_print", debug)
 
 namespace graft {
 
@@ -107,7 +109,7 @@ enum class PrimitiveId : int {
 inline constexpr int kNumPrimitives = 0 GRAFT_PRIMITIVES(GRAFT_COUNT);
 #undef GRAFT_COUNT
 // Bump deliberately when the list changes: the op-spec table and kernel table follow it.
-static_assert(kNumPrimitives == 76, "primitive list changed: update specs, kernels and this count");
+static_assert(kNumPrimitives == 77, "primitive list changed: update specs, kernels and this count");
 
 inline constexpr const char* kPrimitiveNames[] = {
 #define GRAFT_NAME(name, str, family) str,

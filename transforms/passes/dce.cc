@@ -10,6 +10,7 @@ Program eliminate_dead_code(const Program& p) {
   std::vector<bool> keep(p.instrs.size(), false);
   for (size_t i = p.instrs.size(); i-- > 0;) {
     const Instr& instr = p.instrs[i];
+    keep[i] = instr.prim->has_side_effects();  // debug_print: kept for its effect
     for (int v : instr.out) keep[i] = keep[i] || live[v];
     if (!keep[i]) continue;
     for (int v : instr.in) live[v] = true;

@@ -46,11 +46,19 @@ struct Program {
 // evaluate them once); evaluated arrays become constants. Returns nullopt when the graph
 // reaches a placeholder that is not one of g.inputs (the function closes over a value traced
 // by an outer transform: such a program cannot be cached).
-std::optional<Program> lower(const Graph& g);
+// `effects` are outputs of side-effecting nodes (debug_print) recorded while tracing: those
+// that depend only on g's inputs and constants become instructions too.
+std::optional<Program> lower(const Graph& g, const std::vector<Array>& effects = {});
+
+struct BufferPlan;
 
 // Binds the program's instructions on `args` (no tracing, no shape rules: the avals are the
-// program's) and evaluates the outputs.
-std::vector<Array> execute(const Program& p, const std::vector<Array>& args);
+// program's) and evaluates the outputs. With a plan (transforms/passes/passes.h),
+// elementwise instructions compute in place into intermediates that die there and into
+// arguments marked in `donated` (one flag per argument); donated arguments are then marked
+// unusable (Node::donated).
+std::vector<Array> execute(const Program& p, const std::vector<Array>& args,
+                           const BufferPlan* plan = nullptr, const std::vector<bool>& donated = {});
 
 // The program as text, in make_graph's jaxpr-like format (scalar constants inline).
 std::string print_program(const Program& p);

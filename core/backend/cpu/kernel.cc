@@ -1,10 +1,21 @@
 #include "core/backend/cpu/kernel.h"
 
+#include <string_view>
+
 #include "core/error.h"
 
 namespace graft::cpu {
 
 void* Call::out_raw(int i) {
+  for (int k = 0; !outputs_[i] && reusable_ != 0 && k < num_inputs(); ++k) {
+    if (!(reusable_ >> k & 1) || in_aval(k).shape != avals_[i].shape ||
+        in_aval(k).dtype != avals_[i].dtype)
+      continue;
+    std::shared_ptr<Buffer>& b = inputs_[k].node()->buffers[inputs_[k].output_index()];
+    if (b.use_count() != 1) continue;  // aliased (reshape, a held buffer()): not ours
+    reusable_ &= ~(uint64_t{1} << k);
+    outputs_[i] = b;
+  }
   if (!outputs_[i]) {
     const Aval& a = avals_[i];
     outputs_[i] = Buffer::make(static_cast<size_t>(numel(a.shape) * dtype_size(a.dtype)));
@@ -25,6 +36,7 @@ struct Table {
     register_call_kernels(k);
     register_control_kernels(k);
     register_fusion_kernels(k);
+    register_debug_kernels(k);
   }
 };
 }  // namespace
@@ -34,11 +46,19 @@ const KernelTable& kernels() {
   return table.k;
 }
 
+bool runs_in_place(PrimitiveId p) {
+  return std::string_view(kPrimitiveFamilies[static_cast<int>(p)]) == "elementwise";
+}
+
 void run_kernel(Node& n) {
   Kernel k = kernels()[static_cast<int>(n.primitive->id())];
   if (k == nullptr) fail(n.primitive->name(), "has no CPU kernel");
+  for (const Array& in : n.inputs) {
+    if (in.node()->donated) fail_donated();  // a pending consumer built before the donation
+  }
   std::vector<std::shared_ptr<Buffer>> outputs(n.avals.size());
-  Call call(*n.primitive, n.inputs, n.avals, outputs);
+  uint64_t reusable = runs_in_place(n.primitive->id()) ? n.reusable_inputs : 0;
+  Call call(*n.primitive, n.inputs, n.avals, outputs, reusable);
   k(call);
   for (size_t i = 0; i < outputs.size(); ++i) {
     if (!outputs[i]) call.out_raw(static_cast<int>(i));  // zero-sized or untouched outputs

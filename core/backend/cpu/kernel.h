@@ -15,8 +15,8 @@ namespace graft::cpu {
 class Call {
  public:
   Call(const Primitive& p, const std::vector<Array>& inputs, const std::vector<Aval>& avals,
-       std::vector<std::shared_ptr<Buffer>>& outputs)
-      : prim(p), inputs_(inputs), avals_(avals), outputs_(outputs) {}
+       std::vector<std::shared_ptr<Buffer>>& outputs, uint64_t reusable = 0)
+      : prim(p), inputs_(inputs), avals_(avals), outputs_(outputs), reusable_(reusable) {}
 
   const Primitive& prim;
   template <typename P>
@@ -35,6 +35,8 @@ class Call {
   const T* in(int i) const {
     return static_cast<const T*>(in_raw(i));
   }
+  // Output i's buffer, allocated on first use, or taken over from a reusable input of the
+  // same aval (see Node::reusable_inputs; only for kernels that may run in place).
   void* out_raw(int i = 0);
   template <typename T>
   T* out(int i = 0) {
@@ -49,6 +51,7 @@ class Call {
   const std::vector<Array>& inputs_;
   const std::vector<Aval>& avals_;
   std::vector<std::shared_ptr<Buffer>>& outputs_;
+  uint64_t reusable_;
 };
 
 using Kernel = void (*)(Call& call);
@@ -65,10 +68,15 @@ GRAFT_FAMILY_REGISTRAR(random)
 GRAFT_FAMILY_REGISTRAR(call)
 GRAFT_FAMILY_REGISTRAR(control)
 GRAFT_FAMILY_REGISTRAR(fusion)
+GRAFT_FAMILY_REGISTRAR(debug)
 #undef GRAFT_FAMILY_REGISTRAR
 
 // The table, filled once. A null entry means the primitive has no CPU kernel.
 const KernelTable& kernels();
+
+// Whether p's kernel may write an output into an input's buffer: pure elementwise loops,
+// where output element k depends only on input elements k.
+bool runs_in_place(PrimitiveId p);
 
 // Runs n's primitive on its (evaluated) inputs and stores n's output buffers.
 void run_kernel(Node& n);

@@ -363,6 +363,12 @@ void fused_kernel(Call& c) {
   }
   if (n == 0) return;
   auto is_scalar = [&](int i) { return c.in_aval(i).shape.empty() && !f.shape().empty(); };
+  // An input whose buffer an output took over (donation / last use: the kernel runs in place)
+  // is copied tile by tile before any step writes that tile of the output.
+  std::vector<bool> aliased(n_in, false);
+  for (int i = 0; i < n_in; ++i) {
+    for (char* o : outs) aliased[i] = aliased[i] || o == c.in_raw(i);
+  }
   parallel_for(n, kGrain, [&](int64_t b, int64_t e) {
     // One tile buffer per slot, 8 bytes per element (enough for every kind).
     std::vector<double> scratch(static_cast<size_t>(n_slots) * kTile);
@@ -380,6 +386,9 @@ void fused_kernel(Call& c) {
           ptr[i] = tile(i);
         } else if (is_half(slots[i].dtype)) {
           load(slots[i].dtype, src + s * w, tile(i), len);
+          ptr[i] = tile(i);
+        } else if (aliased[i]) {
+          std::memcpy(tile(i), src + s * w, static_cast<size_t>(len * w));
           ptr[i] = tile(i);
         } else {
           ptr[i] = const_cast<char*>(src + s * w);

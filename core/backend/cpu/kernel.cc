@@ -47,7 +47,9 @@ const KernelTable& kernels() {
 }
 
 bool runs_in_place(PrimitiveId p) {
-  return std::string_view(kPrimitiveFamilies[static_cast<int>(p)]) == "elementwise";
+  std::string_view family = kPrimitiveFamilies[static_cast<int>(p)];
+  // Fused groups copy an aliased input's tile before writing it (fusion_kernels.cc).
+  return family == "elementwise" || family == "fusion";
 }
 
 void run_kernel(Node& n) {

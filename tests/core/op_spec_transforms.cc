@@ -13,6 +13,7 @@
 #include "gtest/gtest.h"
 #include "tests/core/specs/spec.h"
 #include "transforms/autodiff_core.h"
+#include "transforms/jit.h"
 #include "transforms/vmap_core.h"
 
 namespace graft::spec {
@@ -303,6 +304,38 @@ TEST_P(OpSpecVmapTest, VmapMatchesALoop) {
   }
 }
 
+class OpSpecJit : public ::testing::TestWithParam<int> {};
+
+// Every case also runs under jit (compiled: passes, fusion, buffer planning) and must equal
+// eager evaluation: a first call (compile) and a second (cache hit).
+TEST_P(OpSpecJit, JitMatchesEager) {
+  auto it = registry().find(static_cast<PrimitiveId>(GetParam()));
+  if (it == registry().end()) GTEST_SKIP() << "no spec (reported by EveryPrimitiveHasASpec)";
+  Spec spec = it->second();
+  for (const Case& c : spec.cases) {
+    SCOPED_TRACE(c.name);
+    auto fn = c.fn;
+    auto jitted = jit([fn](const std::vector<Array>& in) { return fn(in); });
+    std::vector<double> want = values_of(c.fn(c.inputs));
+    for (int call = 0; call < 2; ++call) {
+      Array out = jitted(c.inputs);
+      std::vector<double> got = values_of(out);
+      ASSERT_EQ(got.size(), want.size());
+      double tol = std::max(c.rtol, default_rtol(out.dtype()) * 4);
+      for (size_t i = 0; i < got.size(); ++i) {
+        if (std::isnan(want[i])) {
+          EXPECT_TRUE(std::isnan(got[i])) << "call " << call << " at " << i;
+        } else if (std::isinf(want[i])) {
+          EXPECT_EQ(got[i], want[i]) << "call " << call << " at " << i;
+        } else {
+          ASSERT_NEAR(got[i], want[i], c.atol + tol * std::fabs(want[i]))
+              << "call " << call << " at " << i;
+        }
+      }
+    }
+  }
+}
+
 auto name_of = [](const ::testing::TestParamInfo<int>& info) {
   return std::string(kPrimitiveNames[info.param]);
 };
@@ -310,6 +343,7 @@ INSTANTIATE_TEST_SUITE_P(AllPrimitives, OpSpecGradTest, ::testing::Range(0, kNum
                          name_of);
 INSTANTIATE_TEST_SUITE_P(AllPrimitives, OpSpecVmapTest, ::testing::Range(0, kNumPrimitives),
                          name_of);
+INSTANTIATE_TEST_SUITE_P(AllPrimitives, OpSpecJit, ::testing::Range(0, kNumPrimitives), name_of);
 
 }  // namespace
 }  // namespace graft::spec

@@ -9,20 +9,20 @@
 
 namespace graft {
 
-std::vector<Node*> pending_nodes(const std::vector<Array>& roots) {
-  std::vector<Node*> order;
+std::vector<std::shared_ptr<Node>> pending_nodes(const std::vector<Array>& roots) {
+  std::vector<std::shared_ptr<Node>> order;
   std::unordered_set<Node*> seen;
-  std::vector<std::pair<Node*, size_t>> stack;  // node, next input to visit
+  std::vector<std::pair<std::shared_ptr<Node>, size_t>> stack;  // node, next input to visit
   for (const Array& r : roots) {
     if (!r.valid()) fail("eval", "called on an empty Array handle");
-    Node* n = r.node().get();
-    if (!n->buffers.empty() || !seen.insert(n).second) continue;
+    const std::shared_ptr<Node>& n = r.node();
+    if (!n->buffers.empty() || !seen.insert(n.get()).second) continue;
     stack.emplace_back(n, 0);
     while (!stack.empty()) {
       auto& [node, next] = stack.back();
       if (next < node->inputs.size()) {
-        Node* in = node->inputs[next++].node().get();
-        if (in->buffers.empty() && seen.insert(in).second) stack.emplace_back(in, 0);
+        std::shared_ptr<Node> in = node->inputs[next++].node();
+        if (in->buffers.empty() && seen.insert(in.get()).second) stack.emplace_back(in, 0);
       } else {
         order.push_back(node);
         stack.pop_back();
@@ -33,10 +33,12 @@ std::vector<Node*> pending_nodes(const std::vector<Array>& roots) {
 }
 
 void eval(const std::vector<Array>& arrays) {
-  std::vector<Node*> order = pending_nodes(arrays);
-  // Every node in `order` stays alive until it has run: the roots are held by the caller and
-  // every other node by the inputs of a later node that has not run yet.
-  for (Node* n : order) {
+  std::vector<std::shared_ptr<Node>> order = pending_nodes(arrays);
+  // `order` holds each node until its turn and lets go right after, so a buffer still lives
+  // only as long as a consumer that has not run holds it. (Holding is needed: a call
+  // primitive's kernel runs a nested eval that may run, and release, later nodes of `order`.)
+  for (std::shared_ptr<Node>& held : order) {
+    std::shared_ptr<Node> n = std::move(held);
     if (n->donated) fail_donated();
     // A call primitive's kernel (custom_vjp, remat) evaluates its function with a nested eval,
     // which may already have run a constant node this order also holds.

@@ -3,6 +3,7 @@
 // as soon as its last consumer has run (unless a user handle still holds it).
 #pragma once
 
+#include <memory>
 #include <vector>
 
 #include "core/array.h"
@@ -12,6 +13,6 @@ namespace graft {
 // Declared in core/array.h:  void eval(const std::vector<Array>& arrays);
 
 // Nodes of the pending graph below `roots`, inputs before users (post-order, iterative).
-std::vector<Node*> pending_nodes(const std::vector<Array>& roots);
+std::vector<std::shared_ptr<Node>> pending_nodes(const std::vector<Array>& roots);
 
 }  // namespace graft

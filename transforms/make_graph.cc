@@ -9,7 +9,14 @@ namespace graft {
 
 namespace {
 
-// a, b, ..., z, ba, bb, ... like jaxprs.
+std::string typed(const std::string& name, const Aval& a) { return name + ":" + a.str(); }
+
+bool is_literal(const Array& a) { return a.ndim() == 0 && !a.is_tracer() && a.is_evaluated(); }
+
+}  // namespace
+
+namespace detail {
+
 std::string var_name(int i) {
   std::string s;
   do {
@@ -18,10 +25,6 @@ std::string var_name(int i) {
   } while (i > 0);
   return s;
 }
-
-std::string typed(const std::string& name, const Aval& a) { return name + ":" + a.str(); }
-
-bool is_literal(const Array& a) { return a.ndim() == 0 && !a.is_tracer() && a.is_evaluated(); }
 
 std::string literal(const Array& a) {
   std::ostringstream lit;
@@ -37,12 +40,12 @@ std::string literal(const Array& a) {
   return lit.str() + ":" + a.aval().str();
 }
 
-}  // namespace
+}  // namespace detail
 
 std::string print_graph(const Graph& g) {
   std::unordered_map<const Node*, std::vector<std::string>> names;
   int next = 0;
-  auto fresh = [&]() { return var_name(next++); };
+  auto fresh = [&]() { return detail::var_name(next++); };
   auto in_graph = [&](const Array& a) { return g.depends(a.node().get()); };
 
   // Constants first (like a jaxpr's constvars), in order of first use.
@@ -70,7 +73,7 @@ std::string print_graph(const Graph& g) {
     if (it != names.end() && !it->second[a.output_index()].empty()) {
       return it->second[a.output_index()];
     }
-    return literal(a);
+    return detail::literal(a);
   };
   std::ostringstream body;
   for (const Node* n : g.nodes) {

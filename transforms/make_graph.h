@@ -28,6 +28,13 @@ inline std::ostream& operator<<(std::ostream& os, const GraphText& g) { return o
 // Prints a traced graph.
 std::string print_graph(const Graph& g);
 
+namespace detail {
+// Shared by the graph and jit-program printers: variable names a, b, ..., z, ba, bb, ... like
+// jaxprs, and evaluated scalars as typed literals ("2.0:f32[]").
+std::string var_name(int i);
+std::string literal(const Array& a);
+}  // namespace detail
+
 template <typename F>
 auto make_graph(F f) {
   return [f](const auto&... args) {

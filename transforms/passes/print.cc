@@ -2,36 +2,13 @@
 // one line per instruction with the primitive's params, outputs.
 #include <sstream>
 
+#include "transforms/make_graph.h"
 #include "transforms/passes/program.h"
 
 namespace graft {
 
-namespace {
-
-std::string var_name(int i) {
-  std::string s;
-  do {
-    s.insert(s.begin(), static_cast<char>('a' + i % 26));
-    i /= 26;
-  } while (i > 0);
-  return s;
-}
-
-std::string literal(const Array& a) {
-  std::ostringstream lit;
-  double v = a.to_vector<double>()[0];
-  if (a.dtype() == DType::kBool) {
-    lit << (v != 0 ? "True" : "False");
-  } else if (is_floating(a.dtype())) {
-    lit << v;
-    if (lit.str().find_first_of(".en") == std::string::npos) lit << ".0";
-  } else {
-    lit << static_cast<int64_t>(v);
-  }
-  return lit.str() + ":" + a.aval().str();
-}
-
-}  // namespace
+using detail::literal;
+using detail::var_name;
 
 std::string print_program(const Program& p) {
   std::vector<std::string> names(p.avals.size());

@@ -66,6 +66,16 @@ class Primitive {
   PrimitiveId id_;
 };
 
+// Declares a primitive class's three transform-rule overrides (defined in its family's
+// rules file).
+#define GRAFT_TRANSFORM_RULES                                                                \
+  std::vector<Array> jvp(const std::vector<Array>& primals,                                 \
+                         const std::vector<Array>& tangents,                                \
+                         const std::vector<Array>& outputs) const override;                 \
+  std::vector<Array> vjp(const std::vector<Array>& primals, const std::vector<Array>& outputs, \
+                         const std::vector<Array>& cotangents) const override;              \
+  Batched vmap(const std::vector<Array>& args, const std::vector<int>& dims) const override
+
 // Applies `p` to `inputs`: runs the shape rule and returns the (unevaluated) outputs.
 std::vector<Array> bind(std::shared_ptr<const Primitive> p, std::vector<Array> inputs);
 // For single-output primitives.

@@ -20,11 +20,7 @@ class DebugPrint : public Primitive {
   Cost cost(const std::vector<Aval>&, const std::vector<Aval>&) const override { return {}; }
   bool has_side_effects() const override { return true; }
   // Tangents and cotangents pass through without printing; vmap prints the batched values.
-  std::vector<Array> jvp(const std::vector<Array>& primals, const std::vector<Array>& tangents,
-                         const std::vector<Array>& outputs) const override;
-  std::vector<Array> vjp(const std::vector<Array>& primals, const std::vector<Array>& outputs,
-                         const std::vector<Array>& cotangents) const override;
-  Batched vmap(const std::vector<Array>& args, const std::vector<int>& dims) const override;
+  GRAFT_TRANSFORM_RULES;
 
   const std::string& fmt() const { return fmt_; }
   // fmt with each "{}" replaced by the next array's values.

@@ -17,11 +17,7 @@ class Unary : public Primitive {
  public:
   explicit Unary(PrimitiveId id) : Primitive(id) {}
   std::vector<Aval> infer(const std::vector<Aval>& in) const override;
-  std::vector<Array> jvp(const std::vector<Array>& primals, const std::vector<Array>& tangents,
-                         const std::vector<Array>& outputs) const override;
-  std::vector<Array> vjp(const std::vector<Array>& primals, const std::vector<Array>& outputs,
-                         const std::vector<Array>& cotangents) const override;
-  Batched vmap(const std::vector<Array>& args, const std::vector<int>& dims) const override;
+  GRAFT_TRANSFORM_RULES;
 };
 
 // add, ..., shift_right_logical: two inputs of equal shape and dtype. Comparisons give bool.
@@ -30,11 +26,7 @@ class Binary : public Primitive {
   explicit Binary(PrimitiveId id) : Primitive(id) {}
   std::vector<Aval> infer(const std::vector<Aval>& in) const override;
   bool is_comparison() const;
-  std::vector<Array> jvp(const std::vector<Array>& primals, const std::vector<Array>& tangents,
-                         const std::vector<Array>& outputs) const override;
-  std::vector<Array> vjp(const std::vector<Array>& primals, const std::vector<Array>& outputs,
-                         const std::vector<Array>& cotangents) const override;
-  Batched vmap(const std::vector<Array>& args, const std::vector<int>& dims) const override;
+  GRAFT_TRANSFORM_RULES;
 };
 
 // select_n(pred, on_false, on_true): pred is bool with the cases' shape.
@@ -42,11 +34,7 @@ class SelectN : public Primitive {
  public:
   SelectN() : Primitive(PrimitiveId::kSelectN) {}
   std::vector<Aval> infer(const std::vector<Aval>& in) const override;
-  std::vector<Array> jvp(const std::vector<Array>& primals, const std::vector<Array>& tangents,
-                         const std::vector<Array>& outputs) const override;
-  std::vector<Array> vjp(const std::vector<Array>& primals, const std::vector<Array>& outputs,
-                         const std::vector<Array>& cotangents) const override;
-  Batched vmap(const std::vector<Array>& args, const std::vector<int>& dims) const override;
+  GRAFT_TRANSFORM_RULES;
 };
 
 class ConvertElementType : public Primitive {
@@ -56,11 +44,7 @@ class ConvertElementType : public Primitive {
   std::vector<Aval> infer(const std::vector<Aval>& in) const override;
   std::string params() const override;
   bool same_params(const Primitive& o) const override;
-  std::vector<Array> jvp(const std::vector<Array>& primals, const std::vector<Array>& tangents,
-                         const std::vector<Array>& outputs) const override;
-  std::vector<Array> vjp(const std::vector<Array>& primals, const std::vector<Array>& outputs,
-                         const std::vector<Array>& cotangents) const override;
-  Batched vmap(const std::vector<Array>& args, const std::vector<int>& dims) const override;
+  GRAFT_TRANSFORM_RULES;
   DType dtype() const { return dtype_; }
   bool weak() const { return weak_; }
 
@@ -76,11 +60,7 @@ class BitcastConvertType : public Primitive {
   std::vector<Aval> infer(const std::vector<Aval>& in) const override;
   std::string params() const override;
   bool same_params(const Primitive& o) const override;
-  std::vector<Array> jvp(const std::vector<Array>& primals, const std::vector<Array>& tangents,
-                         const std::vector<Array>& outputs) const override;
-  std::vector<Array> vjp(const std::vector<Array>& primals, const std::vector<Array>& outputs,
-                         const std::vector<Array>& cotangents) const override;
-  Batched vmap(const std::vector<Array>& args, const std::vector<int>& dims) const override;
+  GRAFT_TRANSFORM_RULES;
   DType dtype() const { return dtype_; }
 
  private:
@@ -92,11 +72,7 @@ class StopGradient : public Primitive {
  public:
   StopGradient() : Primitive(PrimitiveId::kStopGradient) {}
   std::vector<Aval> infer(const std::vector<Aval>& in) const override;
-  std::vector<Array> jvp(const std::vector<Array>& primals, const std::vector<Array>& tangents,
-                         const std::vector<Array>& outputs) const override;
-  std::vector<Array> vjp(const std::vector<Array>& primals, const std::vector<Array>& outputs,
-                         const std::vector<Array>& cotangents) const override;
-  Batched vmap(const std::vector<Array>& args, const std::vector<int>& dims) const override;
+  GRAFT_TRANSFORM_RULES;
 };
 
 // Binds a unary / binary elementwise primitive by id (no promotion or broadcasting).

@@ -25,11 +25,7 @@ class Gather : public Primitive {
   std::string params() const override;
   bool same_params(const Primitive& o) const override;
   Cost cost(const std::vector<Aval>& in, const std::vector<Aval>& out) const override;
-  std::vector<Array> jvp(const std::vector<Array>& primals, const std::vector<Array>& tangents,
-                         const std::vector<Array>& outputs) const override;
-  std::vector<Array> vjp(const std::vector<Array>& primals, const std::vector<Array>& outputs,
-                         const std::vector<Array>& cotangents) const override;
-  Batched vmap(const std::vector<Array>& args, const std::vector<int>& dims) const override;
+  GRAFT_TRANSFORM_RULES;
   int axis() const { return axis_; }
   int batch_dims() const { return batch_dims_; }
   GatherMode mode() const { return mode_; }
@@ -51,11 +47,7 @@ class ScatterAdd : public Primitive {
   std::string params() const override;
   bool same_params(const Primitive& o) const override;
   Cost cost(const std::vector<Aval>& in, const std::vector<Aval>& out) const override;
-  std::vector<Array> jvp(const std::vector<Array>& primals, const std::vector<Array>& tangents,
-                         const std::vector<Array>& outputs) const override;
-  std::vector<Array> vjp(const std::vector<Array>& primals, const std::vector<Array>& outputs,
-                         const std::vector<Array>& cotangents) const override;
-  Batched vmap(const std::vector<Array>& args, const std::vector<int>& dims) const override;
+  GRAFT_TRANSFORM_RULES;
   int axis() const { return axis_; }
   int batch_dims() const { return batch_dims_; }
 
@@ -76,11 +68,7 @@ class Sort : public Primitive {
   std::string params() const override;
   bool same_params(const Primitive& o) const override;
   Cost cost(const std::vector<Aval>& in, const std::vector<Aval>& out) const override;
-  std::vector<Array> jvp(const std::vector<Array>& primals, const std::vector<Array>& tangents,
-                         const std::vector<Array>& outputs) const override;
-  std::vector<Array> vjp(const std::vector<Array>& primals, const std::vector<Array>& outputs,
-                         const std::vector<Array>& cotangents) const override;
-  Batched vmap(const std::vector<Array>& args, const std::vector<int>& dims) const override;
+  GRAFT_TRANSFORM_RULES;
   int axis() const { return axis_; }
   int num_keys() const { return num_keys_; }
   bool stable() const { return stable_; }

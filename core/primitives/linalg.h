@@ -23,11 +23,7 @@ class DotGeneral : public Primitive {
   std::string params() const override;
   bool same_params(const Primitive& o) const override;
   Cost cost(const std::vector<Aval>& in, const std::vector<Aval>& out) const override;
-  std::vector<Array> jvp(const std::vector<Array>& primals, const std::vector<Array>& tangents,
-                         const std::vector<Array>& outputs) const override;
-  std::vector<Array> vjp(const std::vector<Array>& primals, const std::vector<Array>& outputs,
-                         const std::vector<Array>& cotangents) const override;
-  Batched vmap(const std::vector<Array>& args, const std::vector<int>& dims) const override;
+  GRAFT_TRANSFORM_RULES;
 
   const DotDims& dims() const { return dims_; }
   std::optional<DType> preferred() const { return preferred_; }

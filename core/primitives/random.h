@@ -15,11 +15,7 @@ class Threefry2x32 : public Primitive {
   Threefry2x32() : Primitive(PrimitiveId::kThreefry2x32) {}
   std::vector<Aval> infer(const std::vector<Aval>& in) const override;
   Cost cost(const std::vector<Aval>& in, const std::vector<Aval>& out) const override;
-  std::vector<Array> jvp(const std::vector<Array>& primals, const std::vector<Array>& tangents,
-                         const std::vector<Array>& outputs) const override;
-  std::vector<Array> vjp(const std::vector<Array>& primals, const std::vector<Array>& outputs,
-                         const std::vector<Array>& cotangents) const override;
-  Batched vmap(const std::vector<Array>& args, const std::vector<int>& dims) const override;
+  GRAFT_TRANSFORM_RULES;
 };
 
 }  // namespace graft

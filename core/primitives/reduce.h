@@ -21,11 +21,7 @@ class Reduce : public Primitive {
   std::string params() const override;
   bool same_params(const Primitive& o) const override;
   Cost cost(const std::vector<Aval>& in, const std::vector<Aval>& out) const override;
-  std::vector<Array> jvp(const std::vector<Array>& primals, const std::vector<Array>& tangents,
-                         const std::vector<Array>& outputs) const override;
-  std::vector<Array> vjp(const std::vector<Array>& primals, const std::vector<Array>& outputs,
-                         const std::vector<Array>& cotangents) const override;
-  Batched vmap(const std::vector<Array>& args, const std::vector<int>& dims) const override;
+  GRAFT_TRANSFORM_RULES;
   const std::vector<int>& axes() const { return axes_; }
 
  private:
@@ -41,11 +37,7 @@ class ArgReduce : public Primitive {
   std::string params() const override;
   bool same_params(const Primitive& o) const override;
   Cost cost(const std::vector<Aval>& in, const std::vector<Aval>& out) const override;
-  std::vector<Array> jvp(const std::vector<Array>& primals, const std::vector<Array>& tangents,
-                         const std::vector<Array>& outputs) const override;
-  std::vector<Array> vjp(const std::vector<Array>& primals, const std::vector<Array>& outputs,
-                         const std::vector<Array>& cotangents) const override;
-  Batched vmap(const std::vector<Array>& args, const std::vector<int>& dims) const override;
+  GRAFT_TRANSFORM_RULES;
   int axis() const { return axis_; }
   DType index_dtype() const { return index_dtype_; }
 
@@ -62,11 +54,7 @@ class Cumsum : public Primitive {
   std::vector<Aval> infer(const std::vector<Aval>& in) const override;
   std::string params() const override;
   bool same_params(const Primitive& o) const override;
-  std::vector<Array> jvp(const std::vector<Array>& primals, const std::vector<Array>& tangents,
-                         const std::vector<Array>& outputs) const override;
-  std::vector<Array> vjp(const std::vector<Array>& primals, const std::vector<Array>& outputs,
-                         const std::vector<Array>& cotangents) const override;
-  Batched vmap(const std::vector<Array>& args, const std::vector<int>& dims) const override;
+  GRAFT_TRANSFORM_RULES;
   int axis() const { return axis_; }
   bool reverse() const { return reverse_; }
 

@@ -25,11 +25,7 @@ class Reshape : public Primitive {
  public:
   explicit Reshape(Shape shape) : Primitive(PrimitiveId::kReshape), shape_(std::move(shape)) {}
   std::vector<Aval> infer(const std::vector<Aval>& in) const override;
-  std::vector<Array> jvp(const std::vector<Array>& primals, const std::vector<Array>& tangents,
-                         const std::vector<Array>& outputs) const override;
-  std::vector<Array> vjp(const std::vector<Array>& primals, const std::vector<Array>& outputs,
-                         const std::vector<Array>& cotangents) const override;
-  Batched vmap(const std::vector<Array>& args, const std::vector<int>& dims) const override;
+  GRAFT_TRANSFORM_RULES;
   std::string params() const override;
   bool same_params(const Primitive& o) const override;
   Cost cost(const std::vector<Aval>& in, const std::vector<Aval>& out) const override;
@@ -45,11 +41,7 @@ class Transpose : public CopyPrimitive {
   explicit Transpose(std::vector<int> perm)
       : CopyPrimitive(PrimitiveId::kTranspose), perm_(std::move(perm)) {}
   std::vector<Aval> infer(const std::vector<Aval>& in) const override;
-  std::vector<Array> jvp(const std::vector<Array>& primals, const std::vector<Array>& tangents,
-                         const std::vector<Array>& outputs) const override;
-  std::vector<Array> vjp(const std::vector<Array>& primals, const std::vector<Array>& outputs,
-                         const std::vector<Array>& cotangents) const override;
-  Batched vmap(const std::vector<Array>& args, const std::vector<int>& dims) const override;
+  GRAFT_TRANSFORM_RULES;
   std::string params() const override;
   bool same_params(const Primitive& o) const override;
   const std::vector<int>& perm() const { return perm_; }
@@ -67,11 +59,7 @@ class BroadcastInDim : public CopyPrimitive {
         shape_(std::move(shape)),
         dims_(std::move(dims)) {}
   std::vector<Aval> infer(const std::vector<Aval>& in) const override;
-  std::vector<Array> jvp(const std::vector<Array>& primals, const std::vector<Array>& tangents,
-                         const std::vector<Array>& outputs) const override;
-  std::vector<Array> vjp(const std::vector<Array>& primals, const std::vector<Array>& outputs,
-                         const std::vector<Array>& cotangents) const override;
-  Batched vmap(const std::vector<Array>& args, const std::vector<int>& dims) const override;
+  GRAFT_TRANSFORM_RULES;
   std::string params() const override;
   bool same_params(const Primitive& o) const override;
   const Shape& shape() const { return shape_; }
@@ -91,11 +79,7 @@ class Slice : public CopyPrimitive {
         limit_(std::move(limit)),
         strides_(std::move(strides)) {}
   std::vector<Aval> infer(const std::vector<Aval>& in) const override;
-  std::vector<Array> jvp(const std::vector<Array>& primals, const std::vector<Array>& tangents,
-                         const std::vector<Array>& outputs) const override;
-  std::vector<Array> vjp(const std::vector<Array>& primals, const std::vector<Array>& outputs,
-                         const std::vector<Array>& cotangents) const override;
-  Batched vmap(const std::vector<Array>& args, const std::vector<int>& dims) const override;
+  GRAFT_TRANSFORM_RULES;
   std::string params() const override;
   bool same_params(const Primitive& o) const override;
   const Shape& start() const { return start_; }
@@ -113,11 +97,7 @@ class DynamicSlice : public CopyPrimitive {
   explicit DynamicSlice(Shape sizes)
       : CopyPrimitive(PrimitiveId::kDynamicSlice), sizes_(std::move(sizes)) {}
   std::vector<Aval> infer(const std::vector<Aval>& in) const override;
-  std::vector<Array> jvp(const std::vector<Array>& primals, const std::vector<Array>& tangents,
-                         const std::vector<Array>& outputs) const override;
-  std::vector<Array> vjp(const std::vector<Array>& primals, const std::vector<Array>& outputs,
-                         const std::vector<Array>& cotangents) const override;
-  Batched vmap(const std::vector<Array>& args, const std::vector<int>& dims) const override;
+  GRAFT_TRANSFORM_RULES;
   std::string params() const override;
   bool same_params(const Primitive& o) const override;
   const Shape& sizes() const { return sizes_; }
@@ -132,11 +112,7 @@ class DynamicUpdateSlice : public CopyPrimitive {
  public:
   DynamicUpdateSlice() : CopyPrimitive(PrimitiveId::kDynamicUpdateSlice) {}
   std::vector<Aval> infer(const std::vector<Aval>& in) const override;
-  std::vector<Array> jvp(const std::vector<Array>& primals, const std::vector<Array>& tangents,
-                         const std::vector<Array>& outputs) const override;
-  std::vector<Array> vjp(const std::vector<Array>& primals, const std::vector<Array>& outputs,
-                         const std::vector<Array>& cotangents) const override;
-  Batched vmap(const std::vector<Array>& args, const std::vector<int>& dims) const override;
+  GRAFT_TRANSFORM_RULES;
 };
 
 // concatenate(x_0, ..., x_{n-1}) along `axis`: equal dtypes, equal other dims.
@@ -144,11 +120,7 @@ class Concatenate : public CopyPrimitive {
  public:
   explicit Concatenate(int axis) : CopyPrimitive(PrimitiveId::kConcatenate), axis_(axis) {}
   std::vector<Aval> infer(const std::vector<Aval>& in) const override;
-  std::vector<Array> jvp(const std::vector<Array>& primals, const std::vector<Array>& tangents,
-                         const std::vector<Array>& outputs) const override;
-  std::vector<Array> vjp(const std::vector<Array>& primals, const std::vector<Array>& outputs,
-                         const std::vector<Array>& cotangents) const override;
-  Batched vmap(const std::vector<Array>& args, const std::vector<int>& dims) const override;
+  GRAFT_TRANSFORM_RULES;
   std::string params() const override;
   bool same_params(const Primitive& o) const override;
   int axis() const { return axis_; }
@@ -164,11 +136,7 @@ class Pad : public CopyPrimitive {
  public:
   explicit Pad(PadConfig config) : CopyPrimitive(PrimitiveId::kPad), config_(std::move(config)) {}
   std::vector<Aval> infer(const std::vector<Aval>& in) const override;
-  std::vector<Array> jvp(const std::vector<Array>& primals, const std::vector<Array>& tangents,
-                         const std::vector<Array>& outputs) const override;
-  std::vector<Array> vjp(const std::vector<Array>& primals, const std::vector<Array>& outputs,
-                         const std::vector<Array>& cotangents) const override;
-  Batched vmap(const std::vector<Array>& args, const std::vector<int>& dims) const override;
+  GRAFT_TRANSFORM_RULES;
   std::string params() const override;
   bool same_params(const Primitive& o) const override;
   const PadConfig& config() const { return config_; }
@@ -182,11 +150,7 @@ class Rev : public CopyPrimitive {
  public:
   explicit Rev(std::vector<int> dims) : CopyPrimitive(PrimitiveId::kRev), dims_(std::move(dims)) {}
   std::vector<Aval> infer(const std::vector<Aval>& in) const override;
-  std::vector<Array> jvp(const std::vector<Array>& primals, const std::vector<Array>& tangents,
-                         const std::vector<Array>& outputs) const override;
-  std::vector<Array> vjp(const std::vector<Array>& primals, const std::vector<Array>& outputs,
-                         const std::vector<Array>& cotangents) const override;
-  Batched vmap(const std::vector<Array>& args, const std::vector<int>& dims) const override;
+  GRAFT_TRANSFORM_RULES;
   std::string params() const override;
   bool same_params(const Primitive& o) const override;
   const std::vector<int>& dims() const { return dims_; }
@@ -204,11 +168,7 @@ class Iota : public CopyPrimitive {
         shape_(std::move(shape)),
         dimension_(dimension) {}
   std::vector<Aval> infer(const std::vector<Aval>& in) const override;
-  std::vector<Array> jvp(const std::vector<Array>& primals, const std::vector<Array>& tangents,
-                         const std::vector<Array>& outputs) const override;
-  std::vector<Array> vjp(const std::vector<Array>& primals, const std::vector<Array>& outputs,
-                         const std::vector<Array>& cotangents) const override;
-  Batched vmap(const std::vector<Array>& args, const std::vector<int>& dims) const override;
+  GRAFT_TRANSFORM_RULES;
   std::string params() const override;
   bool same_params(const Primitive& o) const override;
   DType dtype() const { return dtype_; }

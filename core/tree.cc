@@ -23,6 +23,27 @@ void check_same_structure(const char* op, const TreeDef& a, const TreeDef& b) {
   if (a != b) fail(op, "pytree structures differ: ", a.str(), " vs ", b.str());
 }
 
+namespace {
+void collect_paths(const TreeDef& def, const std::string& prefix, std::vector<std::string>& out) {
+  if (def.kind == "*") {
+    out.push_back(prefix);
+    return;
+  }
+  for (size_t i = 0; i < def.children.size(); ++i) {
+    std::string key = def.keys.empty() ? std::to_string(i) : def.keys[i];
+    if (def.kind == "some") key = "";  // optional adds no level to the path
+    std::string path = prefix.empty() ? key : (key.empty() ? prefix : prefix + "." + key);
+    collect_paths(def.children[i], path, out);
+  }
+}
+}  // namespace
+
+std::vector<std::string> tree_leaf_paths(const TreeDef& def) {
+  std::vector<std::string> out;
+  collect_paths(def, "", out);
+  return out;
+}
+
 namespace detail {
 
 std::vector<std::string> split_field_names(const char* names) {

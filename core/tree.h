@@ -42,6 +42,11 @@ struct TreeDef {
 // Throws graft::Error("[op] pytree structures differ: ... vs ...") when a != b.
 void check_same_structure(const char* op, const TreeDef& a, const TreeDef& b);
 
+// One dotted path per leaf, in leaf order: struct fields and map keys by name, sequence
+// elements by index ("layers.wq", "mu.0", "0.count"). A lone leaf's path is "". Used for
+// masks (no weight decay on norms) and checkpoint tensor names.
+std::vector<std::string> tree_leaf_paths(const TreeDef& def);
+
 template <typename T, typename Enable = void>
 struct TreeNode;  // flatten / unflatten for each node type
 

@@ -47,6 +47,14 @@ TEST(TreeTest, FlattensDepthFirstWithMapsByKey) {
             "scale=Some(*))");
 }
 
+TEST(TreeTest, LeafPathsNameFieldsKeysAndIndices) {
+  std::vector<std::string> paths = tree_leaf_paths(tree_structure(make_net()));
+  EXPECT_EQ(paths, (std::vector<std::string>{"layers.0.w", "layers.0.b", "layers.1.w",
+                                             "layers.1.b", "extra.alpha", "extra.beta",
+                                             "scale"}));
+  EXPECT_EQ(tree_leaf_paths(tree_structure(ones({2}))), std::vector<std::string>{""});
+}
+
 TEST(TreeTest, UnflattenRebuildsTheSameStructure) {
   Net n = make_net();
   auto [leaves, def] = tree_flatten(n);

@@ -11,6 +11,9 @@ packages=(
   libgtest-dev
   libbenchmark-dev
   libdnnl-dev       # oneDNN: CPU GEMM
+  nlohmann-json3-dev   # JSON: checkpoint metadata, test vectors
+  libtomlplusplus-dev  # TOML: training configs
+  fortunes          # the default English training corpus (/usr/share/games/fortunes)
 )
 
 missing=()

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Reads a TensorBoard event file (or log dir) with TensorBoard's own EventAccumulator and
 prints every scalar and text summary: an independent check that graft's SummaryWriter
-(examples/train/tensorboard.cc) writes files TensorBoard understands.
+(examples/train/tensorboard.cc) writes files TensorBoard understands. TensorBoard's record reader checks both masked
+CRC-32Cs of every record (DataLossError otherwise), so a clean read also checks the framing.
 
   pip install tensorboard
   bazel run //examples/train:tensorboard_demo -- /tmp/tb && python3 tools/check_tensorboard.py /tmp/tb

@@ -4,7 +4,7 @@
 // heads % kv_heads == 0 (query head h reads kv head h / (heads / kv_heads)). Causality is
 // aligned to the end: query t sits at position S - T + t and sees keys 0 .. S - T + t, so
 // T == S is training and T < S is decoding against a cache. Result: [batch, T, heads,
-// head_dim], in q's dtype (scores and softmax accumulate in f32).
+// head_dim], in q's dtype (scores and softmax accumulate in f32; in f64 for f64 inputs).
 #pragma once
 
 #include <cstdint>

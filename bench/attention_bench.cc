@@ -16,6 +16,7 @@
 #include <functional>
 #include <vector>
 
+#include "core/backend/cpu/openmp_policy.h"
 #include "core/ops.h"
 #include "core/random.h"
 #include "nn/attention.h"
@@ -81,13 +82,8 @@ void print(const char* name, const Figures& f) {
 }
 
 int main(int argc, char** argv) {
-  // oneDNN runs on OpenMP, whose idle threads spin after each GEMM and starve graft's own
-  // pool on 2 busy cores (the tiled version issues many small GEMMs and suffers most).
-  // libgomp reads the policy when it loads, so set it and start again.
-  if (std::getenv("OMP_WAIT_POLICY") == nullptr) {
-    setenv("OMP_WAIT_POLICY", "passive", 1);
-    execv("/proc/self/exe", argv);
-  }
+  // The tiled version issues many small GEMMs: spinning OpenMP threads hurt it most.
+  g::cpu::reexec_with_passive_openmp(argv);
   bool quick = argc > 1 && std::strcmp(argv[1], "quick") == 0;
   g::Array ks = g::random::split(g::random::key(0), 4);
   auto normal = [&](int i, const g::Shape& s) {

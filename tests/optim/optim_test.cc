@@ -187,7 +187,7 @@ TEST(OptimJit, MultiStepsUnderJitMatchesOptax) {
   ASSERT_TRUE(tv.ok()) << tv.status();
   auto tree = [&](const std::string& prefix) {
     Params p;
-    for (const char* k : {"b", "s", "w"}) p[k] = tv->get(prefix + "/" + k);
+    for (const char* k : {"b", "s", "v", "w"}) p[k] = tv->get(prefix + "/" + k);
     return p;
   };
   MultiSteps opt(adam({.learning_rate = 0.1}), 3);

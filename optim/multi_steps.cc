@@ -42,7 +42,12 @@ GradientTransformation::UpdateFn multi_update(GradientTransformation inner, int 
     for (const Array& a : acc_new) acc_out.push_back(where(emit, zeros_like(a), a));
     for (size_t part = 0; part < inner_state.size(); ++part) {
       for (const auto& [name, olds] : inner_state[part]) {
-        const std::vector<Array>& news = inner_next[part].at(name);
+        auto it = inner_next[part].find(name);
+        if (it == inner_next[part].end() || it->second.size() != olds.size()) {
+          fail("optim.MultiSteps", inner.name(), " changed the layout of its state slot '", name,
+               "'");
+        }
+        const std::vector<Array>& news = it->second;
         std::vector<Array>& dst = out_state[part + 1][name];
         for (size_t i = 0; i < olds.size(); ++i) {
           dst.push_back(astype(where(emit, news[i], olds[i]), olds[i].dtype()));

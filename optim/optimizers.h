@@ -55,4 +55,22 @@ struct LionOptions {
 };
 GradientTransformation lion(const LionOptions& options = {});
 
+// optax.adafactor: chain(scale_by_factored_rms, clip_by_block_rms(clipping_threshold) if set,
+// scale_by_learning_rate(lr, flip_sign=false) if set, scale_by_param_block_rms if
+// multiply_by_parameter_scale, add_decayed_weights(weight_decay_rate, mask) if set, scale(-1)).
+// Optax's momentum option is not supported.
+struct AdafactorOptions {
+  std::optional<Schedule> learning_rate;  // none: no lr scaling (the relative step size only)
+  int64_t min_dim_size_to_factor = 128;
+  double decay_rate = 0.8;
+  int64_t decay_offset = 0;
+  bool multiply_by_parameter_scale = true;
+  std::optional<double> clipping_threshold = 1.0;
+  std::optional<Schedule> weight_decay_rate;
+  double eps = 1e-30;
+  bool factored = true;
+  Mask weight_decay_mask;
+};
+GradientTransformation adafactor(const AdafactorOptions& options = {});
+
 }  // namespace graft::optim

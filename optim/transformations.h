@@ -63,4 +63,20 @@ Array global_norm(const P& tree) {
 // Scales all updates by max_norm / global_norm when global_norm >= max_norm.
 GradientTransformation clip_by_global_norm(double max_norm);
 
+// Adafactor's pieces (adafactor.cc). Factored second moments: a leaf whose second largest dim
+// is >= min_dim_size_to_factor keeps row and column means of g^2 + eps ("v_row", "v_col"),
+// others a full "v"; decay at count t is 1 - (t - decay_offset + 1)^-decay_rate. Needs params.
+struct FactoredRmsOptions {
+  bool factored = true;
+  double decay_rate = 0.8;
+  int64_t decay_offset = 0;
+  int64_t min_dim_size_to_factor = 128;
+  double eps = 1e-30;
+};
+GradientTransformation scale_by_factored_rms(const FactoredRmsOptions& options = {});
+// Each leaf divided by max(1, rms(leaf) / threshold).
+GradientTransformation clip_by_block_rms(double threshold);
+// Each leaf times max-like(rms(param), min_scale) (min_scale when rms <= min_scale).
+GradientTransformation scale_by_param_block_rms(double min_scale = 1e-3);
+
 }  // namespace graft::optim

@@ -5,11 +5,11 @@ Runs Optax (pip install optax) on JAX's CPU backend with default settings (f32, 
 writes tests/optim/testdata/optax_vectors.json in the format of tests/util/test_vectors.h.
 
 What is recorded:
-  * params0/{b,s,w}: the initial parameters, a dict of a (4,) bias, a scalar and a (3, 4)
-    matrix (keys sorted, as both jax.tree and graft's std::map flatten them).
-  * grads/<t>/{b,s,w}: the gradient fed at step t (deterministic sines, scaled per step so
+  * params0/{b,s,v,w}: the initial parameters, a dict of a (4,) bias, a scalar, a (4, 3) and
+    a (3, 4) matrix (keys sorted, as both jax.tree and graft's std::map flatten them).
+  * grads/<t>/{b,s,v,w}: the gradient fed at step t (deterministic sines, scaled per step so
     that clip_by_global_norm both clips and passes through).
-  * <opt>/<t>/{b,s,w}: the params after step t (t = 0..STEPS-1) for each optimizer below,
+  * <opt>/<t>/{b,s,v,w}: the params after step t (t = 0..STEPS-1) for each optimizer below,
     computed with opt.init / opt.update / optax.apply_updates under jax.jit.
   * <opt>/<t>/lr: for optimizers with a schedule, the schedule value at count t.
   * global_norm/<t>: optax.tree.norm(grads at t).
@@ -37,7 +37,8 @@ def params0():
   w = (np.arange(12, dtype=np.float32).reshape(3, 4) - 5.5) * np.float32(0.1)
   b = np.array([0.5, -0.25, 0.0, 1.0], np.float32)
   s = np.float32(2.0)
-  return {"b": jnp.asarray(b), "s": jnp.asarray(s), "w": jnp.asarray(w)}
+  v = (np.arange(12, dtype=np.float32).reshape(4, 3) % 5 - 2.0) * np.float32(0.3)
+  return {"b": jnp.asarray(b), "s": jnp.asarray(s), "v": jnp.asarray(v), "w": jnp.asarray(w)}
 
 
 SCALES = [0.05, 1.0, 0.02, 2.0, 0.3, 0.7]
@@ -48,7 +49,8 @@ def grads(t):
     n = int(np.prod(shape)) if shape else 1
     x = np.sin(np.arange(n, dtype=np.float64) * 0.7 + phase + 1.3 * t) * SCALES[t]
     return jnp.asarray(x.astype(np.float32).reshape(shape))
-  return {"b": leaf((4,), 0.1), "s": leaf((), 0.2), "w": leaf((3, 4), 0.3)}
+  return {"b": leaf((4,), 0.1), "s": leaf((), 0.2), "v": leaf((4, 3), 0.4),
+          "w": leaf((3, 4), 0.3)}
 
 
 def decay_2d(p):
@@ -103,6 +105,11 @@ OPTIMIZERS = {
     "clip_adamw_warmup_cosine": (optax.chain(
         optax.clip_by_global_norm(1.0),
         optax.adamw(WARMUP_COS, weight_decay=0.1, mask=decay_2d)), WARMUP_COS),
+    # min_dim_size_to_factor=2 so that both matrices are factored (v: rows < cols, w: >).
+    "adafactor": (optax.adafactor(0.1, min_dim_size_to_factor=2), None),
+    "adafactor_wd": (optax.adafactor(0.05, min_dim_size_to_factor=2, clipping_threshold=None,
+                                     multiply_by_parameter_scale=False, weight_decay_rate=0.1,
+                                     weight_decay_mask=decay_2d), None),
     "multi_steps_adam": (optax.MultiSteps(optax.adam(0.1), every_k_schedule=3), None),
     # SGD is linear in the gradient, so this one checks the accumulated mean itself.
     "multi_steps_sgd_momentum": (optax.MultiSteps(optax.sgd(0.5, momentum=0.9),

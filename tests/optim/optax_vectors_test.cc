@@ -34,7 +34,7 @@ const TestVectors& vectors() {
 
 Params tree(const std::string& prefix) {
   Params p;
-  for (const char* k : {"b", "s", "w"}) p[k] = vectors().get(prefix + "/" + k);
+  for (const char* k : {"b", "s", "v", "w"}) p[k] = vectors().get(prefix + "/" + k);
   return p;
 }
 
@@ -86,6 +86,17 @@ TEST(OptaxVectors, ClipThenAdamWWithWarmupCosine) {
     std::string what = "clip_adamw_warmup_cosine/" + std::to_string(t) + "/lr";
     EXPECT_NEAR(lr(t), vectors().get(what).item<float>(), 1e-7) << what;
   }
+}
+
+TEST(OptaxVectors, Adafactor) {
+  check_against_optax(adafactor({.learning_rate = 0.1, .min_dim_size_to_factor = 2}), "adafactor");
+  check_against_optax(adafactor({.learning_rate = 0.05,
+                                 .min_dim_size_to_factor = 2,
+                                 .multiply_by_parameter_scale = false,
+                                 .clipping_threshold = std::nullopt,
+                                 .weight_decay_rate = 0.1,
+                                 .weight_decay_mask = ndim_at_least(2)}),
+                      "adafactor_wd");
 }
 
 TEST(OptaxVectors, MultiStepsAdam) {

@@ -108,6 +108,53 @@ TEST(OptimMask, SeesPathsAndDecaysOnlySelectedLeaves) {
   }
 }
 
+TEST(OptimDecay, ScheduledWeightDecayCountsSteps) {
+  // updates = g + wd(t) * p with wd = 1, 0.5, 0 at t = 0, 1, 2 (linear over 2 steps).
+  auto opt = add_decayed_weights(linear_schedule(1.0, 0.0, 2));
+  Params p = small_params(), g = small_grads();
+  State s = opt.init(p);
+  const double wd[] = {1.0, 0.5, 0.0};
+  for (int t = 0; t < 3; ++t) {
+    auto [u, next] = opt.update(g, s, p);
+    s = next;
+    for (const auto& [k, v] : u) {
+      auto gv = g[k].to_vector<float>(), pv = p[k].to_vector<float>();
+      std::vector<double> want;
+      for (size_t j = 0; j < gv.size(); ++j) want.push_back(gv[j] + wd[t] * pv[j]);
+      expect_allclose(v, astype(array<double>(want, v.shape()), DType::kF32), 1e-6, 1e-7,
+                      k + " step " + std::to_string(t));
+    }
+  }
+  EXPECT_EQ(tree_leaves(s)[0].item<int>(), 3);
+}
+
+TEST(OptimDtypes, Bf16ParamsKeepTheirDtypeAndCountsAreI32) {
+  Params p = tree_map([](const Array& x) { return astype(x, DType::kBF16); }, small_params());
+  Params g = tree_map([](const Array& x) { return astype(x, DType::kBF16); }, small_grads());
+  std::vector<std::pair<std::string, GradientTransformation>> opts = {
+      {"adamw", adamw({.learning_rate = 0.1})},
+      {"lion", lion({.learning_rate = 0.1})},
+      {"sgd", sgd({.learning_rate = linear_schedule(0.1, 0.0, 3), .momentum = 0.9})},
+      {"adafactor", adafactor({.learning_rate = 0.1, .min_dim_size_to_factor = 2})},
+      {"multi_steps", MultiSteps(adam({.learning_rate = 0.1}), 2)},
+  };
+  for (const auto& [name, opt] : opts) {
+    State s = opt.init(p);
+    auto [u, s2] = opt.update(g, s, p);
+    Params next = apply_updates(p, u);
+    for (const auto& [k, v] : next) EXPECT_EQ(v.dtype(), DType::kBF16) << name << " " << k;
+    auto [leaves, def] = tree_flatten(s2);
+    std::vector<std::string> paths = tree_leaf_paths(def);
+    for (size_t i = 0; i < leaves.size(); ++i) {
+      bool counter =
+          paths[i].find("count") != std::string::npos || paths[i].find("step") != std::string::npos;
+      bool acc = paths[i].find("acc_grads") != std::string::npos;  // f32, as Optax
+      DType want = counter ? DType::kI32 : acc ? DType::kF32 : DType::kBF16;
+      EXPECT_EQ(leaves[i].dtype(), want) << name << " " << paths[i];
+    }
+  }
+}
+
 TEST(OptimErrors, MismatchedTreesAndStates) {
   auto opt = adamw({.learning_rate = 0.1});
   Params p = small_params();
@@ -187,7 +234,7 @@ TEST(OptimJit, MultiStepsUnderJitMatchesOptax) {
   ASSERT_TRUE(tv.ok()) << tv.status();
   auto tree = [&](const std::string& prefix) {
     Params p;
-    for (const char* k : {"b", "s", "w"}) p[k] = tv->get(prefix + "/" + k);
+    for (const char* k : {"b", "s", "v", "w"}) p[k] = tv->get(prefix + "/" + k);
     return p;
   };
   MultiSteps opt(adam({.learning_rate = 0.1}), 3);

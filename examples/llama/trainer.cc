@@ -171,7 +171,8 @@ absl::StatusOr<TrainResult> Run::train(const Model& model) {
                                       .tokens_per_second = tps,
                                       .mfu_percent = train::mfu(flops_per_token, tps, peak),
                                       .elapsed_seconds = run_clock.seconds(),
-                                      .eta_seconds = step_timer.eta_seconds(t.steps - step)});
+                                      .eta_seconds = step_timer.eta_seconds(t.steps - step)})
+           << "\n";
       std::vector<std::pair<std::string, double>> scalars = {
           {"loss/train", mean_loss}, {"lr", lr}, {"grad_norm", gnorm},
           {"throughput/tokens_per_second", tps},
@@ -191,7 +192,7 @@ absl::StatusOr<TrainResult> Run::train(const Model& model) {
           out_ << "]";
         }
       }
-      if (metrics.size() > 2) out_ << "\n";
+      if (metrics.size() > 2) out_ << "\n";  // the model's own metrics, on a second line
       out_.flush();
       log_scalars(scalars, step);
       interval_loss = 0;

@@ -1,0 +1,122 @@
+// Causal GQA attention: the tiled (flash-attention) nn::causal_attention against the naive
+// one (materializes softmax(q k^T)), forward and forward + backward, eager and under jit, on
+// the llama-small attention shape (bench-configs.md: B=8, T=256, H=8, KV=4, D=64, f32). Also
+// what each keeps for the backward pass and the planned peak memory of the jitted step, and
+// a sweep of block sizes. Ratios are measured within one run (the machine is shared).
+//
+//   bazel run -c opt //bench:attention_bench            # all block sizes
+//   bazel run -c opt //bench:attention_bench -- quick   # the default blocks only
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <vector>
+
+#include "core/backend/cpu/openmp_policy.h"
+#include "core/ops.h"
+#include "core/random.h"
+#include "nn/attention.h"
+#include "transforms/autodiff.h"
+#include "transforms/jit.h"
+#include "transforms/remat.h"
+
+namespace g = graft;
+using Clock = std::chrono::steady_clock;
+
+constexpr int64_t kB = 8, kT = 256, kH = 8, kKV = 4, kD = 64;
+
+// The fastest run: on a shared machine the other runs measure the neighbours.
+double best_ms(int repeats, const std::function<void()>& f) {
+  f();  // warm-up
+  std::vector<double> t;
+  for (int r = 0; r < repeats; ++r) {
+    auto s = Clock::now();
+    f();
+    t.push_back(std::chrono::duration<double, std::milli>(Clock::now() - s).count());
+  }
+  return *std::min_element(t.begin(), t.end());
+}
+
+using Attn = std::function<g::Array(const g::Array&, const g::Array&, const g::Array&)>;
+
+struct Figures {
+  double fwd_eager, fwd_jit, step_eager, step_jit;
+  int64_t residual_bytes, step_peak_bytes;
+};
+
+Figures measure(const Attn& attn, const g::Array& q, const g::Array& k, const g::Array& v,
+                const g::Array& w, int repeats) {
+  auto loss = [attn, w](const g::Array& q, const g::Array& k, const g::Array& v) {
+    return g::sum(attn(q, k, v) * w);
+  };
+  auto grads = g::grad(loss, g::argnums<0, 1, 2>);
+  auto jfwd = g::jit(
+      [attn](const g::Array& q, const g::Array& k, const g::Array& v) { return attn(q, k, v); });
+  auto jstep = g::jit(
+      [grads](const g::Array& q, const g::Array& k, const g::Array& v) { return grads(q, k, v); });
+  Figures f;
+  f.fwd_eager = best_ms(repeats, [&] { g::eval(attn(q, k, v)); });
+  f.fwd_jit = best_ms(repeats, [&] { jfwd(q, k, v); });
+  f.step_eager = best_ms(repeats, [&] {
+    auto [a, b, c] = grads(q, k, v);
+    g::eval(a, b, c);
+  });
+  f.step_jit = best_ms(repeats, [&] { jstep(q, k, v); });
+  int64_t total = 0;
+  for (const auto& r : g::saved_residuals(attn, q, k, v)) total += r.bytes;
+  f.residual_bytes = total;
+  f.step_peak_bytes = jstep.memory_analysis(q, k, v).peak_bytes;
+  return f;
+}
+
+void print(const char* name, const Figures& f) {
+  std::printf(
+      "%-22s fwd eager %7.2f ms  fwd jit %7.2f ms  fwd+bwd eager %7.2f ms  fwd+bwd jit %7.2f "
+      "ms  residuals %6.2f MiB  jit step peak %6.2f MiB\n",
+      name, f.fwd_eager, f.fwd_jit, f.step_eager, f.step_jit, f.residual_bytes / 1048576.0,
+      f.step_peak_bytes / 1048576.0);
+}
+
+int main(int argc, char** argv) {
+  // The tiled version issues many small GEMMs: spinning OpenMP threads hurt it most.
+  g::cpu::reexec_with_passive_openmp(argv);
+  bool quick = argc > 1 && std::strcmp(argv[1], "quick") == 0;
+  g::Array ks = g::random::split(g::random::key(0), 4);
+  auto normal = [&](int i, const g::Shape& s) {
+    return g::random::normal(g::take(ks, g::Array(i), 0), s);
+  };
+  g::Array q = normal(0, {kB, kT, kH, kD}), k = normal(1, {kB, kT, kKV, kD}),
+           v = normal(2, {kB, kT, kKV, kD}), w = normal(3, {kB, kT, kH, kD});
+  g::eval(q, k, v, w);
+  std::printf(
+      "causal GQA attention, B=%ld T=%ld H=%ld KV=%ld D=%ld, f32; fastest of 7 (shared "
+      "machine); OMP_WAIT_POLICY=%s\n",
+      kB, kT, kH, kKV, kD, std::getenv("OMP_WAIT_POLICY"));
+  const int repeats = 7;
+  Figures naive = measure([](const g::Array& q, const g::Array& k,
+                             const g::Array& v) { return g::nn::naive_causal_attention(q, k, v); },
+                          q, k, v, w, repeats);
+  print("naive", naive);
+  std::vector<std::pair<int64_t, int64_t>> blocks = {{64, 64}};
+  if (!quick) blocks = {{32, 32}, {64, 64}, {128, 128}, {64, 128}, {128, 64}, {256, 256}};
+  for (auto [bq, bk] : blocks) {
+    g::nn::AttentionOptions o{.block_q = bq, .block_k = bk};
+    Figures t = measure([o](const g::Array& q, const g::Array& k,
+                            const g::Array& v) { return g::nn::causal_attention(q, k, v, o); },
+                        q, k, v, w, repeats);
+    char name[64];
+    std::snprintf(name, sizeof name, "tiled %ldx%ld", bq, bk);
+    print(name, t);
+    std::printf(
+        "%-22s naive/tiled time: fwd eager %.2fx, fwd jit %.2fx, fwd+bwd eager %.2fx, "
+        "fwd+bwd jit %.2fx; residuals %.1fx smaller\n",
+        "", naive.fwd_eager / t.fwd_eager, naive.fwd_jit / t.fwd_jit,
+        naive.step_eager / t.step_eager, naive.step_jit / t.step_jit,
+        double(naive.residual_bytes) / t.residual_bytes);
+  }
+  return 0;
+}

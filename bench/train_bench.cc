@@ -1,0 +1,93 @@
+// Train-step throughput of the shapes in ../shared/notes/bench-configs.md (llama-small, and
+// moe-small once MoE is in): tokens/s and MFU (torchtitan's 6N + 12 L H d_head T FLOPs per
+// token) against the f32 and bf16 matmul peaks measured at the start of the same run.
+// AdamW (lr 3e-4, betas 0.9 / 0.95, eps 1e-8, wd 0.1), clipping at 1.0, causal LM loss on
+// uniform random tokens (fixed seed); 3 warm-up steps, then the median of 10 timed steps.
+//
+//   bazel run -c opt //bench:train_bench -- [llama-small|moe-small|all] [timed_steps]
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "core/backend/cpu/openmp_policy.h"
+#include "core/ops.h"
+#include "core/random.h"
+#include "examples/llama/model.h"
+#include "examples/llama/train_step.h"
+#include "examples/train/progress.h"
+#include "optim/optim.h"
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+struct Row {
+  std::string name;
+  double step_seconds, tokens_per_second, flops_per_token;
+};
+
+template <class Model>
+Row time_model(const std::string& name, const Model& model, int64_t batch, int64_t seq,
+               int timed_steps) {
+  using namespace graft;
+  auto opt = optim::chain(optim::clip_by_global_norm(1.0),
+                          optim::adamw({.learning_rate = 3e-4,
+                                        .b1 = 0.9,
+                                        .b2 = 0.95,
+                                        .eps = 1e-8,
+                                        .weight_decay = 0.1}));
+  auto params = model.init(random::key(0));
+  optim::State state = opt.init(params);
+  auto step = llama_train::make_train_step(model, opt);
+  Array key = random::key(1234);
+  const int64_t vocab = model.config.vocab_size;
+  std::vector<double> times;
+  for (int i = 0; i < 3 + timed_steps; ++i) {
+    Array tokens = random::randint(random::fold_in(key, i), {1, batch, seq + 1}, 0, vocab);
+    eval({tokens});
+    Array x = slice_axis(tokens, 2, 0, seq), y = slice_axis(tokens, 2, 1, seq + 1);
+    auto t0 = Clock::now();
+    auto [p2, s2, metrics] = step(params, state, x, y);
+    float loss = metrics.at("loss").template item<float>();
+    double dt = std::chrono::duration<double>(Clock::now() - t0).count();
+    params = std::move(p2);
+    state = std::move(s2);
+    std::printf("  %s step %2d: %.3f s, loss %.4f%s\n", name.c_str(), i, dt, loss,
+                i < 3 ? " (warm-up)" : "");
+    std::fflush(stdout);
+    if (i >= 3) times.push_back(dt);
+  }
+  std::sort(times.begin(), times.end());
+  const double median = times[times.size() / 2];
+  return {name, median, batch * seq / median, model.flops_per_token(seq)};
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace graft;
+  cpu::reexec_with_passive_openmp(argv);
+  const std::string which = argc > 1 ? argv[1] : "all";
+  const int timed = argc > 2 ? std::atoi(argv[2]) : 10;
+  auto f32 = train::measure_peak_flops(DType::kF32);
+  auto bf16 = train::measure_peak_flops(DType::kBF16);
+  std::printf("matmul peak measured now: f32 %.1f GFLOP/s (n=%lld), bf16 %.1f GFLOP/s (n=%lld)\n",
+              f32.flops_per_second / 1e9, static_cast<long long>(f32.n),
+              bf16.flops_per_second / 1e9, static_cast<long long>(bf16.n));
+  std::vector<Row> rows;
+  if (which == "all" || which == "llama-small") {
+    llama_train::DenseLlama model{nn::LlamaConfig::small()};
+    rows.push_back(time_model("llama-small", model, 8, 256, timed));
+  }
+  std::printf("\n%-12s %10s %12s %14s %10s\n", "config", "step s", "tokens/s", "GFLOP/token",
+              "MFU(f32)");
+  for (const Row& r : rows) {
+    std::printf("%-12s %10.3f %12.1f %14.3f %9.1f%%\n", r.name.c_str(), r.step_seconds,
+                r.tokens_per_second, r.flops_per_token / 1e9,
+                train::mfu(r.flops_per_token, r.tokens_per_second, f32.flops_per_second));
+  }
+  return 0;
+}

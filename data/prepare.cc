@@ -1,0 +1,237 @@
+#include "data/prepare.h"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "data/baseline.h"
+#include "data/bpe.h"
+#include "data/corpus.h"
+#include "data/rng.h"
+#include "data/token_file.h"
+#include "data/tokenizer.h"
+
+namespace graft::data {
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+
+namespace {
+
+constexpr int kMetaVersion = 1;
+
+double doc_unit(const std::string& doc, int64_t seed) {
+  const uint64_t h = mix64(fnv1a64(doc) ^ mix64(static_cast<uint64_t>(seed)));
+  return static_cast<double>(h >> 11) * 0x1.0p-53;  // uniform in [0, 1)
+}
+
+json options_json(const PrepareOptions& o) {
+  return {{"input", o.input},
+          {"tokenizer", o.tokenizer},
+          {"vocab_size", o.tokenizer == "bpe" ? o.vocab_size : 257},
+          {"val_fraction", o.val_fraction},
+          {"seed", o.seed},
+          {"paragraphs", o.paragraphs}};
+}
+
+std::string hex(uint64_t v) {
+  std::ostringstream s;
+  s << std::hex << v;
+  return s.str();
+}
+
+std::vector<int32_t> encode_docs(const Tokenizer& tok, const std::vector<std::string>& docs) {
+  std::vector<int32_t> out;
+  for (const auto& d : docs) {
+    auto ids = tok.encode(d);
+    out.insert(out.end(), ids.begin(), ids.end());
+    out.push_back(tok.eot_id());
+  }
+  return out;
+}
+
+int64_t bytes_of(const std::vector<std::string>& docs) {
+  int64_t n = 0;
+  for (const auto& d : docs) n += static_cast<int64_t>(d.size());
+  return n;
+}
+
+PrepareResult paths(const std::string& dir) {
+  PrepareResult r;
+  r.train_path = (fs::path(dir) / "train.tokens").string();
+  r.val_path = (fs::path(dir) / "val.tokens").string();
+  r.tokenizer_path = (fs::path(dir) / "tokenizer.txt").string();
+  r.meta_path = (fs::path(dir) / "meta.json").string();
+  return r;
+}
+
+void fill_from_meta(const json& m, PrepareResult& r) {
+  r.source = m["corpus"]["source"].get<std::string>();
+  r.train_docs = m["train"]["docs"].get<int64_t>();
+  r.val_docs = m["val"]["docs"].get<int64_t>();
+  r.train_bytes = m["train"]["bytes"].get<int64_t>();
+  r.val_bytes = m["val"]["bytes"].get<int64_t>();
+  r.train_tokens = m["train"]["tokens"].get<int64_t>();
+  r.val_tokens = m["val"]["tokens"].get<int64_t>();
+  r.vocab_size = m["vocab_size"].get<int32_t>();
+  r.unigram_nats = m["unigram_nats_per_token"].is_number()
+                       ? m["unigram_nats_per_token"].get<double>()
+                       : std::numeric_limits<double>::quiet_NaN();
+}
+
+// True when meta.json matches the options and corpus and every file it names is intact.
+bool outputs_match(const json& want_options, const std::string& want_fp, PrepareResult& r) {
+  std::ifstream in(r.meta_path);
+  if (!in) return false;
+  json m = json::parse(in, nullptr, /*allow_exceptions=*/false);
+  try {
+    if (m.is_discarded() || m.value("format_version", 0) != kMetaVersion ||
+        m["options"] != want_options || m["corpus"]["fingerprint"] != want_fp) {
+      return false;
+    }
+    fill_from_meta(m, r);
+  } catch (const json::exception&) {
+    return false;
+  }
+  auto train = TokenFile::open(r.train_path, /*verify_ids=*/false);
+  auto val = TokenFile::open(r.val_path, /*verify_ids=*/false);
+  auto tok = load_tokenizer(r.tokenizer_path);
+  return train.ok() && val.ok() && tok.ok() && (*train)->size() == r.train_tokens &&
+         (*val)->size() == r.val_tokens && (*tok)->vocab_size() == r.vocab_size &&
+         (*train)->vocab_size() == r.vocab_size;
+}
+
+}  // namespace
+
+bool is_val_doc(const std::string& doc, double val_fraction, int64_t seed) {
+  return doc_unit(doc, seed) < val_fraction;
+}
+
+Split split_docs(const std::vector<std::string>& docs, double val_fraction, int64_t seed) {
+  Split s;
+  for (const auto& d : docs) (is_val_doc(d, val_fraction, seed) ? s.val : s.train).push_back(d);
+  // Tiny corpora: move the document nearest the threshold so neither side is empty.
+  auto nearest = [&](std::vector<std::string>& from, bool want_low) {
+    size_t best = 0;
+    for (size_t i = 1; i < from.size(); ++i) {
+      const double u = doc_unit(from[i], seed), b = doc_unit(from[best], seed);
+      if (want_low ? u < b : u > b) best = i;
+    }
+    return best;
+  };
+  if (val_fraction > 0 && docs.size() >= 2) {
+    if (s.val.empty()) {
+      const size_t i = nearest(s.train, true);
+      s.val.push_back(s.train[i]);
+      s.train.erase(s.train.begin() + static_cast<std::ptrdiff_t>(i));
+    } else if (s.train.empty()) {
+      const size_t i = nearest(s.val, false);
+      s.train.push_back(s.val[i]);
+      s.val.erase(s.val.begin() + static_cast<std::ptrdiff_t>(i));
+    }
+  }
+  return s;
+}
+
+absl::StatusOr<PrepareResult> prepare(const PrepareOptions& o) {
+  if (o.out_dir.empty()) return absl::InvalidArgumentError("prepare: out_dir is empty");
+  if (o.tokenizer != "bpe" && o.tokenizer != "byte") {
+    return absl::InvalidArgumentError("prepare: tokenizer must be 'bpe' or 'byte', got '" +
+                                      o.tokenizer + "'");
+  }
+  if (o.tokenizer == "bpe" && (o.vocab_size < 257 || o.vocab_size > (1 << 24))) {
+    return absl::InvalidArgumentError("prepare: vocab_size must be in [257, 2^24], got " +
+                                      std::to_string(o.vocab_size));
+  }
+  if (!(o.val_fraction >= 0 && o.val_fraction < 1)) {
+    return absl::InvalidArgumentError("prepare: val_fraction must be in [0, 1)");
+  }
+  auto corpus = load_corpus(o.input, o.paragraphs);
+  if (!corpus.ok()) return corpus.status();
+  const json want_options = options_json(o);
+  const std::string fp = hex(corpus->fingerprint());
+  PrepareResult r = paths(o.out_dir);
+  if (!o.force && outputs_match(want_options, fp, r)) {
+    r.reused = true;
+    return r;
+  }
+  r = paths(o.out_dir);
+  std::error_code ec;
+  fs::create_directories(o.out_dir, ec);
+  if (ec) return absl::PermissionDeniedError("cannot create " + o.out_dir + ": " + ec.message());
+  fs::remove(r.meta_path, ec);  // a half-rebuilt directory must never look complete
+
+  Split split = split_docs(corpus->docs, o.val_fraction, o.seed);
+  std::unique_ptr<Tokenizer> tok;
+  if (o.tokenizer == "bpe") {
+    const auto t0 = std::chrono::steady_clock::now();
+    tok = std::make_unique<BpeTokenizer>(BpeTokenizer::train(split.train, o.vocab_size));
+    r.tokenizer_seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  } else {
+    tok = std::make_unique<ByteTokenizer>();
+  }
+  const std::vector<int32_t> train = encode_docs(*tok, split.train);
+  const std::vector<int32_t> val = encode_docs(*tok, split.val);
+  r.source = corpus->source;
+  r.train_docs = static_cast<int64_t>(split.train.size());
+  r.val_docs = static_cast<int64_t>(split.val.size());
+  r.train_bytes = bytes_of(split.train);
+  r.val_bytes = bytes_of(split.val);
+  r.train_tokens = static_cast<int64_t>(train.size());
+  r.val_tokens = static_cast<int64_t>(val.size());
+  r.vocab_size = tok->vocab_size();
+  r.unigram_nats = val.empty() ? std::numeric_limits<double>::quiet_NaN()
+                               : unigram_cross_entropy(train, val, r.vocab_size);
+
+  const std::string tok_tmp = r.tokenizer_path + ".tmp." + std::to_string(::getpid());
+  if (auto s = tok->save(tok_tmp); !s.ok()) return s;
+  fs::rename(tok_tmp, r.tokenizer_path, ec);
+  if (ec) return absl::InternalError("rename " + tok_tmp + ": " + ec.message());
+  if (auto s = write_token_file(r.train_path, train, r.vocab_size); !s.ok()) return s;
+  if (auto s = write_token_file(r.val_path, val, r.vocab_size); !s.ok()) return s;
+
+  auto split_json = [](int64_t docs, int64_t bytes, int64_t tokens) {
+    return json{{"docs", docs},
+                {"bytes", bytes},
+                {"tokens", tokens},
+                {"bytes_per_token", tokens > 0 ? static_cast<double>(bytes) / tokens : 0.0}};
+  };
+  json meta = {
+      {"format_version", kMetaVersion},
+      {"options", want_options},
+      {"corpus",
+       {{"source", r.source},
+        {"fingerprint", fp},
+        {"docs", corpus->docs.size()},
+        {"bytes", corpus->total_bytes()}}},
+      {"train", split_json(r.train_docs, r.train_bytes, r.train_tokens)},
+      {"val", split_json(r.val_docs, r.val_bytes, r.val_tokens)},
+      {"vocab_size", r.vocab_size},
+      {"eot_id", tok->eot_id()},
+      {"token_width", token_width_for(r.vocab_size)},
+      {"tokenizer",
+       {{"kind", tok->kind()}, {"file", "tokenizer.txt"}, {"train_seconds", r.tokenizer_seconds}}},
+      {"files", {{"train", "train.tokens"}, {"val", "val.tokens"}}},
+      {"unigram_nats_per_token", std::isnan(r.unigram_nats) ? json(nullptr) : json(r.unigram_nats)},
+  };
+  const std::string meta_tmp = r.meta_path + ".tmp." + std::to_string(::getpid());
+  {
+    std::ofstream out(meta_tmp, std::ios::trunc);
+    if (!out) return absl::PermissionDeniedError("cannot write " + meta_tmp);
+    out << meta.dump(2) << "\n";
+    out.close();
+    if (!out) return absl::DataLossError("write failed: " + meta_tmp);
+  }
+  fs::rename(meta_tmp, r.meta_path, ec);
+  if (ec) return absl::InternalError("rename " + meta_tmp + ": " + ec.message());
+  return r;
+}
+
+}  // namespace graft::data

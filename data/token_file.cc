@@ -1,0 +1,168 @@
+#include "data/token_file.h"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <bit>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+
+#include "core/error.h"
+
+namespace graft::data {
+namespace {
+
+static_assert(std::endian::native == std::endian::little,
+              "token files are little-endian; add byte swaps for a big-endian host");
+
+template <typename T>
+void put(std::string& s, T v) {
+  char b[sizeof(T)];
+  std::memcpy(b, &v, sizeof(T));
+  s.append(b, sizeof(T));
+}
+
+template <typename T>
+T get(const unsigned char* p) {
+  T v;
+  std::memcpy(&v, p, sizeof(T));
+  return v;
+}
+
+}  // namespace
+
+absl::Status write_token_file(const std::string& path, const std::vector<int32_t>& tokens,
+                              int64_t vocab_size) {
+  if (vocab_size <= 0 || vocab_size > (int64_t{1} << 31)) {
+    return absl::InvalidArgumentError("vocab_size out of range: " + std::to_string(vocab_size));
+  }
+  const int width = token_width_for(vocab_size);
+  std::string header(kTokenMagic, 8);
+  put<uint32_t>(header, kTokenFileVersion);
+  put<uint32_t>(header, static_cast<uint32_t>(width));
+  put<uint64_t>(header, tokens.size());
+  put<uint32_t>(header, static_cast<uint32_t>(vocab_size));
+  put<uint32_t>(header, 0);
+  std::string body;
+  body.reserve(tokens.size() * width);
+  for (size_t i = 0; i < tokens.size(); ++i) {
+    const int32_t t = tokens[i];
+    if (t < 0 || t >= vocab_size) {
+      return absl::InvalidArgumentError("token " + std::to_string(t) + " at " + std::to_string(i) +
+                                        " outside [0, " + std::to_string(vocab_size) + ")");
+    }
+    if (width == 2) {
+      put<uint16_t>(body, static_cast<uint16_t>(t));
+    } else {
+      put<uint32_t>(body, static_cast<uint32_t>(t));
+    }
+  }
+  const std::string tmp = path + ".tmp." + std::to_string(::getpid());
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    if (!out) return absl::PermissionDeniedError("cannot write " + tmp);
+    out.write(header.data(), static_cast<std::streamsize>(header.size()));
+    out.write(body.data(), static_cast<std::streamsize>(body.size()));
+    out.close();
+    if (!out) return absl::DataLossError("write failed: " + tmp);
+  }
+  std::error_code ec;
+  std::filesystem::rename(tmp, path, ec);
+  if (ec) return absl::InternalError("rename " + tmp + " -> " + path + ": " + ec.message());
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::shared_ptr<const TokenFile>> TokenFile::open(const std::string& path,
+                                                                 bool verify_ids) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    if (errno == ENOENT) return absl::NotFoundError("token file not found: " + path);
+    return absl::PermissionDeniedError("cannot open " + path + ": " + std::strerror(errno));
+  }
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    return absl::InvalidArgumentError("not a regular file: " + path);
+  }
+  const auto bytes = static_cast<size_t>(st.st_size);
+  if (bytes < static_cast<size_t>(kTokenHeaderBytes)) {
+    ::close(fd);
+    return absl::DataLossError(path + ": truncated header (" + std::to_string(bytes) +
+                               " bytes < 32)");
+  }
+  void* map = ::mmap(nullptr, bytes, PROT_READ, MAP_SHARED, fd, 0);
+  ::close(fd);  // the mapping keeps the file
+  if (map == MAP_FAILED) return absl::InternalError("mmap failed: " + path);
+  std::shared_ptr<TokenFile> f(new TokenFile());
+  f->path_ = path;
+  f->map_ = map;
+  f->map_bytes_ = bytes;
+  const auto* p = static_cast<const unsigned char*>(map);
+  if (std::memcmp(p, kTokenMagic, 8) != 0) {
+    return absl::DataLossError(path + ": bad magic (not a GRAFTTOK token file)");
+  }
+  const auto version = get<uint32_t>(p + 8);
+  if (version != kTokenFileVersion) {
+    return absl::InvalidArgumentError(path + ": unsupported version " + std::to_string(version));
+  }
+  f->width_ = static_cast<int>(get<uint32_t>(p + 12));
+  const auto count = get<uint64_t>(p + 16);
+  f->vocab_size_ = get<uint32_t>(p + 24);
+  if (f->width_ != 2 && f->width_ != 4) {
+    return absl::InvalidArgumentError(path + ": element width " + std::to_string(f->width_) +
+                                      " (expected 2 or 4)");
+  }
+  if (f->vocab_size_ <= 0 || f->width_ < token_width_for(f->vocab_size_)) {
+    return absl::InvalidArgumentError(path + ": width " + std::to_string(f->width_) +
+                                      " cannot hold vocab_size " + std::to_string(f->vocab_size_));
+  }
+  const size_t body = bytes - static_cast<size_t>(kTokenHeaderBytes);
+  if (count > body / static_cast<size_t>(f->width_) ||
+      count * static_cast<size_t>(f->width_) != body) {
+    return absl::DataLossError(path + ": header says " + std::to_string(count) + " tokens of " +
+                               std::to_string(f->width_) + " bytes but the file holds " +
+                               std::to_string(body) + " bytes of tokens (truncated?)");
+  }
+  f->count_ = static_cast<int64_t>(count);
+  f->data_ = p + kTokenHeaderBytes;
+  if (verify_ids) {
+    for (int64_t i = 0; i < f->count_; ++i) {
+      const int32_t t = f->at(i);
+      if (t < 0 || t >= f->vocab_size_) {
+        return absl::DataLossError(path + ": token " + std::to_string(t) + " at " +
+                                   std::to_string(i) + " >= vocab_size " +
+                                   std::to_string(f->vocab_size_));
+      }
+    }
+  }
+  return std::shared_ptr<const TokenFile>(std::move(f));
+}
+
+TokenFile::~TokenFile() {
+  if (map_ != nullptr) ::munmap(map_, map_bytes_);
+}
+
+int32_t TokenFile::at(int64_t i) const {
+  const unsigned char* p = data_ + i * width_;
+  return width_ == 2 ? static_cast<int32_t>(get<uint16_t>(p))
+                     : static_cast<int32_t>(get<uint32_t>(p));
+}
+
+void TokenFile::read(int64_t start, int64_t n, int32_t* out) const {
+  if (start < 0 || n < 0 || start + n > count_) {
+    fail("TokenFile", "read [", start, ", ", start + n, ") outside [0, ", count_, ") of ", path_);
+  }
+  for (int64_t i = 0; i < n; ++i) out[i] = at(start + i);
+}
+
+std::vector<int32_t> TokenFile::read_all() const {
+  std::vector<int32_t> v(static_cast<size_t>(count_));
+  read(0, count_, v.data());
+  return v;
+}
+
+}  // namespace graft::data

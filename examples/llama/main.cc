@@ -1,0 +1,47 @@
+// examples/llama: pretrains a Llama-style language model from the command line.
+//
+//   bazel run //examples/llama -- --config=examples/llama/configs/fortunes.toml
+//   bazel run //examples/llama -- --training.steps=100 --model.dim=128
+//
+// The config is torchtitan-style TOML ([job] [model] [optimizer] [lr_scheduler] [training]
+// [checkpoint] [metrics] [sample]); every key can be overridden as --section.key=value.
+// --help lists them all.
+#include <unistd.h>
+
+#include <cstdlib>
+#include <iostream>
+
+#include "core/backend/cpu/openmp_policy.h"
+#include "examples/llama/trainer.h"
+#include "examples/train/train_config.h"
+
+int main(int argc, char** argv) {
+  namespace train = graft::train;
+  graft::cpu::reexec_with_passive_openmp(argv);
+  // `bazel run` starts us inside the runfiles tree: work where the user typed the command, so
+  // relative config paths and the outputs folder mean what they say.
+  if (const char* dir = std::getenv("BUILD_WORKING_DIRECTORY"); dir != nullptr) {
+    if (chdir(dir) != 0) std::cerr << "warning: cannot chdir to " << dir << "\n";
+  }
+  auto command_line = train::parse_command_line(argc, argv);
+  if (!command_line.ok()) {
+    std::cerr << "error: " << command_line.status().message() << "\n(--help lists the keys)\n";
+    return 2;
+  }
+  if (command_line->help) {
+    std::cout << train::usage(argv[0]);
+    return 0;
+  }
+  auto config = train::load_train_config(*command_line);
+  if (!config.ok()) {
+    std::cerr << "error: " << config.status().message() << "\n";
+    return 2;
+  }
+  std::cout << "# effective config\n" << train::to_toml(*config) << "\n";
+  auto result = graft::llama_train::run_training(*config, std::cout);
+  if (!result.ok()) {
+    std::cerr << "error: " << result.status() << "\n";
+    return 1;
+  }
+  return 0;
+}

@@ -1,0 +1,71 @@
+// The jitted pieces of a run, for any Model (see model.h):
+//   train step: (params, opt_state, inputs [k, B/k, T], targets [k, B/k, T]) ->
+//               (params', opt_state', metrics{loss, grad_norm, model aux...})
+//     value_and_grad over k micro-batches (gradients averaged: accumulation), then the
+//     optimizer (clipping included) and apply_updates. params and opt_state are donated, so
+//     the update writes in place.
+//   eval step: (params, inputs [B, T], targets [B, T]) -> loss.
+#pragma once
+
+#include <tuple>
+#include <utility>
+
+#include "core/ops.h"
+#include "core/tree.h"
+#include "examples/llama/model.h"
+#include "optim/optim.h"
+#include "transforms/autodiff.h"
+#include "transforms/jit.h"
+
+namespace graft::llama_train {
+
+template <class Model>
+auto make_train_step(const Model& model, const optim::GradientTransformation& opt) {
+  using Params = typename Model::Params;
+  auto step = [model, opt](const Params& params, const optim::State& state, const Array& xs,
+                           const Array& ys) {
+    auto loss_fn = [&model](const Params& p, const Array& x, const Array& y) {
+      return model.loss(p, x, y);
+    };
+    const int64_t k = xs.shape()[0];
+    Params grads;
+    Array loss;
+    Metrics metrics;
+    for (int64_t i = 0; i < k; ++i) {
+      Array x = squeeze(slice_axis(xs, 0, i, i + 1), {0});
+      Array y = squeeze(slice_axis(ys, 0, i, i + 1), {0});
+      auto [value_aux, g] = value_and_grad(loss_fn, has_aux)(params, x, y);
+      auto& [l, aux] = value_aux;
+      if (i == 0) {
+        grads = g;
+        loss = l;
+        metrics = aux;
+      } else {
+        grads = tree_map([](const Array& a, const Array& b) { return a + b; }, grads, g);
+        loss = loss + l;
+        for (auto& [name, v] : metrics) v = v + aux.at(name);
+      }
+    }
+    if (k > 1) {
+      const double inv = 1.0 / static_cast<double>(k);
+      grads = tree_map([inv](const Array& a) { return a * inv; }, grads);
+      loss = loss * inv;
+      for (auto& [name, v] : metrics) v = v * inv;
+    }
+    metrics["loss"] = loss;
+    metrics["grad_norm"] = optim::global_norm(grads);
+    auto [updates, new_state] = opt.update(grads, state, params);
+    return std::make_tuple(optim::apply_updates(params, updates), new_state, metrics);
+  };
+  return jit(step, {.donate_argnums = {0, 1}});
+}
+
+template <class Model>
+auto make_eval_step(const Model& model) {
+  using Params = typename Model::Params;
+  return jit([model](const Params& params, const Array& x, const Array& y) {
+    return model.loss(params, x, y).first;
+  });
+}
+
+}  // namespace graft::llama_train

@@ -1,0 +1,37 @@
+// The training run that examples/llama performs, as a library so tests can run it small.
+//
+// run_training: prepares the data ([training].dataset -> tokenizer + token files, reused when
+// already there), builds the model ([model]: dense, or MoE when n_routed_experts > 0) and the
+// optimizer, jits the whole train step (forward, backward, clipping, optimizer update;
+// params and optimizer state donated), then loops: a progress line every log_freq steps,
+// validation every eval_freq steps and at the end (against the unigram baseline),
+// TensorBoard scalars, and finally a text sample from the trained model.
+#pragma once
+
+#include <cstdint>
+#include <ostream>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "examples/train/train_config.h"
+
+namespace graft::llama_train {
+
+struct TrainResult {
+  std::vector<double> step_losses;                    // every step's training loss, in order
+  std::vector<std::pair<int64_t, double>> val_losses;  // (step, mean val loss)
+  double unigram_nats = 0;                             // the baseline on the same val tokens
+  int64_t first_step = 0;                              // 0, or the step a checkpoint resumed at
+  int64_t steps_done = 0;                              // the step reached (time limits stop early)
+  double tokens_per_second = 0;                        // over the whole run, compile excluded
+  std::string sample;                                  // generated text (prompt included)
+  std::string tensorboard_file;                        // "" when disabled
+};
+
+// Everything it prints goes to `out`. Bad configs, missing corpora and I/O errors come back
+// as a Status; nothing aborts.
+absl::StatusOr<TrainResult> run_training(const train::TrainConfig& config, std::ostream& out);
+
+}  // namespace graft::llama_train

@@ -1,0 +1,9 @@
+// graft::optim: Optax-style optimizers. One include for all of it.
+#pragma once
+
+#include "optim/multi_steps.h"
+#include "optim/optimizers.h"
+#include "optim/schedule.h"
+#include "optim/state.h"
+#include "optim/transform.h"
+#include "optim/transformations.h"

@@ -1,0 +1,82 @@
+// Building blocks, each an Optax GradientTransformation of the same name and semantics.
+// Optimizers (optimizers.h) are chains of these.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "core/array.h"
+#include "core/tree.h"
+#include "optim/schedule.h"
+#include "optim/transform.h"
+
+namespace graft::optim {
+
+// Picks parameter leaves by dotted path (tree_leaf_paths) and value (shape, dtype), e.g. weight
+// decay only on matrices. It must not depend on array values: it is called on tracers, and
+// on the params at init but on the updates at update (same paths and shapes), like Optax.
+using Mask = std::function<bool(const std::string& path, const Array& leaf)>;
+Mask ndim_at_least(int n);  // true for leaves with ndim >= n (decay matrices, not biases/norms)
+
+// updates * step_size.
+GradientTransformation scale(double step_size);
+// updates * schedule(count); the state counts steps (i32 "count").
+GradientTransformation scale_by_schedule(Schedule step_size);
+// -learning_rate * updates (flip_sign = false: +): `scale` for a constant, `scale_by_schedule`
+// for a schedule, as in Optax.
+GradientTransformation scale_by_learning_rate(Schedule learning_rate, bool flip_sign = true);
+
+// Momentum: t = g + decay * t; updates = t (or g + decay * t with nesterov). Slot "trace".
+GradientTransformation trace(double decay, bool nesterov = false);
+
+// Adam's scaling: slots "count" (i32), "mu", "nu" (param dtype); updates = mu_hat /
+// (sqrt(nu_hat + eps_root) + eps) with bias-corrected moments (Nesterov variant as Optax).
+struct ScaleByAdamOptions {
+  double b1 = 0.9;
+  double b2 = 0.999;
+  double eps = 1e-8;
+  double eps_root = 0.0;
+  bool nesterov = false;
+};
+GradientTransformation scale_by_adam(const ScaleByAdamOptions& options = {});
+
+// Lion's scaling: updates = sign((1 - b1) g + b1 mu); mu = (1 - b2) g + b2 mu. Slots "count",
+// "mu".
+GradientTransformation scale_by_lion(double b1 = 0.9, double b2 = 0.99);
+
+// updates + weight_decay * params on the leaves `mask` selects (all when mask is empty).
+// Needs params. A scheduled weight decay keeps a "count".
+GradientTransformation add_decayed_weights(Schedule weight_decay, Mask mask = nullptr);
+
+// Runs `inner` on the leaves `mask` selects only; other leaves pass through unchanged and get
+// no state (optax.masked).
+GradientTransformation masked(GradientTransformation inner, Mask mask);
+
+// sqrt of the sum of squares of every leaf (optax.tree.norm / optax.global_norm).
+Array global_norm_flat(const std::vector<Array>& leaves);
+template <class P>
+Array global_norm(const P& tree) {
+  return global_norm_flat(tree_leaves(tree));
+}
+
+// Scales all updates by max_norm / global_norm when global_norm >= max_norm.
+GradientTransformation clip_by_global_norm(double max_norm);
+
+// Adafactor's pieces (adafactor.cc). Factored second moments: a leaf whose second largest dim
+// is >= min_dim_size_to_factor keeps row and column means of g^2 + eps ("v_row", "v_col"),
+// others a full "v"; decay at count t is 1 - (t - decay_offset + 1)^-decay_rate. Needs params.
+struct FactoredRmsOptions {
+  bool factored = true;
+  double decay_rate = 0.8;
+  int64_t decay_offset = 0;
+  int64_t min_dim_size_to_factor = 128;
+  double eps = 1e-30;
+};
+GradientTransformation scale_by_factored_rms(const FactoredRmsOptions& options = {});
+// Each leaf divided by max(1, rms(leaf) / threshold).
+GradientTransformation clip_by_block_rms(double threshold);
+// Each leaf times max-like(rms(param), min_scale) (min_scale when rms <= min_scale).
+GradientTransformation scale_by_param_block_rms(double min_scale = 1e-3);
+
+}  // namespace graft::optim

@@ -14,8 +14,8 @@ struct Linear {
   Array w;                 // [in, out]
   std::optional<Array> b;  // [out]
 
-  // x [..., in] -> [..., out]. With a compute dtype, w and b are cast to it first (mixed
-  // precision: f32 params, bf16 matmul).
+  // x [..., in] -> [..., out]. w and b are cast to x's dtype first (mixed precision: f32
+  // params, bf16 activations, bf16 matmul).
   Array operator()(const Array& x) const;
 };
 

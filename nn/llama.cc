@@ -118,13 +118,12 @@ Array llama_layer(const LlamaLayer& layer, const Array& x, const RopeTables& rop
 
 namespace {
 
-void check_tokens(const char* op, const Array& tokens, const LlamaConfig& c) {
+void check_tokens(const char* op, const Array& tokens) {
   if (tokens.ndim() != 2 || !is_integral(tokens.dtype())) {
     fail(op, "tokens must be integer [batch, seq], got ", dtype_name(tokens.dtype()),
          shape_str(tokens.shape()));
   }
   if (tokens.shape()[1] == 0) fail(op, "empty sequence");
-  (void)c;
 }
 
 RematPolicy policy_of(Remat r) {
@@ -135,7 +134,7 @@ RematPolicy policy_of(Remat r) {
 
 Array llama_hidden(const LlamaParams& params, const Array& tokens, const LlamaConfig& c) {
   c.validate();
-  check_tokens("llama_hidden", tokens, c);
+  check_tokens("llama_hidden", tokens);
   if (params.layers.wq.ndim() != 3 || params.layers.wq.shape()[0] != c.n_layers) {
     fail("llama_hidden", "params.layers must be stacked [n_layers = ", c.n_layers, ", ...], wq is ",
          shape_str(params.layers.wq.shape()));

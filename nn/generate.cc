@@ -25,9 +25,8 @@ Array sample_logits(const Array& logits, double temperature, int64_t top_k, cons
   return astype(random::categorical(key, l, -1), DType::kI32);
 }
 
-Array generate(const LlamaParams& params, const LlamaConfig& c, const Array& prompt_tokens,
-               int64_t max_new_tokens, double temperature, int64_t top_k, const Array& key) {
-  c.validate();
+Array generate_buffer(const Array& prompt_tokens, int64_t max_new_tokens, double temperature,
+                      int64_t top_k, int64_t vocab_size) {
   if (prompt_tokens.ndim() != 2 || prompt_tokens.shape()[1] < 1 ||
       !is_integral(prompt_tokens.dtype())) {
     fail("generate", "prompt_tokens must be integer [batch, P >= 1], got ",
@@ -35,28 +34,21 @@ Array generate(const LlamaParams& params, const LlamaConfig& c, const Array& pro
   }
   if (max_new_tokens < 0) fail("generate", "max_new_tokens must be >= 0");
   if (!(temperature >= 0)) fail("generate", "temperature must be >= 0, got ", temperature);
-  if (top_k < 0 || top_k > c.vocab_size) {
+  if (top_k < 0 || top_k > vocab_size) {
     fail("generate", "top_k must be in [0, vocab_size], got ", top_k);
   }
-  const int64_t B = prompt_tokens.shape()[0], P = prompt_tokens.shape()[1];
   Array buf = astype(prompt_tokens, DType::kI32);
   if (max_new_tokens == 0) return buf;
-  buf = pad(buf, {{0, 0}, {0, max_new_tokens}});
+  return pad(buf, {{0, 0}, {0, max_new_tokens}});
+}
 
-  auto step = jit([c, temperature, top_k, B](const LlamaParams& p, const Array& tokens,
-                                             const Array& pos, const Array& k) {
-    Array h = llama_hidden(p, tokens, c);
-    Array last =
-        reshape(dynamic_slice(h, {Array(0), pos - 1, Array(0)}, {B, 1, c.dim}), {B, c.dim});
-    Array w = astype(llama_output_weight(p, c), last.dtype());
-    Array logits = dot_general(last, w, {{1}, {0}, {}, {}}, DType::kF32);
-    Array next = sample_logits(logits, temperature, top_k, random::fold_in(k, pos));
-    return dynamic_update_slice(tokens, reshape(next, {B, 1}), {Array(0), pos});
-  });
-  for (int64_t pos = P; pos < P + max_new_tokens; ++pos) {
-    buf = step(params, buf, scalar(double(pos), DType::kI32), key);
-  }
-  return buf;
+Array generate(const LlamaParams& params, const LlamaConfig& c, const Array& prompt_tokens,
+               int64_t max_new_tokens, double temperature, int64_t top_k, const Array& key) {
+  c.validate();
+  return generate_with(
+      params, [c](const LlamaParams& p, const Array& t) { return llama_hidden(p, t, c); },
+      [c](const LlamaParams& p) { return llama_output_weight(p, c); }, c.vocab_size, prompt_tokens,
+      max_new_tokens, temperature, top_k, key);
 }
 
 }  // namespace graft::nn

@@ -10,7 +10,10 @@
 #include <cstdint>
 
 #include "core/array.h"
+#include "core/ops.h"
+#include "core/random.h"
 #include "nn/llama.h"
+#include "transforms/jit.h"
 
 namespace graft::nn {
 
@@ -24,5 +27,33 @@ Array sample_logits(const Array& logits, double temperature, int64_t top_k, cons
 // key gives a fixed result. Errors: graft::Error for bad shapes or arguments.
 Array generate(const LlamaParams& params, const LlamaConfig& config, const Array& prompt_tokens,
                int64_t max_new_tokens, double temperature, int64_t top_k, const Array& key);
+
+// Checks generate's arguments; returns the prompt padded with max_new_tokens zeros (i32).
+Array generate_buffer(const Array& prompt_tokens, int64_t max_new_tokens, double temperature,
+                      int64_t top_k, int64_t vocab_size);
+
+// The same loop for any model: hidden(params, tokens [B, T]) -> [B, T, dim] and
+// output_weight(params) -> [dim, vocab] (the MoE Llama uses it).
+template <class Params, class HiddenFn, class OutputFn>
+Array generate_with(const Params& params, HiddenFn hidden, OutputFn output_weight,
+                    int64_t vocab_size, const Array& prompt_tokens, int64_t max_new_tokens,
+                    double temperature, int64_t top_k, const Array& key) {
+  Array buf = generate_buffer(prompt_tokens, max_new_tokens, temperature, top_k, vocab_size);
+  const int64_t B = buf.shape()[0], P = prompt_tokens.shape()[1];
+  auto step = jit([hidden, output_weight, temperature, top_k, B](
+                      const Params& p, const Array& tokens, const Array& pos, const Array& k) {
+    Array h = hidden(p, tokens);
+    const int64_t D = h.shape()[2];
+    Array last = reshape(dynamic_slice(h, {Array(0), pos - 1, Array(0)}, {B, 1, D}), {B, D});
+    Array w = astype(output_weight(p), last.dtype());
+    Array logits = dot_general(last, w, {{1}, {0}, {}, {}}, DType::kF32);
+    Array next = sample_logits(logits, temperature, top_k, random::fold_in(k, pos));
+    return dynamic_update_slice(tokens, reshape(next, {B, 1}), {Array(0), pos});
+  });
+  for (int64_t pos = P; pos < P + max_new_tokens; ++pos) {
+    buf = step(params, buf, scalar(double(pos), DType::kI32), key);
+  }
+  return buf;
+}
 
 }  // namespace graft::nn

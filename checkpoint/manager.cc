@@ -210,7 +210,8 @@ absl::Status CheckpointManager::save(int64_t step, const Composite& items, const
 
   size_t total = 0;
   for (const Array& a : all) total += static_cast<size_t>(a.nbytes());
-  if (options_.enable_async && total > staging_size_) {
+  const bool copy = options_.enable_async && options_.snapshot == AsyncSnapshot::kCopy;
+  if (copy && total > staging_size_) {
     staging_.reset(new char[total]);  // uninitialized; kept for the next save
     staging_size_ = total;
   }
@@ -220,7 +221,7 @@ absl::Status CheckpointManager::save(int64_t step, const Composite& items, const
     for (size_t i = 0; i < im.leaves.size(); ++i, ++next) {
       std::shared_ptr<Buffer> buf = all[next].buffer();
       uint64_t n = im.leaves[i].nbytes;
-      if (options_.enable_async) {
+      if (copy) {
         if (n) std::memcpy(staging_.get() + offset, buf->data(), n);
         src.push_back({staging_.get() + offset, n});
         offset += n;
@@ -236,8 +237,9 @@ absl::Status CheckpointManager::save(int64_t step, const Composite& items, const
   std::lock_guard<std::mutex> lock(mu_);
   in_flight_step_ = step;
   worker_done_ = false;
-  worker_ = std::thread([this, job] {
+  worker_ = std::thread([this, job]() mutable {
     absl::Status s = run_job(*job);
+    job.reset();  // releases the snapshot's buffers before reporting done
     std::lock_guard<std::mutex> l(mu_);
     if (!s.ok()) pending_error_ = s;
     in_flight_step_.reset();

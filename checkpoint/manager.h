@@ -13,9 +13,9 @@
 // _COMMITTED first, so a crash mid-delete leaves an uncommitted directory, never a broken
 // committed one.
 //
-// Async (enable_async): save() evaluates the arrays and copies their bytes into a host
-// staging area (reused between saves), then returns; a background thread checksums, writes,
-// commits and applies the retention policy. The next save(), wait_until_finished() or the
+// Async (enable_async): save() evaluates the arrays and snapshots them (see AsyncSnapshot),
+// then returns; a background thread checksums, writes, commits and applies the retention
+// policy. The next save(), wait_until_finished() or the
 // destructor joins it; an error from the background is returned by the next save() or
 // wait_until_finished() (exactly once), never dropped.
 //
@@ -45,6 +45,15 @@ struct SaveJob;
 
 enum class BestMode { kMin, kMax };
 
+// How an async save() snapshots the arrays before returning.
+//  kReference: keeps references to the evaluated arrays' buffers. Arrays are immutable and
+//    graft never writes into a buffer someone else holds (in-place kernels and jit donation
+//    check the buffer's use count: JitDonation.HeldBufferIsNotOverwritten), so this is a
+//    snapshot without a copy; save() blocks only for eval.
+//  kCopy: copies the bytes into a host staging area reused between saves (for buffers that
+//    may change underneath: a device backend, or code writing through Array::buffer()).
+enum class AsyncSnapshot { kReference, kCopy };
+
 struct CheckpointManagerOptions {
   // Keep at most this many steps (0: all). With best_fn, the best ones by metric are kept
   // (steps saved without metrics rank last), plus always the latest step so a run can resume.
@@ -54,6 +63,7 @@ struct CheckpointManagerOptions {
   std::function<double(const nlohmann::json& metrics)> best_fn;
   BestMode best_mode = BestMode::kMax;
   bool enable_async = true;
+  AsyncSnapshot snapshot = AsyncSnapshot::kReference;
   bool create = true;  // create the directory if missing (else open() fails with NotFound)
 };
 

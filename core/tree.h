@@ -248,7 +248,10 @@ Array map_leaf(Fn& fn, const Array& leaf, const Others& others, size_t i,
 // Applies fn leaf by leaf over trees of the same structure; the result has tree's type.
 template <typename T, typename Fn, typename... Rest>
 T tree_map(Fn&& fn, const T& tree, const Rest&... rest) {
-  auto [leaves, def] = tree_flatten(tree);
+  // No structured binding: clang < 16 cannot capture one (the checkpoint fuzzers use clang).
+  auto flat = tree_flatten(tree);
+  std::vector<Array>& leaves = flat.first;
+  const TreeDef& def = flat.second;
   auto leaves_of = [&def](const auto& other) {
     auto [l, d] = tree_flatten(other);
     check_same_structure("tree_map", def, d);

@@ -1,0 +1,123 @@
+// Writing one step (the commit protocol of manager.h) and the retention policy.
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <random>
+
+#include "checkpoint/crc32c.h"
+#include "checkpoint/file_util.h"
+#include "checkpoint/manager.h"
+#include "checkpoint/safetensors.h"
+#include "checkpoint/save_job.h"
+
+namespace graft::checkpoint {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string nonce() {
+  static std::mutex mu;
+  static std::mt19937_64 rng(
+      std::random_device{}() ^ static_cast<uint64_t>(::getpid()) ^
+      static_cast<uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count()));
+  std::lock_guard<std::mutex> lock(mu);
+  char buf[17];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(rng()));
+  return buf;
+}
+
+absl::Status write_into(const std::string& tmp, SaveJob& job) {
+  for (size_t i = 0; i < job.meta.items.size(); ++i) {
+    ItemMeta& im = job.meta.items[i];
+    if (im.is_json) continue;
+    std::vector<TensorView> views;
+    for (size_t k = 0; k < im.leaves.size(); ++k) {
+      LeafMeta& l = im.leaves[k];
+      const SaveJob::Source& src = job.sources[i][k];
+      l.crc32c = crc32c(src.data, src.nbytes);
+      views.push_back({l.tensor, l.dtype, l.shape, src.data});
+    }
+    absl::Status s = write_safetensors(tmp + "/" + im.file(), views,
+                                       {{"format", "graft"}, {"graft_version", kGraftVersion}});
+    if (!s.ok()) return s;
+  }
+  return write_file(tmp + "/" + kMetadataFile, metadata_to_json(job.meta), /*sync=*/true);
+}
+
+}  // namespace
+
+absl::Status write_step(const std::string& dir, SaveJob& job) {
+  const std::string final_dir = dir + "/" + std::to_string(job.meta.step);
+  const std::string tmp = final_dir + ".orbax-checkpoint-tmp-" + nonce();
+  if (::mkdir(tmp.c_str(), 0755) != 0) return errno_status("mkdir", tmp);
+  absl::Status s = write_into(tmp, job);
+  if (s.ok()) s = fsync_dir(tmp);
+  if (s.ok() && ::rename(tmp.c_str(), final_dir.c_str()) != 0) s = errno_status("rename", tmp);
+  if (!s.ok()) {
+    std::error_code ec;
+    fs::remove_all(tmp, ec);  // best effort; open() removes what is left
+    return s;
+  }
+  if (s = fsync_dir(dir); !s.ok()) return s;
+  if (s = write_file(final_dir + "/" + kCommitFile, "", /*sync=*/true); !s.ok()) return s;
+  return fsync_dir(final_dir);
+}
+
+absl::Status CheckpointManager::run_job(SaveJob& job) {
+  absl::Status s = write_step(dir_, job);
+  if (!s.ok()) return s;
+  std::lock_guard<std::mutex> lock(mu_);
+  steps_[job.meta.step] = job.meta.metrics;
+  return apply_retention();
+}
+
+absl::Status CheckpointManager::apply_retention() {
+  if (options_.max_to_keep <= 0 || static_cast<int>(steps_.size()) <= options_.max_to_keep) {
+    return absl::OkStatus();
+  }
+  std::vector<int64_t> order;  // most worth keeping first
+  for (const auto& [s, _] : steps_) order.push_back(s);
+  if (options_.best_fn) {
+    // Rank by metric; steps without one (or whose best_fn throws) rank last, newest first.
+    std::vector<std::pair<std::optional<double>, int64_t>> ranked;
+    for (const auto& [s, m] : steps_) {
+      std::optional<double> v;
+      if (!m.is_null()) {
+        try {
+          v = options_.best_fn(m);
+        } catch (...) {
+        }
+      }
+      if (v && options_.best_mode == BestMode::kMin) v = -*v;
+      ranked.push_back({v, s});
+    }
+    std::stable_sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) {
+      if (a.first.has_value() != b.first.has_value()) return a.first.has_value();
+      if (a.first && *a.first != *b.first) return *a.first > *b.first;
+      return a.second > b.second;
+    });
+    order.clear();
+    for (const auto& [_, s] : ranked) order.push_back(s);
+  } else {
+    std::reverse(order.begin(), order.end());
+  }
+  const int64_t latest = steps_.rbegin()->first;
+  std::vector<int64_t> doomed;
+  for (size_t i = options_.max_to_keep; i < order.size(); ++i) {
+    int64_t s = order[i];
+    if (s == latest) continue;  // always resumable
+    if (options_.keep_period > 0 && s % options_.keep_period == 0) continue;
+    doomed.push_back(s);
+  }
+  for (int64_t s : doomed) {
+    if (absl::Status st = delete_step_locked(s); !st.ok()) return st;
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace graft::checkpoint

@@ -1,0 +1,259 @@
+#include "checkpoint/metadata.h"
+
+#include <set>
+#include <sstream>
+
+#include "checkpoint/safetensors.h"
+
+namespace graft::checkpoint {
+namespace {
+
+using json = nlohmann::json;
+
+template <typename... P>
+absl::Status bad(const P&... parts) {
+  std::ostringstream os;
+  os << "checkpoint metadata: ";
+  (os << ... << parts);
+  return absl::DataLossError(os.str());
+}
+
+// graft's short dtype names ("f32"), kept here so the parser needs no core library.
+constexpr std::pair<DType, const char*> kNames[] = {
+    {DType::kBool, "bool"}, {DType::kU8, "u8"},   {DType::kU32, "u32"},
+    {DType::kI32, "i32"},   {DType::kI64, "i64"}, {DType::kF16, "f16"},
+    {DType::kBF16, "bf16"}, {DType::kF32, "f32"}, {DType::kF64, "f64"},
+};
+
+const char* short_name(DType d) {
+  for (const auto& [t, n] : kNames) {
+    if (t == d) return n;
+  }
+  return "?";
+}
+
+absl::StatusOr<TreeDef> treedef_rec(const json& j, int depth) {
+  if (depth > kMaxTreeDepth) return bad("tree structure nested deeper than ", kMaxTreeDepth);
+  if (!j.is_object()) return bad("tree node is not an object");
+  auto kind = j.find("kind");
+  if (kind == j.end() || !kind->is_string() || kind->get_ref<const std::string&>().empty()) {
+    return bad("tree node has no kind");
+  }
+  TreeDef d;
+  d.kind = kind->get<std::string>();
+  auto keys = j.find("keys");
+  auto children = j.find("children");
+  if (d.kind == "*") {
+    if ((keys != j.end() && !keys->empty()) || (children != j.end() && !children->empty())) {
+      return bad("a leaf has keys or children");
+    }
+    d.num_leaves = 1;
+    return d;
+  }
+  if (keys != j.end()) {
+    if (!keys->is_array()) return bad("tree keys are not an array");
+    for (const json& k : *keys) {
+      if (!k.is_string()) return bad("tree key is not a string");
+      d.keys.push_back(k.get<std::string>());
+    }
+  }
+  if (children != j.end()) {
+    if (!children->is_array()) return bad("tree children are not an array");
+    for (const json& c : *children) {
+      absl::StatusOr<TreeDef> cd = treedef_rec(c, depth + 1);
+      if (!cd.ok()) return cd.status();
+      d.num_leaves += cd->num_leaves;
+      d.children.push_back(std::move(*cd));
+    }
+  }
+  if (!d.keys.empty() && d.keys.size() != d.children.size()) {
+    return bad("tree node ", d.kind, " has ", d.keys.size(), " keys for ", d.children.size(),
+               " children");
+  }
+  return d;
+}
+
+absl::StatusOr<LeafMeta> parse_leaf(const json& j) {
+  if (!j.is_object()) return bad("leaf entry is not an object");
+  LeafMeta l;
+  auto str = [&](const char* k, std::string& out) {
+    auto it = j.find(k);
+    if (it == j.end() || !it->is_string()) return false;
+    out = it->get<std::string>();
+    return true;
+  };
+  std::string dtype;
+  if (!str("path", l.path) || !str("tensor", l.tensor) || !str("dtype", dtype) ||
+      !str("sharding", l.sharding)) {
+    return bad("leaf entry needs string path, tensor, dtype and sharding");
+  }
+  if (absl::Status s = validate_tensor_name(l.tensor); !s.ok()) return bad(s.message());
+  bool found = false;
+  for (const auto& [t, n] : kNames) {
+    if (dtype == n) {
+      l.dtype = t;
+      found = true;
+    }
+  }
+  if (!found) return bad("leaf \"", l.path, "\" has unknown dtype \"", dtype, "\"");
+  auto shape = j.find("shape");
+  if (shape == j.end() || !shape->is_array() || shape->size() > 64) {
+    return bad("leaf \"", l.path, "\" has no valid shape");
+  }
+  unsigned __int128 bytes = safetensors_dtype_size(l.dtype);
+  for (const json& d : *shape) {
+    if (!d.is_number_unsigned() || d.get<uint64_t>() > (uint64_t{1} << 48)) {
+      return bad("leaf \"", l.path, "\" has a bad dimension");
+    }
+    l.shape.push_back(d.get<int64_t>());
+    bytes *= d.get<uint64_t>();
+    if (bytes > (uint64_t{1} << 62)) return bad("leaf \"", l.path, "\" is impossibly large");
+  }
+  auto nb = j.find("nbytes");
+  auto crc = j.find("crc32c");
+  if (nb == j.end() || !nb->is_number_unsigned() || crc == j.end() || !crc->is_number_unsigned() ||
+      crc->get<uint64_t>() > 0xFFFFFFFFu) {
+    return bad("leaf \"", l.path, "\" needs unsigned nbytes and crc32c");
+  }
+  l.nbytes = nb->get<uint64_t>();
+  if (l.nbytes != bytes) return bad("leaf \"", l.path, "\" nbytes disagrees with dtype and shape");
+  l.crc32c = static_cast<uint32_t>(crc->get<uint64_t>());
+  return l;
+}
+
+}  // namespace
+
+const ItemMeta* StepMetadata::find(std::string_view name) const {
+  for (const ItemMeta& i : items) {
+    if (i.name == name) return &i;
+  }
+  return nullptr;
+}
+
+std::string tensor_name_for_path(const std::string& path) { return path.empty() ? "value" : path; }
+
+absl::Status validate_item_name(std::string_view name) {
+  if (absl::Status s = validate_tensor_name(name); !s.ok()) return s;
+  if (name[0] == '_' || name[0] == '.') {
+    return absl::InvalidArgumentError("item name \"" + std::string(name) +
+                                      "\" may not start with '_' or '.'");
+  }
+  return absl::OkStatus();
+}
+
+json treedef_to_json(const TreeDef& def) {
+  json j = {{"kind", def.kind}};
+  if (def.kind == "*") return j;
+  j["keys"] = def.keys;
+  json ch = json::array();
+  for (const TreeDef& c : def.children) ch.push_back(treedef_to_json(c));
+  j["children"] = std::move(ch);
+  return j;
+}
+
+absl::StatusOr<TreeDef> treedef_from_json(const json& j) { return treedef_rec(j, 0); }
+
+std::string metadata_to_json(const StepMetadata& m) {
+  json items = json::array();
+  for (const ItemMeta& it : m.items) {
+    if (it.is_json) {
+      items.push_back({{"name", it.name}, {"kind", "json"}, {"value", it.value}});
+      continue;
+    }
+    json leaves = json::array();
+    for (const LeafMeta& l : it.leaves) {
+      leaves.push_back({{"path", l.path},
+                        {"tensor", l.tensor},
+                        {"dtype", short_name(l.dtype)},
+                        {"shape", l.shape},
+                        {"sharding", l.sharding},
+                        {"nbytes", l.nbytes},
+                        {"crc32c", l.crc32c}});
+    }
+    items.push_back({{"name", it.name},
+                     {"kind", "tree"},
+                     {"file", it.file()},
+                     {"treedef", treedef_to_json(it.treedef)},
+                     {"leaves", std::move(leaves)}});
+  }
+  json j = {{"format", m.format},       {"graft_version", m.graft_version},
+            {"step", m.step},           {"timestamp_ms", m.timestamp_ms},
+            {"metrics", m.metrics},     {"user_metadata", m.user_metadata},
+            {"items", std::move(items)}};
+  return j.dump(1);
+}
+
+absl::StatusOr<StepMetadata> parse_metadata(std::string_view text) {
+  json j;
+  try {
+    j = json::parse(text.begin(), text.end());
+  } catch (const json::exception& e) {
+    return bad("not valid JSON: ", e.what());
+  }
+  if (!j.is_object()) return bad("not a JSON object");
+  StepMetadata m;
+  auto fmt = j.find("format");
+  if (fmt == j.end() || !fmt->is_string() || fmt->get<std::string>() != kFormat) {
+    return bad("format is not \"", kFormat, "\"");
+  }
+  auto ver = j.find("graft_version");
+  auto step = j.find("step");
+  auto ts = j.find("timestamp_ms");
+  auto items = j.find("items");
+  if (ver == j.end() || !ver->is_string() || step == j.end() || !step->is_number_integer() ||
+      ts == j.end() || !ts->is_number_integer() || items == j.end() || !items->is_array()) {
+    return bad("needs graft_version, integer step and timestamp_ms, and an items array");
+  }
+  m.graft_version = ver->get<std::string>();
+  m.step = step->get<int64_t>();
+  if (m.step < 0) return bad("negative step");
+  m.timestamp_ms = ts->get<int64_t>();
+  if (auto it = j.find("metrics"); it != j.end()) m.metrics = *it;
+  if (auto it = j.find("user_metadata"); it != j.end()) m.user_metadata = *it;
+  std::set<std::string> names;
+  for (const json& ij : *items) {
+    if (!ij.is_object()) return bad("item is not an object");
+    auto name = ij.find("name");
+    auto kind = ij.find("kind");
+    if (name == ij.end() || !name->is_string() || kind == ij.end() || !kind->is_string()) {
+      return bad("item needs a string name and kind");
+    }
+    ItemMeta item;
+    item.name = name->get<std::string>();
+    if (absl::Status s = validate_item_name(item.name); !s.ok()) return bad(s.message());
+    if (!names.insert(item.name).second) return bad("duplicate item \"", item.name, "\"");
+    const std::string& k = kind->get_ref<const std::string&>();
+    if (k == "json") {
+      auto v = ij.find("value");
+      if (v == ij.end()) return bad("json item \"", item.name, "\" has no value");
+      item.is_json = true;
+      item.value = *v;
+    } else if (k == "tree") {
+      auto td = ij.find("treedef");
+      auto leaves = ij.find("leaves");
+      if (td == ij.end() || leaves == ij.end() || !leaves->is_array()) {
+        return bad("tree item \"", item.name, "\" needs treedef and leaves");
+      }
+      absl::StatusOr<TreeDef> def = treedef_from_json(*td);
+      if (!def.ok()) return def.status();
+      item.treedef = std::move(*def);
+      std::set<std::string> tensors;
+      for (const json& lj : *leaves) {
+        absl::StatusOr<LeafMeta> l = parse_leaf(lj);
+        if (!l.ok()) return l.status();
+        if (!tensors.insert(l->tensor).second) return bad("duplicate tensor \"", l->tensor, "\"");
+        item.leaves.push_back(std::move(*l));
+      }
+      if (static_cast<int64_t>(item.leaves.size()) != item.treedef.num_leaves) {
+        return bad("item \"", item.name, "\" lists ", item.leaves.size(),
+                   " leaves but its structure has ", item.treedef.num_leaves);
+      }
+    } else {
+      return bad("item \"", item.name, "\" has unknown kind \"", k, "\"");
+    }
+    m.items.push_back(std::move(item));
+  }
+  return m;
+}
+
+}  // namespace graft::checkpoint

@@ -51,7 +51,8 @@ MoEParams moe_init(const MoEConfig& cfg, const Array& key) {
   const int64_t hs = cfg.n_shared_experts * cfg.shared_ffn_dim;
   Array keys = random::split(key, 7);
   auto normal = [&](int i, const Shape& shape, double scale) {
-    return random::normal(reshape(slice_axis(keys, 0, i, i + 1), {2}), shape) * (cfg.init_std * scale);
+    return random::normal(reshape(slice_axis(keys, 0, i, i + 1), {2}), shape) *
+           (cfg.init_std * scale);
   };
   const double out = cfg.out_init_scale;
   return MoEParams{normal(0, {d, e}, 1),      normal(1, {e, d, h}, 1), normal(2, {e, d, h}, 1),

@@ -211,6 +211,15 @@ Array dot_general(const Array& lhs, const Array& rhs, const DotDims& dims,
 Array matmul(const Array& a, const Array& b);
 Array dot(const Array& a, const Array& b);  // jnp.dot for 1-D / 2-D
 Array outer(const Array& a, const Array& b);
+// lax.ragged_dot (grouped matmul, the MoE expert matmul): lhs [m, k], rhs [g, k, n],
+// group_sizes i32 [g] -> [m, n]. Consecutive row groups of lhs (group i: group_sizes[i] rows)
+// are multiplied by rhs[i]; rows past the last group give 0. Float operands (promoted to one
+// dtype). Sizes are read at run time and clamped (negative -> 0, groups cut at row m).
+Array ragged_dot(const Array& lhs, const Array& rhs, const Array& group_sizes);
+// The ragged-contraction form (lax.ragged_dot_general with the ragged dim contracted; the
+// rhs gradient of ragged_dot): lhs [m, k], rhs [m, n] -> [g, k, n], out[i] = lhs_i^T @ rhs_i
+// over group i's rows; a group with no rows gives zeros. Same clamping.
+Array ragged_dot_transposed(const Array& lhs, const Array& rhs, const Array& group_sizes);
 
 // ---- debugging ----
 // jax.debug.print: prints fmt with each "{}" replaced by the next array's values (to stderr,

@@ -1,4 +1,5 @@
-// Public linalg ops: dot_general, matmul, dot, outer (jax.lax / jax.numpy semantics).
+// Public linalg ops: dot_general, matmul, dot, outer, ragged_dot (jax.lax / jax.numpy
+// semantics).
 #include <algorithm>
 #include <numeric>
 
@@ -150,6 +151,26 @@ Array outer(const Array& a, const Array& b) {
   }
   auto [pa, pb] = promote(op, fa, fb);
   return bind_dot(pa, pb, DotDims{}, std::nullopt);
+}
+
+namespace {
+
+Array bind_ragged(std::string_view op, const Array& lhs, const Array& rhs, const Array& sizes,
+                  RaggedMode mode) {
+  detail::check_valid(op, sizes);
+  auto [a, b] = promote(op, lhs, rhs);
+  check_ragged_dot(op, a.aval(), b.aval(), sizes.aval(), mode);
+  return apply<RaggedDot>({a, b, sizes}, mode);
+}
+
+}  // namespace
+
+Array ragged_dot(const Array& lhs, const Array& rhs, const Array& group_sizes) {
+  return bind_ragged("ragged_dot", lhs, rhs, group_sizes, RaggedMode::kRaggedRows);
+}
+
+Array ragged_dot_transposed(const Array& lhs, const Array& rhs, const Array& group_sizes) {
+  return bind_ragged("ragged_dot_transposed", lhs, rhs, group_sizes, RaggedMode::kRaggedContract);
 }
 
 }  // namespace graft

@@ -1,4 +1,5 @@
-// Linear-algebra primitives: dot_general (lax.dot_general semantics).
+// Linear-algebra primitives: dot_general (lax.dot_general semantics) and ragged_dot (grouped
+// matmul, lax.ragged_dot semantics; see RaggedDot).
 // Operands have equal dtypes (the public ops promote first, core/ops_linalg.cc). The output
 // is the batch dims, then the lhs free dims in order, then the rhs free dims in order.
 #pragma once
@@ -42,5 +43,38 @@ void check_dot_general(std::string_view op, const Aval& lhs, const Aval& rhs, co
 inline DType dot_output_dtype(DType in, std::optional<DType> preferred) {
   return preferred ? *preferred : in;
 }
+
+// Grouped matmul over consecutive row groups (the MoE expert matmul). Operands are one float
+// dtype (f32, f64, bf16, f16); group_sizes is i32 [g]; the output has the operands' dtype.
+//  kRaggedRows     (lax.ragged_dot): lhs [m, k], rhs [g, k, n] -> [m, n]; rows of group i
+//                  (group_sizes[i] consecutive rows) are multiplied by rhs[i].
+//  kRaggedContract (lax.ragged_dot_general with a ragged contracting dim): lhs [m, k],
+//                  rhs [m, n] -> [g, k, n]; out[i] = lhs_i^T @ rhs_i over group i's rows.
+// One primitive with a mode, not two: each mode's vjp is written with the other (and
+// itself), so they share the group bookkeeping, the kernel, the batching rule and one spec.
+// Group sizes are read at run time and clamped, never trusted: a negative size counts as 0
+// and the groups stop at row m (a group running past m is cut there). Rows past the last
+// group give 0 (kRaggedRows) or contribute nothing (kRaggedContract).
+enum class RaggedMode { kRaggedRows, kRaggedContract };
+
+class RaggedDot : public Primitive {
+ public:
+  explicit RaggedDot(RaggedMode mode) : Primitive(PrimitiveId::kRaggedDot), mode_(mode) {}
+
+  std::vector<Aval> infer(const std::vector<Aval>& in) const override;
+  std::string params() const override;
+  bool same_params(const Primitive& o) const override;
+  Cost cost(const std::vector<Aval>& in, const std::vector<Aval>& out) const override;
+  GRAFT_TRANSFORM_RULES;
+
+  RaggedMode mode() const { return mode_; }
+
+ private:
+  RaggedMode mode_;
+};
+
+// Shape / dtype checks of ragged_dot (mode as above); errors name `op`.
+void check_ragged_dot(std::string_view op, const Aval& lhs, const Aval& rhs, const Aval& sizes,
+                      RaggedMode mode);
 
 }  // namespace graft

@@ -81,6 +81,7 @@
   X(Sort, "sort", index)                                     \
   /* linear algebra */                                       \
   X(DotGeneral, "dot_general", linalg)                       \
+  X(RaggedDot, "ragged_dot", linalg)                         \
   /* random */                                               \
   X(Threefry2x32, "threefry2x32", random)                \
   /* calls of user functions with custom derivatives */   \
@@ -109,7 +110,7 @@ enum class PrimitiveId : int {
 inline constexpr int kNumPrimitives = 0 GRAFT_PRIMITIVES(GRAFT_COUNT);
 #undef GRAFT_COUNT
 // Bump deliberately when the list changes: the op-spec table and kernel table follow it.
-static_assert(kNumPrimitives == 77, "primitive list changed: update specs, kernels and this count");
+static_assert(kNumPrimitives == 78, "primitive list changed: update specs, kernels and this count");
 
 inline constexpr const char* kPrimitiveNames[] = {
 #define GRAFT_NAME(name, str, family) str,

@@ -1,4 +1,4 @@
-// CPU kernels of the linalg family: dot_general.
+// CPU kernels of the linalg family: dot_general (ragged_dot: ragged_dot_kernel.cc).
 //
 // Every dot_general is a batched GEMM [B, M, K] x [B, K, N] -> [B, M, N]: the batch dims,
 // free dims and contracting dims of each operand form three groups. The output is always
@@ -312,8 +312,11 @@ void dot_general_kernel(Call& call) {
 
 }  // namespace
 
+void register_ragged_dot_kernel(KernelTable& table);  // ragged_dot_kernel.cc
+
 void register_linalg_kernels(KernelTable& table) {
   table[static_cast<int>(PrimitiveId::kDotGeneral)] = &dot_general_kernel;
+  register_ragged_dot_kernel(table);
 }
 
 }  // namespace graft::cpu

@@ -126,4 +126,6 @@ GemmCacheStats onednn_cache_stats() { return cache().stats(); }
 
 void set_onednn_enabled(bool e) { enabled.store(e); }
 
+bool onednn_enabled() { return enabled.load(std::memory_order_relaxed); }
+
 }  // namespace graft::cpu

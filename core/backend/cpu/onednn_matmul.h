@@ -35,5 +35,6 @@ GemmCacheStats onednn_cache_stats();
 // Turns the oneDNN path off (onednn_matmul then returns false), so tests can exercise the
 // Eigen fallback. Process-wide; on by default.
 void set_onednn_enabled(bool enabled);
+bool onednn_enabled();  // for other oneDNN users (ragged_dot) that honour the switch
 
 }  // namespace graft::cpu

@@ -3,6 +3,7 @@
 #include <sstream>
 
 #include "core/error.h"
+#include "examples/llama/hf_names.h"
 #include "nn/generate.h"
 
 namespace graft::llama_train {
@@ -40,6 +41,8 @@ Array DenseLlama::generate(const Params& params, const Array& prompt, int64_t ma
                            double temperature, int64_t top_k, const Array& key) const {
   return nn::generate(params, config, prompt, max_new_tokens, temperature, top_k, key);
 }
+
+std::optional<checkpoint::HfNameFn> DenseLlama::hf_names() const { return llama_hf_names(); }
 
 std::string DenseLlama::describe() const {
   std::ostringstream os;

@@ -9,10 +9,12 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <utility>
 
 #include "absl/status/statusor.h"
+#include "checkpoint/hf.h"
 #include "core/array.h"
 #include "examples/train/train_config.h"
 #include "nn/llama.h"
@@ -34,6 +36,12 @@ struct DenseLlama {
                                  const Array& targets) const {
     return {nn::llama_loss(params, inputs, targets, config), Metrics{}};
   }
+  // The token cross-entropy alone (validation; equals loss for a dense model).
+  Array cross_entropy(const Params& params, const Array& inputs, const Array& targets) const {
+    return nn::llama_loss(params, inputs, targets, config);
+  }
+  // Names for Hugging Face import / export (examples/llama/hf_names.h).
+  std::optional<checkpoint::HfNameFn> hf_names() const;
   Array generate(const Params& params, const Array& prompt, int64_t max_new_tokens,
                  double temperature, int64_t top_k, const Array& key) const;
   double flops_per_token(int64_t seq_len) const { return nn::flops_per_token(config, seq_len); }

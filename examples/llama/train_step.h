@@ -64,7 +64,7 @@ template <class Model>
 auto make_eval_step(const Model& model) {
   using Params = typename Model::Params;
   return jit([model](const Params& params, const Array& x, const Array& y) {
-    return model.loss(params, x, y).first;
+    return model.cross_entropy(params, x, y);
   });
 }
 

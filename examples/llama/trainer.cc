@@ -7,6 +7,8 @@
 #include "core/error.h"
 #include "core/ops.h"
 #include "core/random.h"
+#include "checkpoint/hf.h"
+#include "examples/llama/checkpointing.h"
 #include "examples/llama/data_setup.h"
 #include "examples/llama/model.h"
 #include "examples/llama/optimizer.h"
@@ -26,8 +28,9 @@ std::pair<Array, Array> next_batches(data::TokenLoader& loader, int64_t k) {
 
 class Run {
  public:
-  Run(const train::TrainConfig& config, RunData& data, std::ostream& out)
-      : config_(config), data_(data), out_(out) {}
+  Run(const train::TrainConfig& config, RunData& data, std::ostream& out,
+      const RunOptions& options)
+      : config_(config), data_(data), out_(out), options_(options) {}
 
   template <class Model>
   absl::StatusOr<TrainResult> train(const Model& model);
@@ -42,7 +45,13 @@ class Run {
 
   const train::TrainConfig& config_;
   RunData& data_;
+  template <class Model>
+  absl::Status load_hf(const Model& model, typename Model::Params& params);
+  template <class Model>
+  absl::Status export_hf(const Model& model, const typename Model::Params& params);
+
   std::ostream& out_;
+  const RunOptions options_;
   std::optional<train::SummaryWriter> tb_;
   TrainResult result_;
 };
@@ -102,6 +111,30 @@ std::string Run::sample(const Model& model, const typename Model::Params& params
 }
 
 template <class Model>
+absl::Status Run::load_hf(const Model& model, typename Model::Params& params) {
+  const std::string& path = config_.checkpoint.initial_load_hf;
+  auto names = model.hf_names();
+  if (!names) return absl::InvalidArgumentError("checkpoint.initial_load_hf: dense Llama only");
+  auto loaded = checkpoint::import_hf(path, params, *names);
+  if (!loaded.ok()) return loaded.status();
+  params = std::move(*loaded);
+  out_ << "initial params from Hugging Face safetensors " << path << "\n";
+  return absl::OkStatus();
+}
+
+template <class Model>
+absl::Status Run::export_hf(const Model& model, const typename Model::Params& params) {
+  auto names = model.hf_names();
+  if (!names) return absl::InvalidArgumentError("checkpoint.export_hf: dense Llama only");
+  const std::string path = under_dump_folder(config_, config_.checkpoint.export_hf);
+  std::error_code ec;
+  std::filesystem::create_directories(std::filesystem::path(path).parent_path(), ec);
+  if (auto s = checkpoint::export_hf(path, params, *names); !s.ok()) return s;
+  out_ << "exported params as Hugging Face safetensors: " << path << "\n";
+  return absl::OkStatus();
+}
+
+template <class Model>
 absl::StatusOr<TrainResult> Run::train(const Model& model) {
   using Params = typename Model::Params;
   const auto& t = config_.training;
@@ -124,6 +157,17 @@ absl::StatusOr<TrainResult> Run::train(const Model& model) {
   optim::GradientTransformation opt = make_optimizer(config_, schedule);
   Params params = model.init(random::key(t.seed));
   optim::State opt_state = opt.init(params);
+  auto checkpoints = RunCheckpoints::open(config_, out_);
+  if (!checkpoints.ok()) return checkpoints.status();
+  RunCheckpoints* ckpt = checkpoints->get();
+  if (ckpt != nullptr) {
+    auto resumed = ckpt->restore(params, opt_state, *data_.train);
+    if (!resumed.ok()) return resumed.status();
+    result_.first_step = *resumed;
+  }
+  if (result_.first_step == 0 && !config_.checkpoint.initial_load_hf.empty()) {
+    if (auto s = load_hf(model, params); !s.ok()) return s;
+  }
   auto train_step = make_train_step(model, opt);
   auto eval_step = make_eval_step(model);
 
@@ -198,6 +242,19 @@ absl::StatusOr<TrainResult> Run::train(const Model& model) {
       interval_loss = 0;
       interval_steps = 0;
     }
+    if (ckpt != nullptr) {
+      const bool final_step = last || out_of_time || step == options_.stop_after_step;
+      if (auto s = ckpt->save(step, params, opt_state, *data_.train, loss, final_step); !s.ok()) {
+        return s;
+      }
+    }
+    if (step == options_.stop_after_step) {  // a test's simulated crash
+      if (ckpt != nullptr) {
+        if (auto s = ckpt->finish(); !s.ok()) return s;
+      }
+      result_.steps_done = step;
+      return result_;
+    }
     if (data_.val && config_.metrics.eval_freq > 0 && step % config_.metrics.eval_freq == 0 &&
         !last && !out_of_time) {
       validate<Model>(params, eval_step, step);
@@ -209,6 +266,12 @@ absl::StatusOr<TrainResult> Run::train(const Model& model) {
     }
   }
   result_.steps_done = step;
+  if (ckpt != nullptr) {
+    if (auto s = ckpt->finish(); !s.ok()) return s;
+  }
+  if (!config_.checkpoint.export_hf.empty()) {
+    if (auto s = export_hf(model, params); !s.ok()) return s;
+  }
   result_.tokens_per_second = timed_steps > 0 ? tokens_per_step * timed_steps / train_seconds : 0;
   if (data_.val) validate<Model>(params, eval_step, step);
   if (config_.sample.max_new_tokens > 0) {
@@ -225,14 +288,15 @@ absl::StatusOr<TrainResult> Run::train(const Model& model) {
 
 }  // namespace
 
-absl::StatusOr<TrainResult> run_training(const train::TrainConfig& config, std::ostream& out) {
+absl::StatusOr<TrainResult> run_training(const train::TrainConfig& config, std::ostream& out,
+                                         const RunOptions& options) {
   if (auto s = train::validate(config); !s.ok()) return s;
   try {
     auto data = setup_data(config, out);
     if (!data.ok()) return data.status();
     auto llama = llama_config(config.model, data->tokenizer->vocab_size());
     if (!llama.ok()) return llama.status();
-    Run run(config, *data, out);
+    Run run(config, *data, out, options);
     return run.train(DenseLlama{*llama});
   } catch (const Error& e) {  // a model or op misuse that slipped past validation
     return absl::InternalError(e.what());

@@ -30,8 +30,15 @@ struct TrainResult {
   std::string tensorboard_file;                        // "" when disabled
 };
 
+struct RunOptions {
+  // Tests: stop right after this step (and its checkpoint) as if the process had died there;
+  // no final validation or sample. -1: run to the end.
+  int64_t stop_after_step = -1;
+};
+
 // Everything it prints goes to `out`. Bad configs, missing corpora and I/O errors come back
 // as a Status; nothing aborts.
-absl::StatusOr<TrainResult> run_training(const train::TrainConfig& config, std::ostream& out);
+absl::StatusOr<TrainResult> run_training(const train::TrainConfig& config, std::ostream& out,
+                                         const RunOptions& options = {});
 
 }  // namespace graft::llama_train

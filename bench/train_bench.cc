@@ -30,20 +30,17 @@ struct Row {
 };
 
 template <class Model>
-Row time_model(const std::string& name, const Model& model, int64_t batch, int64_t seq,
-               int timed_steps) {
+Row time_model(const std::string& name, const Model& model, int64_t vocab, int64_t batch,
+               int64_t seq, int timed_steps) {
   using namespace graft;
-  auto opt = optim::chain(optim::clip_by_global_norm(1.0),
-                          optim::adamw({.learning_rate = 3e-4,
-                                        .b1 = 0.9,
-                                        .b2 = 0.95,
-                                        .eps = 1e-8,
-                                        .weight_decay = 0.1}));
+  auto opt = optim::chain(
+      optim::clip_by_global_norm(1.0),
+      optim::adamw(
+          {.learning_rate = 3e-4, .b1 = 0.9, .b2 = 0.95, .eps = 1e-8, .weight_decay = 0.1}));
   auto params = model.init(random::key(0));
   optim::State state = opt.init(params);
   auto step = llama_train::make_train_step(model, opt);
   Array key = random::key(1234);
-  const int64_t vocab = model.config.vocab_size;
   std::vector<double> times;
   for (int i = 0; i < 3 + timed_steps; ++i) {
     Array tokens = random::randint(random::fold_in(key, i), {1, batch, seq + 1}, 0, vocab);
@@ -80,7 +77,11 @@ int main(int argc, char** argv) {
   std::vector<Row> rows;
   if (which == "all" || which == "llama-small") {
     llama_train::DenseLlama model{nn::LlamaConfig::small()};
-    rows.push_back(time_model("llama-small", model, 8, 256, timed));
+    rows.push_back(time_model("llama-small", model, model.config.vocab_size, 8, 256, timed));
+  }
+  if (which == "all" || which == "moe-small") {
+    llama_train::MoELlama model{nn::MoELlamaConfig::small()};
+    rows.push_back(time_model("moe-small", model, model.config.base.vocab_size, 8, 256, timed));
   }
   std::printf("\n%-12s %10s %12s %14s %10s\n", "config", "step s", "tokens/s", "GFLOP/token",
               "MFU(f32)");

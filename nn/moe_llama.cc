@@ -181,8 +181,8 @@ Array moe_llama_output_weight(const MoELlamaParams& params, const MoELlamaConfig
   return *params.output;
 }
 
-MoELlamaLoss moe_llama_loss(const MoELlamaParams& params, const Array& inputs,
-                            const Array& targets, const MoELlamaConfig& c) {
+MoELlamaLoss moe_llama_loss(const MoELlamaParams& params, const Array& inputs, const Array& targets,
+                            const MoELlamaConfig& c) {
   if (targets.shape() != inputs.shape()) {
     fail("moe_llama_loss", "targets ", shape_str(targets.shape()), " must match inputs ",
          shape_str(inputs.shape()));

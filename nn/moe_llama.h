@@ -70,8 +70,8 @@ struct MoELlamaLoss {
   Array cross_entropy;  // mean token cross-entropy
   MoELlamaStats stats;
 };
-MoELlamaLoss moe_llama_loss(const MoELlamaParams& params, const Array& inputs,
-                            const Array& targets, const MoELlamaConfig& config);
+MoELlamaLoss moe_llama_loss(const MoELlamaParams& params, const Array& inputs, const Array& targets,
+                            const MoELlamaConfig& config);
 
 // Matmul parameters as torchtitan counts them for MoE: attention, dense MLPs, the router,
 // shared experts, top_k / n_experts of the routed experts, and the output projection.

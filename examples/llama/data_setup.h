@@ -18,8 +18,8 @@ namespace graft::llama_train {
 struct RunData {
   data::PrepareResult prepared;
   std::unique_ptr<data::Tokenizer> tokenizer;
-  std::optional<data::TokenLoader> train;      // batches of [batch_size, seq_len]
-  std::optional<data::SequentialLoader> val;   // the first eval_batches validation batches
+  std::optional<data::TokenLoader> train;     // batches of [batch_size, seq_len]
+  std::optional<data::SequentialLoader> val;  // the first eval_batches validation batches
 };
 
 // Resolves a path of the config against job.dump_folder (absolute paths stay as they are).

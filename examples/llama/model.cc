@@ -8,8 +8,60 @@
 
 namespace graft::llama_train {
 
-absl::StatusOr<nn::LlamaConfig> llama_config(const train::ModelConfig& m,
-                                             int64_t tokenizer_vocab) {
+absl::StatusOr<nn::MoELlamaConfig> moe_llama_config(const train::ModelConfig& m,
+                                                    int64_t tokenizer_vocab) {
+  auto base = llama_config(m, tokenizer_vocab);
+  if (!base.ok()) return base.status();
+  nn::MoELlamaConfig c;
+  c.base = *base;
+  c.moe_every = m.moe_every;
+  c.moe.dim = m.dim;
+  c.moe.n_experts = m.n_routed_experts;
+  c.moe.top_k = m.top_k;
+  c.moe.expert_ffn_dim = m.expert_ffn_dim;
+  c.moe.n_shared_experts = m.n_shared_experts;
+  c.moe.shared_ffn_dim = m.expert_ffn_dim;
+  c.moe.router = m.router == "sigmoid" ? nn::RouterScore::kSigmoid : nn::RouterScore::kSoftmax;
+  c.moe.normalize_topk = true;
+  c.moe.aux_loss_weight = m.aux_loss_weight;
+  c.moe.z_loss_weight = m.z_loss_weight;
+  try {
+    c.validate();
+  } catch (const Error& e) {
+    return absl::InvalidArgumentError(std::string("[model] ") + e.what());
+  }
+  return c;
+}
+
+std::pair<Array, Metrics> MoELlama::loss(const Params& params, const Array& inputs,
+                                         const Array& targets) const {
+  nn::MoELlamaLoss l = nn::moe_llama_loss(params, inputs, targets, config);
+  return {l.loss, Metrics{{"moe/cross_entropy", l.cross_entropy},
+                          {"moe/aux_loss", l.stats.aux_loss},
+                          {"moe/z_loss", l.stats.z_loss},
+                          {"moe/expert_load", l.stats.expert_load}}};
+}
+
+Array MoELlama::generate(const Params& params, const Array& prompt, int64_t max_new_tokens,
+                         double temperature, int64_t top_k, const Array& key) const {
+  const nn::MoELlamaConfig c = config;
+  return nn::generate_with(
+      params, [c](const Params& p, const Array& t) { return nn::moe_llama_hidden(p, t, c).hidden; },
+      [c](const Params& p) { return nn::moe_llama_output_weight(p, c); }, c.base.vocab_size, prompt,
+      max_new_tokens, temperature, top_k, key);
+}
+
+std::string MoELlama::describe() const {
+  std::ostringstream os;
+  os << "MoE Llama " << config.base << ", " << config.moe.n_experts << " experts (top "
+     << config.moe.top_k << ", hidden " << config.moe.expert_ffn_dim << ", "
+     << config.moe.n_shared_experts << " shared) every " << config.moe_every << " layer(s), "
+     << num_params() << " parameters (" << nn::count_active_matmul_params(config)
+     << " active in matmuls)";
+  return os.str();
+}
+
+absl::StatusOr<nn::LlamaConfig> llama_config(const train::ModelConfig& m, int64_t tokenizer_vocab) {
   nn::LlamaConfig c;
   c.vocab_size = m.vocab_size == 0 ? tokenizer_vocab : m.vocab_size;
   if (c.vocab_size < tokenizer_vocab) {

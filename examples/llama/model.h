@@ -18,6 +18,7 @@
 #include "core/array.h"
 #include "examples/train/train_config.h"
 #include "nn/llama.h"
+#include "nn/moe_llama.h"
 
 namespace graft::llama_train {
 
@@ -46,6 +47,30 @@ struct DenseLlama {
                  double temperature, int64_t top_k, const Array& key) const;
   double flops_per_token(int64_t seq_len) const { return nn::flops_per_token(config, seq_len); }
   int64_t num_params() const { return nn::count_params(config); }
+  std::string describe() const;
+};
+
+// [model] with n_routed_experts > 0: the MoE Llama (nn/moe_llama.h).
+absl::StatusOr<nn::MoELlamaConfig> moe_llama_config(const train::ModelConfig& model,
+                                                    int64_t tokenizer_vocab);
+
+struct MoELlama {
+  using Params = nn::MoELlamaParams;
+  nn::MoELlamaConfig config;
+
+  Params init(const Array& key) const { return nn::moe_llama_init(config, key); }
+  // The loss adds the weighted router losses; the metrics report them, the plain
+  // cross-entropy and the per-expert load (fraction of assignments, averaged over layers).
+  std::pair<Array, Metrics> loss(const Params& params, const Array& inputs,
+                                 const Array& targets) const;
+  Array cross_entropy(const Params& params, const Array& inputs, const Array& targets) const {
+    return nn::moe_llama_loss(params, inputs, targets, config).cross_entropy;
+  }
+  Array generate(const Params& params, const Array& prompt, int64_t max_new_tokens,
+                 double temperature, int64_t top_k, const Array& key) const;
+  double flops_per_token(int64_t seq_len) const { return nn::flops_per_token(config, seq_len); }
+  int64_t num_params() const { return nn::count_params(config); }
+  std::optional<checkpoint::HfNameFn> hf_names() const { return std::nullopt; }
   std::string describe() const;
 };
 

@@ -24,9 +24,10 @@ optim::Schedule make_schedule(const train::TrainConfig& config) {
     return optim::warmup_cosine_decay(0.0, peak, warmup, std::max(steps, warmup + 1), end);
   }
   optim::Schedule warm = optim::linear_schedule(0.0, peak, warmup);
-  optim::Schedule after = s.decay_type == "linear"
-                              ? optim::linear_schedule(peak, end, std::max<int64_t>(steps - warmup, 1))
-                              : optim::constant_schedule(peak);
+  optim::Schedule after =
+      s.decay_type == "linear"
+          ? optim::linear_schedule(peak, end, std::max<int64_t>(steps - warmup, 1))
+          : optim::constant_schedule(peak);
   return optim::join_schedules({warm, after}, {warmup});
 }
 

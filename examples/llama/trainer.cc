@@ -4,10 +4,10 @@
 #include <filesystem>
 #include <optional>
 
+#include "checkpoint/hf.h"
 #include "core/error.h"
 #include "core/ops.h"
 #include "core/random.h"
-#include "checkpoint/hf.h"
 #include "examples/llama/checkpointing.h"
 #include "examples/llama/data_setup.h"
 #include "examples/llama/model.h"
@@ -28,8 +28,7 @@ std::pair<Array, Array> next_batches(data::TokenLoader& loader, int64_t k) {
 
 class Run {
  public:
-  Run(const train::TrainConfig& config, RunData& data, std::ostream& out,
-      const RunOptions& options)
+  Run(const train::TrainConfig& config, RunData& data, std::ostream& out, const RunOptions& options)
       : config_(config), data_(data), out_(out), options_(options) {}
 
   template <class Model>
@@ -186,9 +185,8 @@ absl::StatusOr<TrainResult> Run::train(const Model& model) {
     ++step;
     const double loss = metrics.at("loss").template item<float>();
     if (!std::isfinite(loss)) {
-      return absl::InternalError("training diverged: loss " + std::to_string(loss) +
-                                 " at step " + std::to_string(step) +
-                                 " (lower [optimizer].lr or raise warmup)");
+      return absl::InternalError("training diverged: loss " + std::to_string(loss) + " at step " +
+                                 std::to_string(step) + " (lower [optimizer].lr or raise warmup)");
     }
     result_.step_losses.push_back(loss);
     interval_loss += loss;
@@ -218,7 +216,9 @@ absl::StatusOr<TrainResult> Run::train(const Model& model) {
                                       .eta_seconds = step_timer.eta_seconds(t.steps - step)})
            << "\n";
       std::vector<std::pair<std::string, double>> scalars = {
-          {"loss/train", mean_loss}, {"lr", lr}, {"grad_norm", gnorm},
+          {"loss/train", mean_loss},
+          {"lr", lr},
+          {"grad_norm", gnorm},
           {"throughput/tokens_per_second", tps},
           {"throughput/mfu_percent", train::mfu(flops_per_token, tps, peak)}};
       for (const auto& [name, v] : metrics) {
@@ -277,7 +277,8 @@ absl::StatusOr<TrainResult> Run::train(const Model& model) {
   if (config_.sample.max_new_tokens > 0) {
     result_.sample = sample(model, params);
     out_ << "sample (temperature " << config_.sample.temperature << ", top_k "
-         << config_.sample.top_k << "):\n" << result_.sample << "\n";
+         << config_.sample.top_k << "):\n"
+         << result_.sample << "\n";
     if (tb_) (void)tb_->add_text("sample", result_.sample, step);
   }
   if (tb_) {
@@ -294,9 +295,15 @@ absl::StatusOr<TrainResult> run_training(const train::TrainConfig& config, std::
   try {
     auto data = setup_data(config, out);
     if (!data.ok()) return data.status();
-    auto llama = llama_config(config.model, data->tokenizer->vocab_size());
-    if (!llama.ok()) return llama.status();
     Run run(config, *data, out, options);
+    const int64_t vocab = data->tokenizer->vocab_size();
+    if (config.model.n_routed_experts > 0) {
+      auto moe = moe_llama_config(config.model, vocab);
+      if (!moe.ok()) return moe.status();
+      return run.train(MoELlama{*moe});
+    }
+    auto llama = llama_config(config.model, vocab);
+    if (!llama.ok()) return llama.status();
     return run.train(DenseLlama{*llama});
   } catch (const Error& e) {  // a model or op misuse that slipped past validation
     return absl::InternalError(e.what());

@@ -20,7 +20,7 @@
 namespace graft::llama_train {
 
 struct TrainResult {
-  std::vector<double> step_losses;                    // every step's training loss, in order
+  std::vector<double> step_losses;                     // every step's training loss, in order
   std::vector<std::pair<int64_t, double>> val_losses;  // (step, mean val loss)
   double unigram_nats = 0;                             // the baseline on the same val tokens
   int64_t first_step = 0;                              // 0, or the step a checkpoint resumed at

@@ -98,15 +98,13 @@ TEST(ResumeTest, TwoIdenticalRunsAgreeToOneUlp) {
   auto b = run_training(c, log);
   ASSERT_TRUE(a.ok() && b.ok()) << log.str();
   for (int i = 0; i < 12; ++i) {
-    EXPECT_LE(ulps(a->step_losses[i], b->step_losses[i]), 1) << "step " << i + 1 << std::hexfloat << " "
-                                                    << a->step_losses[i] << " "
-                                                    << b->step_losses[i];
+    EXPECT_LE(ulps(a->step_losses[i], b->step_losses[i]), 1)
+        << "step " << i + 1 << std::hexfloat << " " << a->step_losses[i] << " "
+        << b->step_losses[i];
   }
 }
 
-TEST(ResumeTest, ResumedRunReproducesTheUninterruptedLosses) {
-  expect_resume_is_exact("disabled");
-}
+TEST(ResumeTest, ResumedRunReproducesTheUninterruptedLosses) { expect_resume_is_exact("disabled"); }
 
 TEST(ResumeTest, SameWithAsyncCheckpoints) { expect_resume_is_exact("async"); }
 

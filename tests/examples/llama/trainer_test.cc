@@ -66,6 +66,28 @@ TEST(TrainerTest, TinyRunBeatsTheUnigramBaseline) {
   EXPECT_NE(log.str().find("tok/s"), std::string::npos) << log.str();
 }
 
+TEST(TrainerTest, TinyMoeRunLearnsAndReportsRouterMetrics) {
+  train::TrainConfig config = tiny_config(temp_dir("tiny_moe"));
+  config.model.n_routed_experts = 4;
+  config.model.top_k = 2;
+  config.model.moe_every = 2;
+  config.model.expert_ffn_dim = 64;
+  config.model.n_shared_experts = 1;
+  config.training.steps = 60;
+  config.metrics.log_freq = 30;
+  config.metrics.eval_freq = 1000;  // only the final validation
+  std::ostringstream log;
+  auto result = run_training(config, log);
+  ASSERT_TRUE(result.ok()) << result.status() << "\n" << log.str();
+  EXPECT_LT(mean(result->step_losses, 50, 60), mean(result->step_losses, 0, 10) - 0.7)
+      << log.str();
+  EXPECT_NE(log.str().find("MoE Llama"), std::string::npos) << log.str();
+  EXPECT_NE(log.str().find("moe/expert_load ["), std::string::npos) << log.str();
+  EXPECT_NE(log.str().find("moe/aux_loss"), std::string::npos) << log.str();
+  ASSERT_EQ(result->val_losses.size(), 1u);
+  EXPECT_LT(result->val_losses.back().second, result->unigram_nats) << log.str();
+}
+
 TEST(TrainerTest, GradientAccumulationMatchesTheFullBatch) {
   // Two micro-batches of 4 average to the same gradient as one batch of 8 (up to rounding),
   // so the first losses agree closely.
@@ -96,8 +118,7 @@ TEST(TrainerTest, BadInputsAreStatusErrors) {
   c.training.dataset = "/nonexistent/corpus.txt";
   r = run_training(c, log);
   ASSERT_FALSE(r.ok());
-  EXPECT_NE(r.status().message().find("/nonexistent/corpus.txt"), std::string::npos)
-      << r.status();
+  EXPECT_NE(r.status().message().find("/nonexistent/corpus.txt"), std::string::npos) << r.status();
 }
 
 }  // namespace

@@ -1,18 +1,160 @@
 #include "core/buffer.h"
 
 #include <cstdlib>
+#include <list>
+#include <map>
+#include <mutex>
 #include <new>
+#include <string>
+
+#if defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/asan_interface.h>
+#define GRAFT_POISON(p, n) ASAN_POISON_MEMORY_REGION(p, n)
+#define GRAFT_UNPOISON(p, n) ASAN_UNPOISON_MEMORY_REGION(p, n)
+#else
+#define GRAFT_POISON(p, n) ((void)(p), (void)(n))
+#define GRAFT_UNPOISON(p, n) ((void)(p), (void)(n))
+#endif
 
 namespace graft {
+namespace {
+
+constexpr size_t kCacheMin = size_t{1} << 20;  // smaller blocks: malloc does well
+constexpr size_t kPage = 4096;
+
+size_t cache_limit() {
+  if (const char* env = std::getenv("GRAFT_BUFFER_CACHE_MB")) {
+    try {
+      return static_cast<size_t>(std::stoull(env)) << 20;
+    } catch (...) {  // not a number: the default
+    }
+  }
+  return size_t{1} << 30;
+}
+
+// Freed blocks by capacity. A request takes the smallest cached block that fits and wastes
+// at most an eighth of it; least recently freed blocks are evicted first.
+class Cache {
+ public:
+  // A cached block of at least `capacity` bytes (capacity is set to its size), or null.
+  void* take(size_t& capacity) {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = by_size_.lower_bound(capacity);
+    if (it == by_size_.end() || it->first > capacity + capacity / 8) return nullptr;
+    Block b = *it->second;
+    lru_.erase(it->second);
+    by_size_.erase(it);
+    bytes_ -= b.capacity;
+    GRAFT_UNPOISON(b.data, b.capacity);
+    capacity = b.capacity;
+    return b.data;
+  }
+
+  // Keeps the block (taking ownership) or frees it.
+  void give(void* data, size_t capacity) {
+    std::unique_lock<std::mutex> lock(mu_);
+    if (closed_ || capacity > limit_) {
+      lock.unlock();
+      std::free(data);
+      return;
+    }
+    while (bytes_ + capacity > limit_) evict_oldest();
+    GRAFT_POISON(data, capacity);
+    lru_.push_front(Block{data, capacity});
+    by_size_.emplace(capacity, lru_.begin());
+    bytes_ += capacity;
+  }
+
+  void clear() {
+    std::lock_guard<std::mutex> lock(mu_);
+    while (!lru_.empty()) evict_oldest();
+  }
+
+  // At exit: frees everything and stops caching (buffers that static objects free later go
+  // straight back to the system).
+  void close() {
+    std::lock_guard<std::mutex> lock(mu_);
+    while (!lru_.empty()) evict_oldest();
+    closed_ = true;
+  }
+
+  size_t bytes() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return bytes_;
+  }
+
+ private:
+  struct Block {
+    void* data;
+    size_t capacity;
+  };
+  void evict_oldest() {  // with mu_ held
+    Block b = lru_.back();
+    auto [lo, hi] = by_size_.equal_range(b.capacity);
+    for (auto it = lo; it != hi; ++it) {
+      if (it->second == std::prev(lru_.end())) {
+        by_size_.erase(it);
+        break;
+      }
+    }
+    lru_.pop_back();
+    bytes_ -= b.capacity;
+    GRAFT_UNPOISON(b.data, b.capacity);
+    std::free(b.data);
+  }
+
+  std::mutex mu_;
+  std::list<Block> lru_;  // most recently freed first
+  std::multimap<size_t, std::list<Block>::iterator> by_size_;
+  size_t bytes_ = 0;
+  size_t limit_ = cache_limit();
+  bool closed_ = false;
+};
+
+Cache& cache() {
+  static Cache* c = new Cache;  // never destroyed: buffers may be freed during static teardown
+  return *c;
+}
+
+// Empties the cache when static objects are destroyed at exit.
+struct CloseAtExit {
+  CloseAtExit() { cache(); }  // constructed first, so closed after later statics are gone
+  ~CloseAtExit() { cache().close(); }
+} close_at_exit;
+
+}  // namespace
 
 Buffer::Buffer(size_t bytes) : bytes_(bytes) {
   // aligned_alloc wants a multiple of the alignment; keep a real allocation for 0 bytes too.
   size_t rounded = (bytes + 63) / 64 * 64;
   if (rounded == 0) rounded = 64;
-  data_ = std::aligned_alloc(64, rounded);
+  if (rounded >= kCacheMin) {
+    rounded = (rounded + kPage - 1) / kPage * kPage;
+    data_ = cache().take(rounded);
+    if (data_ == nullptr) {
+      data_ = std::aligned_alloc(kPage, rounded);
+      if (data_ == nullptr) {  // under memory pressure: give the cached blocks back, retry
+        cache().clear();
+        data_ = std::aligned_alloc(kPage, rounded);
+      }
+    }
+  } else {
+    data_ = std::aligned_alloc(64, rounded);
+  }
   if (data_ == nullptr) throw std::bad_alloc();
+  capacity_ = rounded;
 }
 
-Buffer::~Buffer() { std::free(data_); }
+Buffer::~Buffer() {
+  if (capacity_ >= kCacheMin) {
+    cache().give(data_, capacity_);
+  } else {
+    std::free(data_);
+  }
+}
+
+size_t Buffer::cached_bytes() { return cache().bytes(); }
+
+void Buffer::release_cached() { cache().clear(); }
 
 }  // namespace graft

@@ -1,4 +1,12 @@
 // A dense, 64-byte aligned host allocation. Owned through std::shared_ptr by evaluated nodes.
+//
+// Large allocations (>= 1 MiB) come from a size-keyed cache of freed blocks, so a program
+// that allocates the same big arrays step after step (a jitted training step, an elementwise
+// chain) reuses pages that are already mapped instead of paying the kernel's first-touch page
+// faults (tens of ms per 64 MiB) each time. The cache holds at most 1 GiB (environment
+// variable GRAFT_BUFFER_CACHE_MB overrides; 0 turns it off), evicts least recently freed
+// blocks first, is emptied when an allocation fails (then retried) and at exit. Under
+// AddressSanitizer cached blocks are poisoned, so using a freed buffer is still reported.
 #pragma once
 
 #include <cstddef>
@@ -29,9 +37,15 @@ class Buffer {
 
   static std::shared_ptr<Buffer> make(size_t bytes) { return std::make_shared<Buffer>(bytes); }
 
+  // The cache of freed large blocks: bytes it holds now, and emptying it (returns the
+  // memory to the system).
+  static size_t cached_bytes();
+  static void release_cached();
+
  private:
   void* data_ = nullptr;
   size_t bytes_ = 0;
+  size_t capacity_ = 0;  // bytes actually allocated (rounded up)
 };
 
 }  // namespace graft

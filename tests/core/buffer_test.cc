@@ -1,0 +1,56 @@
+// core/buffer: the cache of freed large blocks (reuse, size matching, limits, release).
+#include "core/buffer.h"
+
+#include <cstring>
+
+#include "core/ops.h"
+#include "gtest/gtest.h"
+
+namespace graft {
+namespace {
+
+TEST(BufferTest, LargeBlocksAreReusedAndReleased) {
+  Buffer::release_cached();
+  EXPECT_EQ(Buffer::cached_bytes(), 0u);
+  const size_t big = size_t{4} << 20;
+  void* first;
+  {
+    auto b = Buffer::make(big);
+    first = b->data();
+    std::memset(b->data(), 1, big);  // usable over its whole size
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(first) % 64, 0u);
+  }
+  EXPECT_GE(Buffer::cached_bytes(), big);
+  {
+    auto b = Buffer::make(big - 100);  // fits in the cached block: reused
+    EXPECT_EQ(b->data(), first);
+    EXPECT_EQ(b->bytes(), big - 100);
+    EXPECT_EQ(Buffer::cached_bytes(), 0u);
+    auto c = Buffer::make(big / 2);  // would waste half of a cached block: a new one
+    EXPECT_NE(c->data(), first);
+  }
+  EXPECT_GE(Buffer::cached_bytes(), big + big / 2);
+  Buffer::release_cached();
+  EXPECT_EQ(Buffer::cached_bytes(), 0u);
+}
+
+TEST(BufferTest, SmallBlocksAreNotCached) {
+  Buffer::release_cached();
+  { auto b = Buffer::make(1000); }
+  EXPECT_EQ(Buffer::cached_bytes(), 0u);
+}
+
+TEST(BufferTest, ArraysOfReusedBlocksHoldTheirOwnValues) {
+  Buffer::release_cached();
+  const int64_t n = 1 << 20;  // 4 MiB of f32
+  {
+    Array a = full({n}, 3.0f);
+    eval(a);
+  }                                  // freed into the cache
+  Array b = iota(DType::kF32, {n});  // may take the cached block
+  auto v = b.to_vector<float>();
+  for (int64_t i = 0; i < n; i += 4097) ASSERT_EQ(v[i], static_cast<float>(i));
+}
+
+}  // namespace
+}  // namespace graft

@@ -239,7 +239,7 @@ T tree_unflatten(const TreeDef& def, const std::vector<Array>& leaves) {
 
 namespace detail {
 template <typename Fn, typename Others, size_t... I>
-Array map_leaf(Fn& fn, const Array& leaf, const Others& others, size_t i,
+Array map_leaf(Fn& fn, const Array& leaf, const Others& others, [[maybe_unused]] size_t i,
                std::index_sequence<I...>) {
   return fn(leaf, others[I][i]...);
 }

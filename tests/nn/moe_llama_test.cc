@@ -72,6 +72,46 @@ void expect_equal_to_unrolled(int64_t moe_every) {
 TEST(MoELlamaTest, EveryLayerMoeEqualsTheUnrolledModel) { expect_equal_to_unrolled(1); }
 TEST(MoELlamaTest, EverySecondLayerMoeEqualsTheUnrolledModel) { expect_equal_to_unrolled(2); }
 
+// Against the same model run in JAX (tools/make_moe_llama_vectors.py: the plain-jnp Llama
+// blocks of make_llama_vectors.py with the MoE layer of make_moe_vectors.py in every layer).
+TEST(MoELlamaTest, LossAndEveryGradientEqualJax) {
+  auto tv = testing::TestVectors::Load("tests/nn/testdata/moe_llama_tiny.json");
+  ASSERT_TRUE(tv.ok()) << tv.status();
+  MoELlamaConfig c;
+  c.base.vocab_size = 64;
+  c.base.dim = 16;
+  c.base.n_layers = 2;
+  c.base.n_heads = 4;
+  c.base.n_kv_heads = 2;
+  c.base.ffn_dim = 12;
+  c.moe.dim = 16;
+  c.moe.n_experts = 4;
+  c.moe.top_k = 2;
+  c.moe.expert_ffn_dim = 12;
+  c.moe.n_shared_experts = 1;
+  c.moe.shared_ffn_dim = 12;
+  c.moe.aux_loss_weight = 0.01;
+  c.moe.z_loss_weight = 0.001;
+  c.moe_every = 1;
+  auto [leaves, def] = tree_flatten(moe_llama_init(c, random::key(0)));
+  std::vector<std::string> paths = tree_leaf_paths(def);
+  for (size_t i = 0; i < leaves.size(); ++i) leaves[i] = tv->get("param." + paths[i]);
+  MoELlamaParams p = tree_unflatten<MoELlamaParams>(def, leaves);
+  Array x = tv->get("tokens"), y = tv->get("targets");
+  auto [l, g] = value_and_grad([&](const MoELlamaParams& q) {
+    return moe_llama_loss(q, x, y, c).loss;
+  })(p);
+  testing::expect_allclose(l, tv->get("loss"), 1e-5, 1e-6, "loss");
+  testing::expect_allclose(moe_llama_loss(p, x, y, c).cross_entropy, tv->get("cross_entropy"),
+                           1e-5, 1e-6, "cross_entropy");
+  std::vector<Array> grads = tree_leaves(g);
+  for (size_t i = 0; i < grads.size(); ++i) {
+    Array want = tv->get("grad." + paths[i]);
+    double scale = max(abs(want)).item<float>();
+    testing::expect_allclose(grads[i], want, 1e-4, 1e-4 * scale, "grad " + paths[i]);
+  }
+}
+
 TEST(MoELlamaTest, ParameterCountsMatchTheInitializedTree) {
   MoELlamaConfig c = MoELlamaConfig::tiny();
   c.base.n_layers = 4;

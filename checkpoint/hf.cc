@@ -9,6 +9,7 @@
 
 #include "checkpoint/file_util.h"
 #include "checkpoint/safetensors.h"
+#include "core/error.h"
 #include "core/ops.h"
 #include "nlohmann/json.hpp"
 
@@ -16,13 +17,6 @@ namespace graft::checkpoint {
 namespace {
 
 namespace fs = std::filesystem;
-
-template <typename... P>
-std::string cat(const P&... parts) {
-  std::ostringstream os;
-  (os << ... << parts);
-  return os.str();
-}
 
 std::string layer_name(const std::string& tmpl, int64_t i) {
   std::string out = tmpl;
@@ -54,7 +48,7 @@ struct HfSource {
     files.push_back(std::make_unique<SafetensorsReader>(std::move(*r)));
     for (const TensorInfo& t : files.back()->header().tensors) {
       if (!tensors.emplace(t.name, std::make_pair(files.back().get(), &t)).second) {
-        return absl::DataLossError(cat("tensor \"", t.name, "\" appears in two files"));
+        return absl::DataLossError(str_cat("tensor \"", t.name, "\" appears in two files"));
       }
     }
     return absl::OkStatus();
@@ -94,18 +88,18 @@ absl::StatusOr<Array> read_one(HfSource& src, const std::string& name, const Sha
   auto it = src.tensors.find(name);
   if (it == src.tensors.end()) {
     return absl::NotFoundError(
-        cat("HF tensor \"", name, "\" (for leaf \"", path, "\") is missing"));
+        str_cat("HF tensor \"", name, "\" (for leaf \"", path, "\") is missing"));
   }
   const auto [reader, info] = it->second;
   Shape file_shape = transpose_it ? swap_last_two(want_shape) : want_shape;
   if (info->shape != file_shape) {
-    return absl::InvalidArgumentError(cat("HF tensor \"", name, "\" has shape ",
-                                          shape_str(info->shape), ", leaf \"", path, "\" needs ",
-                                          shape_str(file_shape)));
+    return absl::InvalidArgumentError(str_cat("HF tensor \"", name, "\" has shape ",
+                                              shape_str(info->shape), ", leaf \"", path,
+                                              "\" needs ", shape_str(file_shape)));
   }
   if (info->dtype != want_dtype && !opt.cast) {
-    return absl::InvalidArgumentError(
-        cat("HF tensor \"", name, "\" is ", info->dtype, ", leaf \"", path, "\" is ", want_dtype));
+    return absl::InvalidArgumentError(str_cat("HF tensor \"", name, "\" is ", info->dtype,
+                                              ", leaf \"", path, "\" is ", want_dtype));
   }
   auto buf = Buffer::make(static_cast<size_t>(info->end - info->begin));
   if (absl::Status s = reader->read(*info, buf->data()); !s.ok()) return s;
@@ -158,7 +152,7 @@ absl::StatusOr<std::vector<Array>> import_hf_leaves(const std::string& source,
       std::optional<HfTensorMap> m = names(paths[i]);
       if (!m) {
         if (!opt.keep_unmapped) {
-          return absl::NotFoundError(cat("no HF name for leaf \"", paths[i], "\""));
+          return absl::NotFoundError(str_cat("no HF name for leaf \"", paths[i], "\""));
         }
         out.push_back(l);
         continue;
@@ -173,7 +167,7 @@ absl::StatusOr<std::vector<Array>> import_hf_leaves(const std::string& source,
       }
       if (l.ndim() < 1 || m->hf_name.find("{i}") == std::string::npos) {
         return absl::InvalidArgumentError(
-            cat("stacked leaf \"", paths[i], "\" needs rank >= 1 and \"{i}\" in its HF name"));
+            str_cat("stacked leaf \"", paths[i], "\" needs rank >= 1 and \"{i}\" in its HF name"));
       }
       Shape per_layer(l.shape().begin() + 1, l.shape().end());
       std::vector<Array> layers;
@@ -189,7 +183,7 @@ absl::StatusOr<std::vector<Array>> import_hf_leaves(const std::string& source,
     }
     eval(out);
   } catch (const graft::Error& e) {
-    return absl::InvalidArgumentError(cat("HF import: ", e.what()));
+    return absl::InvalidArgumentError(str_cat("HF import: ", e.what()));
   }
   if (!opt.allow_unused && used.size() != src.tensors.size()) {
     std::string unused;
@@ -197,9 +191,9 @@ absl::StatusOr<std::vector<Array>> import_hf_leaves(const std::string& source,
     for (const auto& [name, _] : src.tensors) {
       if (!used.count(name) && shown++ < 5) unused += (unused.empty() ? "" : ", ") + name;
     }
-    return absl::InvalidArgumentError(cat(src.tensors.size() - used.size(),
-                                          " HF tensors are not used by the mapping (", unused,
-                                          "); set allow_unused to ignore them"));
+    return absl::InvalidArgumentError(str_cat(src.tensors.size() - used.size(),
+                                              " HF tensors are not used by the mapping (", unused,
+                                              "); set allow_unused to ignore them"));
   }
   return out;
 }
@@ -223,7 +217,7 @@ absl::Status export_hf_leaves(const std::string& path, const std::vector<Array>&
       }
       if (leaves[i].ndim() < 1 || m->hf_name.find("{i}") == std::string::npos) {
         return absl::InvalidArgumentError(
-            cat("stacked leaf \"", paths[i], "\" needs rank >= 1 and \"{i}\" in its HF name"));
+            str_cat("stacked leaf \"", paths[i], "\" needs rank >= 1 and \"{i}\" in its HF name"));
       }
       for (int64_t k = 0; k < leaves[i].dim(0); ++k) {
         emit(layer_name(m->hf_name, k), squeeze(slice_axis(leaves[i], 0, k, k + 1), {0}));
@@ -231,7 +225,7 @@ absl::Status export_hf_leaves(const std::string& path, const std::vector<Array>&
     }
     eval(out);
   } catch (const graft::Error& e) {
-    return absl::InvalidArgumentError(cat("HF export: ", e.what()));
+    return absl::InvalidArgumentError(str_cat("HF export: ", e.what()));
   }
   std::vector<TensorView> views;
   std::vector<std::shared_ptr<Buffer>> keep;

@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "checkpoint/safetensors.h"
+#include "core/error.h"
 
 namespace graft::checkpoint {
 namespace {
@@ -12,10 +13,7 @@ using json = nlohmann::json;
 
 template <typename... P>
 absl::Status bad(const P&... parts) {
-  std::ostringstream os;
-  os << "checkpoint metadata: ";
-  (os << ... << parts);
-  return absl::DataLossError(os.str());
+  return absl::DataLossError(str_cat("checkpoint metadata: ", parts...));
 }
 
 // graft's short dtype names ("f32"), kept here so the parser needs no core library.

@@ -7,25 +7,19 @@
 #include "checkpoint/crc32c.h"
 #include "checkpoint/manager.h"
 #include "checkpoint/safetensors.h"
+#include "core/error.h"
 #include "core/ops.h"
 
 namespace graft::checkpoint {
 namespace {
 
-template <typename... P>
-std::string cat(const P&... parts) {
-  std::ostringstream os;
-  (os << ... << parts);
-  return os.str();
-}
-
 // Reads one tree item. `target` is null to take the saved structure, shapes and dtypes.
 absl::StatusOr<Item> restore_tree(const std::string& dir, const ItemMeta& im, const Item* target,
                                   const RestoreOptions& opt) {
-  const std::string where = cat("item \"", im.name, "\" of ", dir);
+  const std::string where = str_cat("item \"", im.name, "\" of ", dir);
   if (target && target->def() != im.treedef) {
-    return absl::InvalidArgumentError(cat(where, ": structure differs: saved ", im.treedef.str(),
-                                          ", target ", target->def().str()));
+    return absl::InvalidArgumentError(str_cat(where, ": structure differs: saved ",
+                                              im.treedef.str(), ", target ", target->def().str()));
   }
   absl::StatusOr<SafetensorsReader> reader = SafetensorsReader::open(dir + "/" + im.file());
   if (!reader.ok()) return reader.status();
@@ -33,31 +27,31 @@ absl::StatusOr<Item> restore_tree(const std::string& dir, const ItemMeta& im, co
   for (size_t i = 0; i < im.leaves.size(); ++i) {
     const LeafMeta& l = im.leaves[i];
     const TensorInfo* t = reader->header().find(l.tensor);
-    if (!t) return absl::DataLossError(cat(where, ": tensor \"", l.tensor, "\" is missing"));
+    if (!t) return absl::DataLossError(str_cat(where, ": tensor \"", l.tensor, "\" is missing"));
     if (t->dtype != l.dtype || t->shape != l.shape) {
-      return absl::DataLossError(cat(where, ": tensor \"", l.tensor, "\" is ", t->dtype,
-                                     shape_str(t->shape), " in the file but ", l.dtype,
-                                     shape_str(l.shape), " in the metadata"));
+      return absl::DataLossError(str_cat(where, ": tensor \"", l.tensor, "\" is ", t->dtype,
+                                         shape_str(t->shape), " in the file but ", l.dtype,
+                                         shape_str(l.shape), " in the metadata"));
     }
     DType want = l.dtype;
     if (target && target->leaves()[i].valid()) {
       const Array& like = target->leaves()[i];
       if (like.shape() != l.shape) {
-        return absl::InvalidArgumentError(cat(where, ": leaf \"", l.path, "\" has shape ",
-                                              shape_str(l.shape), ", target wants ",
-                                              shape_str(like.shape())));
+        return absl::InvalidArgumentError(str_cat(where, ": leaf \"", l.path, "\" has shape ",
+                                                  shape_str(l.shape), ", target wants ",
+                                                  shape_str(like.shape())));
       }
       want = like.dtype();
       if (want != l.dtype && !opt.cast) {
-        return absl::InvalidArgumentError(cat(where, ": leaf \"", l.path, "\" has dtype ", l.dtype,
-                                              ", target wants ", want,
-                                              " (RestoreOptions::cast converts)"));
+        return absl::InvalidArgumentError(str_cat(where, ": leaf \"", l.path, "\" has dtype ",
+                                                  l.dtype, ", target wants ", want,
+                                                  " (RestoreOptions::cast converts)"));
       }
     }
     auto buf = Buffer::make(static_cast<size_t>(l.nbytes));
     if (absl::Status s = reader->read(*t, buf->data()); !s.ok()) return s;
     if (opt.verify_checksums && crc32c(buf->data(), l.nbytes) != l.crc32c) {
-      return absl::DataLossError(cat(where, ": tensor \"", l.tensor, "\" fails its checksum"));
+      return absl::DataLossError(str_cat(where, ": tensor \"", l.tensor, "\" fails its checksum"));
     }
     Array a = Array::from_buffer(std::move(buf), l.shape, l.dtype);
     if (want != l.dtype) {
@@ -77,38 +71,38 @@ absl::StatusOr<Composite> CheckpointManager::restore(int64_t step, const Composi
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (!steps_.count(step)) {
-      return absl::NotFoundError(cat("no committed checkpoint step ", step, " in ", dir_));
+      return absl::NotFoundError(str_cat("no committed checkpoint step ", step, " in ", dir_));
     }
   }
   const std::string dir = step_dir(step);
   struct stat st;
   if (::stat((dir + "/" + kCommitFile).c_str(), &st) != 0) {
-    return absl::NotFoundError(cat("checkpoint step ", step, " is not committed (", dir, ")"));
+    return absl::NotFoundError(str_cat("checkpoint step ", step, " is not committed (", dir, ")"));
   }
   absl::StatusOr<StepMetadata> meta = metadata(step);
   if (!meta.ok()) return meta.status();
   Composite out;
   auto one = [&](const std::string& name, const Item* target) -> absl::Status {
     const ItemMeta* im = meta->find(name);
-    if (!im) return absl::NotFoundError(cat("item \"", name, "\" is not in step ", step));
+    if (!im) return absl::NotFoundError(str_cat("item \"", name, "\" is not in step ", step));
     if (im->is_json) {
       if (target && !target->is_json()) {
-        return absl::InvalidArgumentError(cat("item \"", name, "\" holds JSON, not a pytree"));
+        return absl::InvalidArgumentError(str_cat("item \"", name, "\" holds JSON, not a pytree"));
       }
       out[name] = Item::json(im->value);
       return absl::OkStatus();
     }
     if (target && target->is_json()) {
-      return absl::InvalidArgumentError(cat("item \"", name, "\" holds a pytree, not JSON"));
+      return absl::InvalidArgumentError(str_cat("item \"", name, "\" holds a pytree, not JSON"));
     }
     try {
       absl::StatusOr<Item> item = restore_tree(dir, *im, target, options);
       if (!item.ok()) return item.status();
       out[name] = std::move(*item);
     } catch (const graft::Error& e) {
-      return absl::InternalError(cat("restoring item \"", name, "\": ", e.what()));
+      return absl::InternalError(str_cat("restoring item \"", name, "\": ", e.what()));
     } catch (const std::bad_alloc&) {
-      return absl::ResourceExhaustedError(cat("restoring item \"", name, "\": out of memory"));
+      return absl::ResourceExhaustedError(str_cat("restoring item \"", name, "\": out of memory"));
     }
     return absl::OkStatus();
   };

@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "checkpoint/file_util.h"
+#include "core/error.h"
 #include "nlohmann/json.hpp"
 
 namespace graft::checkpoint {
@@ -31,10 +32,7 @@ constexpr DTypeName kDTypes[] = {
 
 template <typename... P>
 absl::Status bad(const P&... parts) {
-  std::ostringstream os;
-  os << "safetensors: ";
-  (os << ... << parts);
-  return absl::DataLossError(os.str());
+  return absl::DataLossError(str_cat("safetensors: ", parts...));
 }
 
 // Dims are bounded so that products below cannot overflow before they are checked.

@@ -14,14 +14,19 @@ class Error : public std::runtime_error {
   explicit Error(const std::string& what) : std::runtime_error(what) {}
 };
 
+// Concatenates anything std::ostream can print (Debian's absl::StrCat takes neither
+// std::string_view nor graft's types), for error and status messages.
+template <typename... Parts>
+std::string str_cat(const Parts&... parts) {
+  std::ostringstream os;
+  (os << ... << parts);
+  return os.str();
+}
+
 // Throws graft::Error("[op] " + parts...).
-// Parts are anything std::ostream can print.
 template <typename... Parts>
 [[noreturn]] void fail(std::string_view op, const Parts&... parts) {
-  std::ostringstream os;
-  os << "[" << op << "] ";
-  (os << ... << parts);
-  throw Error(os.str());
+  throw Error(str_cat("[", op, "] ", parts...));
 }
 
 }  // namespace graft

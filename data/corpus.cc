@@ -61,6 +61,23 @@ void push_doc(std::vector<std::string>& docs, std::string& cur) {
   cur.clear();
 }
 
+// Documents are the runs of lines between separator lines (which belong to no document).
+template <typename IsSeparator>
+std::vector<std::string> split_at_lines(const std::string& text, IsSeparator is_separator) {
+  std::vector<std::string> docs;
+  std::string cur;
+  for_each_line(text, [&](std::string_view line) {
+    if (is_separator(line)) {
+      push_doc(docs, cur);
+    } else {
+      cur.append(line);
+      cur.push_back('\n');
+    }
+  });
+  push_doc(docs, cur);
+  return docs;
+}
+
 }  // namespace
 
 std::string strip_overstrike(const std::string& text) {
@@ -77,33 +94,11 @@ std::string strip_overstrike(const std::string& text) {
 }
 
 std::vector<std::string> split_fortune_records(const std::string& text) {
-  std::vector<std::string> docs;
-  std::string cur;
-  for_each_line(text, [&](std::string_view line) {
-    if (line == "%" || line == "%\r") {
-      push_doc(docs, cur);
-    } else {
-      cur.append(line);
-      cur.push_back('\n');
-    }
-  });
-  push_doc(docs, cur);
-  return docs;
+  return split_at_lines(text, [](std::string_view line) { return line == "%" || line == "%\r"; });
 }
 
 std::vector<std::string> split_paragraphs(const std::string& text) {
-  std::vector<std::string> docs;
-  std::string cur;
-  for_each_line(text, [&](std::string_view line) {
-    if (is_blank(line)) {
-      push_doc(docs, cur);
-    } else {
-      cur.append(line);
-      cur.push_back('\n');
-    }
-  });
-  push_doc(docs, cur);
-  return docs;
+  return split_at_lines(text, is_blank);
 }
 
 absl::StatusOr<Corpus> load_fortunes(const std::string& dir) {

@@ -107,17 +107,28 @@ MoELlamaParams moe_llama_init(const MoELlamaConfig& c, const Array& key) {
   mc.init_std = c.base.init_std;
   mc.out_init_scale = 1.0 / std::sqrt(2.0 * double(c.base.n_layers));
   Array moe_keys = random::split(index0(keys, 1), G);
-  std::vector<MoEParams> per_group;
-  for (int64_t g = 0; g < G; ++g) per_group.push_back(moe_init(mc, index0(moe_keys, g)));
-  auto [first, def] = tree_flatten(per_group[0]);
-  std::vector<Array> stacked;
-  for (size_t i = 0; i < first.size(); ++i) {
-    std::vector<Array> leaves;
-    for (const MoEParams& mp : per_group) leaves.push_back(tree_leaves(mp)[i]);
-    stacked.push_back(stack(leaves));
+  std::vector<std::vector<Array>> per_leaf;  // [leaf][group]
+  TreeDef def;
+  for (int64_t g = 0; g < G; ++g) {
+    auto [leaves, d] = tree_flatten(moe_init(mc, index0(moe_keys, g)));
+    per_leaf.resize(leaves.size());
+    for (size_t i = 0; i < leaves.size(); ++i) per_leaf[i].push_back(leaves[i]);
+    def = d;
   }
+  std::vector<Array> stacked;
+  for (const std::vector<Array>& groups : per_leaf) stacked.push_back(stack(groups));
   m.moe = tree_unflatten<MoEParams>(def, stacked);
   return p;
+}
+
+LlamaLayer attention_weights(const MoELlamaLayer& m) {
+  LlamaLayer l;
+  l.attn_norm = m.attn_norm;
+  l.wq = m.wq;
+  l.wk = m.wk;
+  l.wv = m.wv;
+  l.wo = m.wo;
+  return l;
 }
 
 MoELlamaHidden moe_llama_hidden(const MoELlamaParams& params, const Array& tokens,
@@ -145,13 +156,7 @@ MoELlamaHidden moe_llama_hidden(const MoELlamaParams& params, const Array& token
     for (int64_t j = 0; j + 1 < c.moe_every; ++j) {
       x = llama_layer(tree_map([j](const Array& a) { return index0(a, j); }, *dense), x, r, base);
     }
-    LlamaLayer attn;
-    attn.attn_norm = m.attn_norm;
-    attn.wq = m.wq;
-    attn.wk = m.wk;
-    attn.wv = m.wv;
-    attn.wo = m.wo;
-    x = llama_attention_block(attn, x, r, base);
+    x = llama_attention_block(attention_weights(m), x, r, base);
     Array f = astype(rms_norm(x, m.ffn_norm, base.norm_eps), base.compute_dtype);
     MoEOutput out = moe_apply(m.moe, reshape(f, {B * T, D}), c.moe);
     x = x + astype(reshape(out.y, {B, T, D}), x.dtype());

@@ -39,6 +39,10 @@ struct MoELlamaLayer {
   MoEParams moe;
 };
 
+// The attention half of an MoE layer as a LlamaLayer (its ffn left empty), for
+// llama_attention_block.
+LlamaLayer attention_weights(const MoELlamaLayer& layer);
+
 struct MoELlamaParams {
   Array embed;                      // [vocab, dim]
   std::optional<LlamaLayer> dense;  // [groups, moe_every - 1, ...]; absent when moe_every == 1

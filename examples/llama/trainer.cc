@@ -126,8 +126,6 @@ absl::Status Run::export_hf(const Model& model, const typename Model::Params& pa
   auto names = model.hf_names();
   if (!names) return absl::InvalidArgumentError("checkpoint.export_hf: dense Llama only");
   const std::string path = under_dump_folder(config_, config_.checkpoint.export_hf);
-  std::error_code ec;
-  std::filesystem::create_directories(std::filesystem::path(path).parent_path(), ec);
   if (auto s = checkpoint::export_hf(path, params, *names); !s.ok()) return s;
   out_ << "exported params as Hugging Face safetensors: " << path << "\n";
   return absl::OkStatus();
@@ -139,6 +137,20 @@ absl::StatusOr<TrainResult> Run::train(const Model& model) {
   const auto& t = config_.training;
   result_.unigram_nats = data_.prepared.unigram_nats;
   if (auto s = open_tensorboard(); !s.ok()) return s;
+  if (!config_.checkpoint.export_hf.empty()) {  // fail before training, not after it
+    if (!model.hf_names()) {
+      return absl::InvalidArgumentError("checkpoint.export_hf: dense Llama only");
+    }
+    const std::filesystem::path dir =
+        std::filesystem::path(under_dump_folder(config_, config_.checkpoint.export_hf))
+            .parent_path();
+    std::error_code ec;
+    std::filesystem::create_directories(dir, ec);
+    if (ec) {
+      return absl::FailedPreconditionError("checkpoint.export_hf: cannot create " + dir.string() +
+                                           ": " + ec.message());
+    }
+  }
   out_ << "model: " << model.describe() << "\n";
 
   const double flops_per_token = model.flops_per_token(t.seq_len);

@@ -33,13 +33,7 @@ Array unrolled_loss(const MoELlamaParams& p, const Array& x, const Array& y,
       continue;
     }
     MoELlamaLayer m = tree_map([&](const Array& a) { return at(a, g); }, p.moe_layers);
-    LlamaLayer attn;
-    attn.attn_norm = m.attn_norm;
-    attn.wq = m.wq;
-    attn.wk = m.wk;
-    attn.wv = m.wv;
-    attn.wo = m.wo;
-    h = llama_attention_block(attn, h, rope, b);
+    h = llama_attention_block(attention_weights(m), h, rope, b);
     MoEOutput o = moe_apply(m.moe, reshape(rms_norm(h, m.ffn_norm, b.norm_eps), {B * T, D}), c.moe);
     h = h + reshape(o.y, {B, T, D});
     moe_loss = moe_loss + o.stats.loss;
@@ -98,12 +92,11 @@ TEST(MoELlamaTest, LossAndEveryGradientEqualJax) {
   for (size_t i = 0; i < leaves.size(); ++i) leaves[i] = tv->get("param." + paths[i]);
   MoELlamaParams p = tree_unflatten<MoELlamaParams>(def, leaves);
   Array x = tv->get("tokens"), y = tv->get("targets");
-  auto [l, g] = value_and_grad([&](const MoELlamaParams& q) {
-    return moe_llama_loss(q, x, y, c).loss;
-  })(p);
+  auto [l, g] =
+      value_and_grad([&](const MoELlamaParams& q) { return moe_llama_loss(q, x, y, c).loss; })(p);
   testing::expect_allclose(l, tv->get("loss"), 1e-5, 1e-6, "loss");
-  testing::expect_allclose(moe_llama_loss(p, x, y, c).cross_entropy, tv->get("cross_entropy"),
-                           1e-5, 1e-6, "cross_entropy");
+  testing::expect_allclose(moe_llama_loss(p, x, y, c).cross_entropy, tv->get("cross_entropy"), 1e-5,
+                           1e-6, "cross_entropy");
   std::vector<Array> grads = tree_leaves(g);
   for (size_t i = 0; i < grads.size(); ++i) {
     Array want = tv->get("grad." + paths[i]);

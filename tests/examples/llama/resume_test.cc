@@ -12,27 +12,14 @@
 #include "examples/llama/trainer.h"
 #include "examples/train/train_config.h"
 #include "gtest/gtest.h"
+#include "tests/examples/llama/tiny_run.h"
 
 namespace graft::llama_train {
 namespace {
 
-std::string temp_dir(const std::string& name) {
-  const char* base = std::getenv("TEST_TMPDIR");
-  auto dir = std::filesystem::path(base ? base : "/tmp") / name;
-  std::filesystem::remove_all(dir);
-  return dir.string();
-}
-
 train::TrainConfig tiny_config(const std::string& dir) {
-  train::TrainConfig c;
-  c.job.dump_folder = dir;
-  c.model.dim = 32;
-  c.model.n_layers = 2;
-  c.model.n_heads = 4;
-  c.model.n_kv_heads = 2;
-  c.model.ffn_dim = 64;
-  c.training.tokenizer = "byte";
-  c.training.data_dir = temp_dir("shared_data");  // prepared once, reused by every run
+  train::TrainConfig c = tiny_run_config(dir, /*dim=*/32, /*ffn_dim=*/64);
+  c.training.data_dir = fresh_test_dir("shared_data");  // prepared once, reused by every run
   c.training.batch_size = 4;
   c.training.seq_len = 32;
   c.training.steps = 12;
@@ -40,7 +27,6 @@ train::TrainConfig tiny_config(const std::string& dir) {
   c.metrics.log_freq = 4;
   c.metrics.eval_freq = 0;
   c.metrics.enable_tensorboard = false;
-  c.metrics.peak_flops = 1e11;
   c.sample.max_new_tokens = 0;
   return c;
 }
@@ -65,14 +51,14 @@ std::string read_file(const std::filesystem::path& path) {
 
 void expect_resume_is_exact(const std::string& async_mode) {
   std::ostringstream log;
-  train::TrainConfig base = tiny_config(temp_dir("uninterrupted_" + async_mode));
+  train::TrainConfig base = tiny_config(fresh_test_dir("uninterrupted_" + async_mode));
   base.checkpoint.enable = true;  // only the final step (12) is saved: interval 100
   base.checkpoint.interval = 100;
   auto full = run_training(base, log);
   ASSERT_TRUE(full.ok()) << full.status() << log.str();
   ASSERT_EQ(full->step_losses.size(), 12u);
 
-  train::TrainConfig c = tiny_config(temp_dir("interrupted_" + async_mode));
+  train::TrainConfig c = tiny_config(fresh_test_dir("interrupted_" + async_mode));
   c.training.data_dir = base.training.data_dir;
   c.checkpoint.enable = true;
   c.checkpoint.interval = 4;
@@ -105,9 +91,9 @@ void expect_resume_is_exact(const std::string& async_mode) {
 // process (the cause is not found yet; gradients and later steps agree).
 TEST(ResumeTest, TwoIdenticalRunsAgreeToOneUlp) {
   std::ostringstream log;
-  train::TrainConfig c = tiny_config(temp_dir("same_a"));
+  train::TrainConfig c = tiny_config(fresh_test_dir("same_a"));
   auto a = run_training(c, log);
-  c.job.dump_folder = temp_dir("same_b");
+  c.job.dump_folder = fresh_test_dir("same_b");
   auto b = run_training(c, log);
   ASSERT_TRUE(a.ok() && b.ok()) << log.str();
   for (int i = 0; i < 12; ++i) {
@@ -117,13 +103,15 @@ TEST(ResumeTest, TwoIdenticalRunsAgreeToOneUlp) {
   }
 }
 
-TEST(ResumeTest, ResumedRunEndsWithTheUninterruptedParamsBitForBit) { expect_resume_is_exact("disabled"); }
+TEST(ResumeTest, ResumedRunEndsWithTheUninterruptedParamsBitForBit) {
+  expect_resume_is_exact("disabled");
+}
 
 TEST(ResumeTest, SameWithAsyncCheckpoints) { expect_resume_is_exact("async"); }
 
 TEST(ResumeTest, HuggingFaceExportThenImportGivesTheSameModel) {
   std::ostringstream log;
-  train::TrainConfig a = tiny_config(temp_dir("hf_export"));
+  train::TrainConfig a = tiny_config(fresh_test_dir("hf_export"));
   a.training.steps = 3;
   a.metrics.eval_freq = 1000;  // only the final validation
   a.checkpoint.export_hf = "hf/model.safetensors";
@@ -143,7 +131,7 @@ TEST(ResumeTest, HuggingFaceExportThenImportGivesTheSameModel) {
   EXPECT_EQ(shapes["model.layers.1.self_attn.k_proj.weight"], (Shape{16, 32}));
   EXPECT_EQ(shapes["model.layers.0.mlp.down_proj.weight"], (Shape{32, 64}));
 
-  train::TrainConfig b = tiny_config(temp_dir("hf_import"));
+  train::TrainConfig b = tiny_config(fresh_test_dir("hf_import"));
   b.training.data_dir = a.training.data_dir;
   b.training.steps = 0;  // evaluate only
   b.metrics.eval_freq = 1000;

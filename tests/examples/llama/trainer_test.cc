@@ -10,26 +10,13 @@
 
 #include "examples/train/train_config.h"
 #include "gtest/gtest.h"
+#include "tests/examples/llama/tiny_run.h"
 
 namespace graft::llama_train {
 namespace {
 
-std::string temp_dir(const std::string& name) {
-  const char* base = std::getenv("TEST_TMPDIR");
-  auto dir = std::filesystem::path(base ? base : "/tmp") / name;
-  std::filesystem::remove_all(dir);
-  return dir.string();
-}
-
 train::TrainConfig tiny_config(const std::string& dir) {
-  train::TrainConfig c;
-  c.job.dump_folder = dir;
-  c.model.dim = 64;
-  c.model.n_layers = 2;
-  c.model.n_heads = 4;
-  c.model.n_kv_heads = 2;
-  c.model.ffn_dim = 192;
-  c.training.tokenizer = "byte";
+  train::TrainConfig c = tiny_run_config(dir, /*dim=*/64, /*ffn_dim=*/192);
   c.training.batch_size = 8;
   c.training.seq_len = 64;
   c.training.steps = 120;
@@ -38,7 +25,6 @@ train::TrainConfig tiny_config(const std::string& dir) {
   c.metrics.log_freq = 40;
   c.metrics.eval_freq = 60;
   c.metrics.eval_batches = 4;
-  c.metrics.peak_flops = 1e11;  // skip the peak measurement
   c.sample.prompt = "The ";
   c.sample.max_new_tokens = 16;
   return c;
@@ -49,7 +35,7 @@ double mean(const std::vector<double>& v, size_t begin, size_t end) {
 }
 
 TEST(TrainerTest, TinyRunBeatsTheUnigramBaseline) {
-  train::TrainConfig config = tiny_config(temp_dir("tiny_run"));
+  train::TrainConfig config = tiny_config(fresh_test_dir("tiny_run"));
   std::ostringstream log;
   auto result = run_training(config, log);
   ASSERT_TRUE(result.ok()) << result.status() << "\n" << log.str();
@@ -67,7 +53,7 @@ TEST(TrainerTest, TinyRunBeatsTheUnigramBaseline) {
 }
 
 TEST(TrainerTest, TinyMoeRunLearnsAndReportsRouterMetrics) {
-  train::TrainConfig config = tiny_config(temp_dir("tiny_moe"));
+  train::TrainConfig config = tiny_config(fresh_test_dir("tiny_moe"));
   config.model.n_routed_experts = 4;
   config.model.top_k = 2;
   config.model.moe_every = 2;
@@ -79,8 +65,7 @@ TEST(TrainerTest, TinyMoeRunLearnsAndReportsRouterMetrics) {
   std::ostringstream log;
   auto result = run_training(config, log);
   ASSERT_TRUE(result.ok()) << result.status() << "\n" << log.str();
-  EXPECT_LT(mean(result->step_losses, 50, 60), mean(result->step_losses, 0, 10) - 0.7)
-      << log.str();
+  EXPECT_LT(mean(result->step_losses, 50, 60), mean(result->step_losses, 0, 10) - 0.7) << log.str();
   EXPECT_NE(log.str().find("MoE Llama"), std::string::npos) << log.str();
   EXPECT_NE(log.str().find("moe/expert_load ["), std::string::npos) << log.str();
   EXPECT_NE(log.str().find("moe/aux_loss"), std::string::npos) << log.str();
@@ -91,12 +76,12 @@ TEST(TrainerTest, TinyMoeRunLearnsAndReportsRouterMetrics) {
 TEST(TrainerTest, GradientAccumulationMatchesTheFullBatch) {
   // Two micro-batches of 4 average to the same gradient as one batch of 8 (up to rounding),
   // so the first losses agree closely.
-  train::TrainConfig full = tiny_config(temp_dir("accum_full"));
+  train::TrainConfig full = tiny_config(fresh_test_dir("accum_full"));
   full.training.steps = 3;
   full.metrics.eval_freq = 0;
   full.sample.max_new_tokens = 0;
   train::TrainConfig accum = full;
-  accum.job.dump_folder = temp_dir("accum_two");
+  accum.job.dump_folder = fresh_test_dir("accum_two");
   accum.training.gradient_accumulation_steps = 2;
   std::ostringstream log;
   auto a = run_training(full, log);
@@ -106,7 +91,7 @@ TEST(TrainerTest, GradientAccumulationMatchesTheFullBatch) {
 }
 
 TEST(TrainerTest, BadInputsAreStatusErrors) {
-  train::TrainConfig c = tiny_config(temp_dir("bad"));
+  train::TrainConfig c = tiny_config(fresh_test_dir("bad"));
   c.training.steps = 1;
   c.model.vocab_size = 100;  // smaller than the byte tokenizer's 257 ids
   std::ostringstream log;
@@ -114,7 +99,7 @@ TEST(TrainerTest, BadInputsAreStatusErrors) {
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.status().message().find("vocab_size"), std::string::npos) << r.status();
 
-  c = tiny_config(temp_dir("bad2"));
+  c = tiny_config(fresh_test_dir("bad2"));
   c.training.dataset = "/nonexistent/corpus.txt";
   r = run_training(c, log);
   ASSERT_FALSE(r.ok());

@@ -1,6 +1,9 @@
 #include "core/buffer.h"
 
+#include <sys/mman.h>
+
 #include <cstdlib>
+#include <cstring>
 #include <list>
 #include <map>
 #include <mutex>
@@ -122,6 +125,36 @@ struct CloseAtExit {
   ~CloseAtExit() { cache().close(); }
 } close_at_exit;
 
+// Blocks of at least this size are aligned to, and rounded up to, 2 MiB and marked for
+// transparent huge pages (where THP is "madvise", the common default): 512x fewer TLB
+// misses for a streaming kernel and fewer first-touch page faults. The rounding wastes at
+// most a quarter of the block. GRAFT_HUGE_PAGES=0 turns this off.
+constexpr size_t kHugeMin = size_t{8} << 20;
+constexpr size_t kHugePage = size_t{2} << 20;
+
+bool huge_pages_enabled() {
+  static const bool on = [] {
+    const char* env = std::getenv("GRAFT_HUGE_PAGES");
+    return env == nullptr || std::strcmp(env, "0") != 0;
+  }();
+  return on;
+}
+
+bool huge(size_t rounded) { return rounded >= kHugeMin && huge_pages_enabled(); }
+
+// A large block's size: whole pages, or whole huge pages.
+size_t large_size(size_t bytes) {
+  const size_t page = huge(bytes) ? kHugePage : kPage;
+  return (bytes + page - 1) / page * page;
+}
+
+void* allocate_large(size_t size) {
+  const bool h = huge(size);
+  void* p = std::aligned_alloc(h ? kHugePage : kPage, size);
+  if (p != nullptr && h) madvise(p, size, MADV_HUGEPAGE);  // a hint: failure is harmless
+  return p;
+}
+
 }  // namespace
 
 Buffer::Buffer(size_t bytes) : bytes_(bytes) {
@@ -129,13 +162,13 @@ Buffer::Buffer(size_t bytes) : bytes_(bytes) {
   size_t rounded = (bytes + 63) / 64 * 64;
   if (rounded == 0) rounded = 64;
   if (rounded >= kCacheMin) {
-    rounded = (rounded + kPage - 1) / kPage * kPage;
+    rounded = large_size(rounded);
     data_ = cache().take(rounded);
     if (data_ == nullptr) {
-      data_ = std::aligned_alloc(kPage, rounded);
+      data_ = allocate_large(rounded);
       if (data_ == nullptr) {  // under memory pressure: give the cached blocks back, retry
         cache().clear();
-        data_ = std::aligned_alloc(kPage, rounded);
+        data_ = allocate_large(rounded);
       }
     }
   } else {
@@ -143,6 +176,11 @@ Buffer::Buffer(size_t bytes) : bytes_(bytes) {
   }
   if (data_ == nullptr) throw std::bad_alloc();
   capacity_ = rounded;
+  static const bool poison = [] {
+    const char* env = std::getenv("GRAFT_POISON_BUFFERS");
+    return env != nullptr && std::strcmp(env, "0") != 0;
+  }();
+  if (poison) std::memset(data_, 0xFF, rounded);  // NaN: reads of unwritten memory show
 }
 
 Buffer::~Buffer() {

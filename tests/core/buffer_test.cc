@@ -34,6 +34,21 @@ TEST(BufferTest, LargeBlocksAreReusedAndReleased) {
   EXPECT_EQ(Buffer::cached_bytes(), 0u);
 }
 
+TEST(BufferTest, BlocksOfEightMiBOrMoreAreHugePageAlignedAndReused) {
+  Buffer::release_cached();
+  const size_t odd = (size_t{17} << 19) + 100;  // 8.5 MiB + 100 bytes: rounded to 10 MiB
+  void* first;
+  {
+    auto b = Buffer::make(odd);
+    first = b->data();
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(first) % (size_t{2} << 20), 0u);
+    std::memset(b->data(), 1, odd);
+  }
+  EXPECT_EQ(Buffer::cached_bytes(), size_t{10} << 20);
+  auto again = Buffer::make(odd);  // the same size again: the same block
+  EXPECT_EQ(again->data(), first);
+}
+
 TEST(BufferTest, SmallBlocksAreNotCached) {
   Buffer::release_cached();
   { auto b = Buffer::make(1000); }

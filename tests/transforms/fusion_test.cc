@@ -28,7 +28,7 @@ int count(const Program& p, PrimitiveId id) {
   return n;
 }
 
-// The benchmark's chain: 8 elementwise ops (plus the scalar broadcasts).
+// A chain like the benchmark's: 10 elementwise ops (plus the scalar broadcasts).
 Array chain(const Array& x) {
   Array a = tanh(x * 1.5 + 0.5);
   Array b = a * x;

@@ -31,6 +31,14 @@ using Map = Eigen::Map<Eigen::Array<C, Eigen::Dynamic, 1>>;
 template <typename F>
 int64_t map_packets(const float* x, float* y, int64_t n, F f) {
   int64_t i = 0;
+  for (; i + 4 * kLanes <= n; i += 4 * kLanes) {
+    Pk v0 = f(ei::ploadu<Pk>(x + i)), v1 = f(ei::ploadu<Pk>(x + i + kLanes));
+    Pk v2 = f(ei::ploadu<Pk>(x + i + 2 * kLanes)), v3 = f(ei::ploadu<Pk>(x + i + 3 * kLanes));
+    ei::pstoreu(y + i, v0);
+    ei::pstoreu(y + i + kLanes, v1);
+    ei::pstoreu(y + i + 2 * kLanes, v2);
+    ei::pstoreu(y + i + 3 * kLanes, v3);
+  }
   for (; i + kLanes <= n; i += kLanes) ei::pstoreu(y + i, f(ei::ploadu<Pk>(x + i)));
   return i;
 }
@@ -38,6 +46,16 @@ int64_t map_packets(const float* x, float* y, int64_t n, F f) {
 template <typename F>
 int64_t zip_packets(const float* a, const float* b, float* y, int64_t n, F f) {
   int64_t i = 0;
+  for (; i + 4 * kLanes <= n; i += 4 * kLanes) {
+    Pk v0 = f(ei::ploadu<Pk>(a + i), ei::ploadu<Pk>(b + i));
+    Pk v1 = f(ei::ploadu<Pk>(a + i + kLanes), ei::ploadu<Pk>(b + i + kLanes));
+    Pk v2 = f(ei::ploadu<Pk>(a + i + 2 * kLanes), ei::ploadu<Pk>(b + i + 2 * kLanes));
+    Pk v3 = f(ei::ploadu<Pk>(a + i + 3 * kLanes), ei::ploadu<Pk>(b + i + 3 * kLanes));
+    ei::pstoreu(y + i, v0);
+    ei::pstoreu(y + i + kLanes, v1);
+    ei::pstoreu(y + i + 2 * kLanes, v2);
+    ei::pstoreu(y + i + 3 * kLanes, v3);
+  }
   for (; i + kLanes <= n; i += kLanes) {
     ei::pstoreu(y + i, f(ei::ploadu<Pk>(a + i), ei::ploadu<Pk>(b + i)));
   }

@@ -1,0 +1,183 @@
+// The training program as a user runs it: `examples/llama` is started, SIGKILLed at a random
+// moment after its first checkpoint, and started again with the same command line. The second
+// process resumes from the latest committed step and ends with exactly the uninterrupted run's
+// params and optimizer state (the final checkpoint's safetensors files are byte-identical);
+// the progress lines of the steps it reran show the uninterrupted run's losses. Sync and async
+// checkpoints alternate over the trials.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <random>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "tests/examples/llama/tiny_run.h"
+
+namespace graft::llama_train {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr int kSteps = 30;
+
+std::string program() {
+  const char* srcdir = std::getenv("TEST_SRCDIR");
+  const char* ws = std::getenv("TEST_WORKSPACE");
+  if (srcdir && ws) return std::string(srcdir) + "/" + ws + "/examples/llama/llama";
+  return "examples/llama/llama";
+}
+
+std::vector<std::string> command_line(const std::string& dump, const std::string& data,
+                                      bool async) {
+  return {program(),
+          "--job.dump_folder=" + dump,
+          "--training.data_dir=" + data,
+          "--training.tokenizer=byte",
+          "--model.dim=32",
+          "--model.n_layers=2",
+          "--model.n_heads=4",
+          "--model.n_kv_heads=2",
+          "--model.ffn_dim=64",
+          "--training.batch_size=4",
+          "--training.seq_len=32",
+          "--training.steps=" + std::to_string(kSteps),
+          "--lr_scheduler.warmup_steps=3",
+          "--metrics.log_freq=1",
+          "--metrics.eval_freq=0",
+          "--metrics.peak_flops=1e11",
+          "--metrics.enable_tensorboard=false",
+          "--sample.max_new_tokens=0",
+          "--checkpoint.enable=true",
+          "--checkpoint.interval=2",
+          "--checkpoint.keep_latest_k=2",
+          std::string("--checkpoint.async_mode=") + (async ? "async" : "disabled")};
+}
+
+pid_t start(const std::vector<std::string>& args, const std::string& log) {
+  pid_t pid = ::fork();
+  if (pid == 0) {
+    FILE* f = std::freopen(log.c_str(), "w", stdout);
+    if (f == nullptr) ::_exit(126);
+    std::vector<char*> argv;
+    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    ::execv(argv[0], argv.data());
+    ::_exit(127);
+  }
+  return pid;
+}
+
+int wait_for(pid_t pid) {
+  int status = 0;
+  if (::waitpid(pid, &status, 0) != pid) return -1;
+  return status;
+}
+
+std::string read_file(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+// "step  k/30 | loss x.xxxx" of every progress line, by step.
+std::map<int, std::string> step_losses(const std::string& log) {
+  std::map<int, std::string> out;
+  std::istringstream in(log);
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("step ", 0) != 0) continue;
+    const size_t bar = line.find('|');
+    const size_t bar2 = line.find('|', bar + 1);
+    out[std::atoi(line.c_str() + 5)] = line.substr(0, bar2);
+  }
+  return out;
+}
+
+bool any_committed(const fs::path& dir) {
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(dir, ec)) {
+    if (fs::exists(e.path() / "_COMMITTED")) return true;
+  }
+  return false;
+}
+
+TEST(ProcessResumeTest, KilledRunRestartedWithTheSameCommandEndsBitForBit) {
+  ASSERT_TRUE(fs::exists(program())) << program();
+  const std::string data = fresh_test_dir("process_data");
+  const std::string full = fresh_test_dir("process_full");
+  fs::create_directories(full);
+  const std::string full_log = full + "/stdout.txt";
+  ASSERT_EQ(wait_for(start(command_line(full, data, false), full_log)), 0) << read_file(full_log);
+  const auto full_steps = step_losses(read_file(full_log));
+  ASSERT_EQ(full_steps.size(), static_cast<size_t>(kSteps)) << read_file(full_log);
+  const fs::path full_final = fs::path(full) / "checkpoint" / std::to_string(kSteps);
+
+  std::mt19937 rng(std::random_device{}());
+  constexpr int kTrials = 4;
+  int resumed_mid_run = 0;
+  for (int trial = 0; trial < kTrials; ++trial) {
+    const bool async = trial % 2 == 1;
+    const std::string dump = fresh_test_dir("process_trial_" + std::to_string(trial));
+    fs::create_directories(dump);
+    const auto args = command_line(dump, data, async);
+    const pid_t pid = start(args, dump + "/stdout_killed.txt");
+    ASSERT_GT(pid, 0);
+    // Kill at a random moment after the first checkpoint is committed.
+    const fs::path ckpt = fs::path(dump) / "checkpoint";
+    bool exited = false;
+    int status = 0;
+    for (;;) {
+      if (::waitpid(pid, &status, WNOHANG) == pid) {
+        exited = true;
+        break;
+      }
+      if (any_committed(ckpt)) break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    const int delay_us = static_cast<int>(rng() % 150000);
+    if (!exited) {
+      std::this_thread::sleep_for(std::chrono::microseconds(delay_us));
+      ::kill(pid, SIGKILL);
+      status = wait_for(pid);
+    }
+    SCOPED_TRACE("trial " + std::to_string(trial) + (async ? " async" : " sync") +
+                 ", killed " + std::to_string(delay_us) + " us after the first commit");
+    ASSERT_FALSE(WIFEXITED(status) && WEXITSTATUS(status) != 0)
+        << read_file(dump + "/stdout_killed.txt");
+
+    const std::string log_path = dump + "/stdout_resumed.txt";
+    ASSERT_EQ(wait_for(start(args, log_path)), 0) << read_file(log_path);
+    const std::string log = read_file(log_path);
+    const size_t at = log.find("checkpoint: resumed from step ");
+    ASSERT_NE(at, std::string::npos) << log;
+    const int from = std::atoi(log.c_str() + at + 30);
+    EXPECT_GE(from, 2);
+    EXPECT_LE(from, kSteps);
+    resumed_mid_run += from < kSteps;
+    // The steps the second process ran print the uninterrupted run's losses...
+    const auto steps = step_losses(log);
+    EXPECT_EQ(steps.size(), static_cast<size_t>(kSteps - from));
+    for (const auto& [step, text] : steps) {
+      EXPECT_GT(step, from);
+      EXPECT_EQ(text, full_steps.at(step));
+    }
+    // ...and it ends with exactly the same params and optimizer state.
+    const fs::path final_dir = ckpt / std::to_string(kSteps);
+    for (const char* item : {"params.safetensors", "opt_state.safetensors"}) {
+      const std::string got = read_file(final_dir / item);
+      EXPECT_FALSE(got.empty()) << final_dir / item;
+      EXPECT_TRUE(got == read_file(full_final / item)) << item << " differs";
+    }
+  }
+  EXPECT_GE(resumed_mid_run, kTrials / 2);  // most kills land before the run's end
+}
+
+}  // namespace
+}  // namespace graft::llama_train

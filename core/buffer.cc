@@ -132,11 +132,14 @@ struct CloseAtExit {
 constexpr size_t kHugeMin = size_t{8} << 20;
 constexpr size_t kHugePage = size_t{2} << 20;
 
+// An on/off environment variable: unset -> fallback, "0" -> off, anything else -> on.
+bool env_flag(const char* name, bool fallback) {
+  const char* env = std::getenv(name);
+  return env == nullptr ? fallback : std::strcmp(env, "0") != 0;
+}
+
 bool huge_pages_enabled() {
-  static const bool on = [] {
-    const char* env = std::getenv("GRAFT_HUGE_PAGES");
-    return env == nullptr || std::strcmp(env, "0") != 0;
-  }();
+  static const bool on = env_flag("GRAFT_HUGE_PAGES", true);
   return on;
 }
 
@@ -176,10 +179,7 @@ Buffer::Buffer(size_t bytes) : bytes_(bytes) {
   }
   if (data_ == nullptr) throw std::bad_alloc();
   capacity_ = rounded;
-  static const bool poison = [] {
-    const char* env = std::getenv("GRAFT_POISON_BUFFERS");
-    return env != nullptr && std::strcmp(env, "0") != 0;
-  }();
+  static const bool poison = env_flag("GRAFT_POISON_BUFFERS", false);
   if (poison) std::memset(data_, 0xFF, rounded);  // NaN: reads of unwritten memory show
 }
 

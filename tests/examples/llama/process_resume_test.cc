@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -114,7 +115,15 @@ TEST(ProcessResumeTest, KilledRunRestartedWithTheSameCommandEndsBitForBit) {
   const std::string full = fresh_test_dir("process_full");
   fs::create_directories(full);
   const std::string full_log = full + "/stdout.txt";
+  const auto t0 = std::chrono::steady_clock::now();
   ASSERT_EQ(wait_for(start(command_line(full, data, false), full_log)), 0) << read_file(full_log);
+  // Kill points are drawn from the first 60% of a whole run's time, whatever this machine's
+  // speed (the first run also prepared the data, so this over-estimates a bit).
+  const int64_t window_us = std::max<int64_t>(
+      1000, std::chrono::duration_cast<std::chrono::microseconds>(
+                std::chrono::steady_clock::now() - t0)
+                    .count() *
+                6 / 10);
   const auto full_steps = step_losses(read_file(full_log));
   ASSERT_EQ(full_steps.size(), static_cast<size_t>(kSteps)) << read_file(full_log);
   const fs::path full_final = fs::path(full) / "checkpoint" / std::to_string(kSteps);
@@ -141,7 +150,7 @@ TEST(ProcessResumeTest, KilledRunRestartedWithTheSameCommandEndsBitForBit) {
       if (any_committed(ckpt)) break;
       std::this_thread::sleep_for(std::chrono::milliseconds(1));
     }
-    const int delay_us = static_cast<int>(rng() % 150000);
+    const int64_t delay_us = static_cast<int64_t>(rng() % static_cast<uint64_t>(window_us));
     if (!exited) {
       std::this_thread::sleep_for(std::chrono::microseconds(delay_us));
       ::kill(pid, SIGKILL);

@@ -16,6 +16,7 @@
 #include <functional>
 #include <vector>
 
+#include "bench/timing.h"
 #include "core/backend/cpu/openmp_policy.h"
 #include "core/ops.h"
 #include "core/random.h"
@@ -25,21 +26,10 @@
 #include "transforms/remat.h"
 
 namespace g = graft;
-using Clock = std::chrono::steady_clock;
 
 constexpr int64_t kB = 8, kT = 256, kH = 8, kKV = 4, kD = 64;
 
-// The fastest run: on a shared machine the other runs measure the neighbours.
-double best_ms(int repeats, const std::function<void()>& f) {
-  f();  // warm-up
-  std::vector<double> t;
-  for (int r = 0; r < repeats; ++r) {
-    auto s = Clock::now();
-    f();
-    t.push_back(std::chrono::duration<double, std::milli>(Clock::now() - s).count());
-  }
-  return *std::min_element(t.begin(), t.end());
-}
+using g::bench::best_ms;
 
 using Attn = std::function<g::Array(const g::Array&, const g::Array&, const g::Array&)>;
 

@@ -12,30 +12,19 @@
 #include <cstring>
 #include <vector>
 
+#include "bench/timing.h"
 #include "core/backend/cpu/parallel.h"
 #include "core/ops.h"
 #include "transforms/jit.h"
 
 namespace g = graft;
-using Clock = std::chrono::steady_clock;
 
-template <typename F>
-double median_ms(int repeats, F f) {
-  f();  // warm-up
-  std::vector<double> t;
-  for (int r = 0; r < repeats; ++r) {
-    auto s = Clock::now();
-    f();
-    t.push_back(std::chrono::duration<double, std::milli>(Clock::now() - s).count());
-  }
-  std::sort(t.begin(), t.end());
-  return t[t.size() / 2];
-}
+using graft::bench::median_ms;
 
 // 8 ops, two of them transcendental.
 g::Array chain(const g::Array& x) {
-  g::Array a = g::tanh(x * 1.5);     // mul, tanh
-  g::Array b = g::exp(-(a * x));     // mul, neg, exp
+  g::Array a = g::tanh(x * 1.5);    // mul, tanh
+  g::Array b = g::exp(-(a * x));    // mul, neg, exp
   return g::maximum(b - a, x) * x;  // sub, max, mul
 }
 
@@ -57,9 +46,10 @@ double in_cache_ms(F fn, int64_t n) {
   g::eval(x);
   auto j = g::jit(fn);
   constexpr int kCalls = 16;
-  return median_ms(5, [&] {
-           for (int c = 0; c < kCalls; ++c) j(x);
-         }) /
+  return median_ms(5,
+                   [&] {
+                     for (int c = 0; c < kCalls; ++c) j(x);
+                   }) /
          kCalls * static_cast<double>(n) / m;
 }
 

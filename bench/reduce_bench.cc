@@ -14,23 +14,13 @@
 #include <memory>
 #include <vector>
 
+#include "bench/timing.h"
 #include "core/backend/cpu/parallel.h"
 #include "core/ops.h"
 
 namespace g = graft;
-using Clock = std::chrono::steady_clock;
 
-double median_ms(int repeats, const std::function<void()>& f) {
-  f();  // warm up (page faults, thread pool)
-  std::vector<double> t;
-  for (int r = 0; r < repeats; ++r) {
-    auto s = Clock::now();
-    f();
-    t.push_back(std::chrono::duration<double, std::milli>(Clock::now() - s).count());
-  }
-  std::sort(t.begin(), t.end());
-  return t[t.size() / 2];
-}
+using graft::bench::median_ms;
 
 void report(const char* name, double bytes, double ms) {
   std::printf("%-44s %8.2f ms  %6.2f GB/s\n", name, ms, bytes / ms / 1e6);

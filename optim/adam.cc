@@ -11,12 +11,6 @@ Array bias_correction(const Array& moment, double decay, const Array& count) {
   return moment / astype(c, moment.dtype());
 }
 
-std::vector<Array> zeros_for(const FlatParams& p) {
-  std::vector<Array> z;
-  for (const Array& x : p.leaves) z.push_back(zeros_like(x));
-  return z;
-}
-
 }  // namespace
 
 GradientTransformation scale_by_adam(const ScaleByAdamOptions& o) {

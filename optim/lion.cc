@@ -9,9 +9,7 @@ GradientTransformation scale_by_lion(double b1, double b2) {
   return make_transformation(
       "scale_by_lion",
       [](const FlatParams& p) {
-        std::vector<Array> mu;
-        for (const Array& x : p.leaves) mu.push_back(zeros_like(x));
-        return Slots{{"count", {zero_count()}}, {"mu", mu}};
+        return Slots{{"count", {zero_count()}}, {"mu", zeros_for(p)}};
       },
       [b1, b2](const std::vector<Array>& updates, const Slots& state, const FlatParams&) {
         size_t n = updates.size();

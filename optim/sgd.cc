@@ -8,9 +8,7 @@ GradientTransformation trace(double decay, bool nesterov) {
   return make_transformation(
       "trace",
       [](const FlatParams& p) {
-        std::vector<Array> t;
-        for (const Array& x : p.leaves) t.push_back(zeros_like(x));
-        return Slots{{"trace", t}};
+        return Slots{{"trace", zeros_for(p)}};
       },
       [decay, nesterov](const std::vector<Array>& updates, const Slots& state, const FlatParams&) {
         const std::vector<Array>& t = slot(state, "trace", updates.size());

@@ -130,6 +130,12 @@ const std::vector<Array>& slot(const Slots& state, const std::string& name, size
 
 Array zero_count() { return zeros({}, DType::kI32); }
 
+std::vector<Array> zeros_for(const FlatParams& params) {
+  std::vector<Array> z;
+  for (const Array& x : params.leaves) z.push_back(zeros_like(x));
+  return z;
+}
+
 Array safe_increment(const Array& count) {
   Array max_value = full({}, static_cast<double>(INT32_MAX), DType::kI32);
   return where(count < max_value, count + full({}, 1, DType::kI32), max_value);

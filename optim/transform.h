@@ -129,5 +129,7 @@ const std::vector<Array>& slot(const Slots& state, const std::string& name, size
 Array safe_increment(const Array& count);
 // An i32 zero, the initial value of every step counter.
 Array zero_count();
+// One zero array per leaf (the initial value of a moment or momentum slot).
+std::vector<Array> zeros_for(const FlatParams& params);
 
 }  // namespace graft::optim

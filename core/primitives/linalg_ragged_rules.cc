@@ -27,16 +27,6 @@ Array add_valid(const Array& a, const Array& b) {
   return add(a, b);
 }
 
-// x with its batch axis at 0 (moved there, or broadcast when unbatched).
-Array batch_front(const Array& x, int dim, int64_t b) {
-  if (dim >= 0) return moveaxis(x, dim, 0);
-  Shape s = x.shape();
-  s.insert(s.begin(), b);
-  std::vector<int> bd(x.ndim());
-  for (int i = 0; i < x.ndim(); ++i) bd[i] = i + 1;
-  return broadcast_in_dim(x, s, bd);
-}
-
 // [B, g] group sizes -> [B * (g + 1)]: each member's sizes clamped like the kernel clamps
 // them (negative -> 0, ends capped at m), then a last group of the rows left over.
 Array folded_sizes(const Array& sizes, int64_t m) {
@@ -81,9 +71,9 @@ std::vector<Array> RaggedDot::vjp(const std::vector<Array>& primals, const std::
 
 Batched RaggedDot::vmap(const std::vector<Array>& args, const std::vector<int>& dims) const {
   const int64_t b = shape_rules::batch_size(args, dims);
-  Array lhs = batch_front(args[0], dims[0], b);
-  Array rhs = batch_front(args[1], dims[1], b);
-  Array sizes = batch_front(args[2], dims[2], b);
+  Array lhs = shape_rules::batch_to_front(args[0], dims[0], b);
+  Array rhs = shape_rules::batch_to_front(args[1], dims[1], b);
+  Array sizes = shape_rules::batch_to_front(args[2], dims[2], b);
   const int64_t m = lhs.shape()[1], k = lhs.shape()[2], g = sizes.shape()[1];
   Array fs = folded_sizes(sizes, m);
   Array fl = reshape(lhs, {b * m, k});

@@ -120,10 +120,10 @@ TEST(ProcessResumeTest, KilledRunRestartedWithTheSameCommandEndsBitForBit) {
   // Kill points are drawn from the first 60% of a whole run's time, whatever this machine's
   // speed (the first run also prepared the data, so this over-estimates a bit).
   const int64_t window_us = std::max<int64_t>(
-      1000, std::chrono::duration_cast<std::chrono::microseconds>(
-                std::chrono::steady_clock::now() - t0)
-                    .count() *
-                6 / 10);
+      1000,
+      std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - t0)
+              .count() *
+          6 / 10);
   const auto full_steps = step_losses(read_file(full_log));
   ASSERT_EQ(full_steps.size(), static_cast<size_t>(kSteps)) << read_file(full_log);
   const fs::path full_final = fs::path(full) / "checkpoint" / std::to_string(kSteps);
@@ -156,8 +156,8 @@ TEST(ProcessResumeTest, KilledRunRestartedWithTheSameCommandEndsBitForBit) {
       ::kill(pid, SIGKILL);
       status = wait_for(pid);
     }
-    SCOPED_TRACE("trial " + std::to_string(trial) + (async ? " async" : " sync") +
-                 ", killed " + std::to_string(delay_us) + " us after the first commit");
+    SCOPED_TRACE("trial " + std::to_string(trial) + (async ? " async" : " sync") + ", killed " +
+                 std::to_string(delay_us) + " us after the first commit");
     ASSERT_FALSE(WIFEXITED(status) && WEXITSTATUS(status) != 0)
         << read_file(dump + "/stdout_killed.txt");
 

@@ -1,5 +1,6 @@
 #include "core/buffer.h"
 
+#include <strings.h>
 #include <sys/mman.h>
 
 #include <cstdlib>
@@ -132,10 +133,15 @@ struct CloseAtExit {
 constexpr size_t kHugeMin = size_t{8} << 20;
 constexpr size_t kHugePage = size_t{2} << 20;
 
-// An on/off environment variable: unset -> fallback, "0" -> off, anything else -> on.
+// An on/off environment variable: unset or empty -> fallback; 0, false, off, no (any case)
+// -> off; anything else -> on.
 bool env_flag(const char* name, bool fallback) {
   const char* env = std::getenv(name);
-  return env == nullptr ? fallback : std::strcmp(env, "0") != 0;
+  if (env == nullptr || *env == '\0') return fallback;
+  for (const char* off : {"0", "false", "off", "no"}) {
+    if (strcasecmp(env, off) == 0) return false;
+  }
+  return true;
 }
 
 bool huge_pages_enabled() {

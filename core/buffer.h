@@ -8,7 +8,8 @@
 // blocks first, is emptied when an allocation fails (then retried) and at exit. Under
 // AddressSanitizer cached blocks are poisoned, so using a freed buffer is still reported.
 // Blocks of 8 MiB or more are 2 MiB-aligned, rounded to 2 MiB and marked for transparent huge
-// pages (madvise; GRAFT_HUGE_PAGES=0 turns this off): fewer TLB misses and page faults.
+// pages (madvise; GRAFT_HUGE_PAGES=0, false, off or no turns this off): fewer TLB misses and
+// page faults.
 // GRAFT_POISON_BUFFERS=1 (read at the first allocation) fills every new buffer with 0xFF
 // bytes, NaN as floats: a kernel reading memory it did not write then shows up as NaN.
 #pragma once

@@ -19,6 +19,24 @@ TEST(ParallelTest, CoversEveryIndexExactlyOnce) {
   }
 }
 
+// Chunks start at multiples of `align` and still cover every index once (the elementwise
+// kernels rely on it so that a value's bits do not depend on the thread count).
+TEST(ParallelTest, AlignedChunksStartAtMultiples) {
+  for (int64_t n : {1, 65, 1000, 100003, 300001}) {
+    std::vector<std::atomic<int>> hits(n);
+    std::atomic<int> chunks{0};
+    std::atomic<bool> misaligned{false};
+    parallel_for_aligned(n, 13, 64, [&](int64_t b, int64_t e) {
+      ++chunks;
+      if (b % 64 != 0) misaligned = true;
+      for (int64_t i = b; i < e; ++i) hits[i]++;
+    });
+    EXPECT_FALSE(misaligned.load()) << n;
+    if (n >= 1000 && num_threads() > 1) EXPECT_GT(chunks.load(), 1) << n;
+    for (int64_t i = 0; i < n; ++i) ASSERT_EQ(hits[i].load(), 1) << n << " " << i;
+  }
+}
+
 TEST(ParallelTest, NestedCallsRunAndExceptionsPropagate) {
   std::atomic<int64_t> total{0};
   parallel_for(64, 1, [&](int64_t b, int64_t e) {

@@ -70,6 +70,25 @@ TEST(FusionTest, ScalarBroadcastsAreAbsorbed) {
   EXPECT_EQ(p.instrs.size(), 1u) << print_program(p);
 }
 
+// Two chains that start apart (one from x, one from y) and meet in one op: one group, so no
+// intermediate of either chain is written to memory.
+TEST(FusionTest, ChainsThatMeetMergeIntoOneGroup) {
+  Program p = optimize(program_of(
+      [](const std::vector<Array>& x) {
+        Array a = abs(x[0] * 0.25f) - x[0];  // chain 1
+        Array b = exp(x[1]) + 2.0f;          // chain 2, started after chain 1
+        return std::vector<Array>{maximum(a, b) * x[0]};
+      },
+      {Aval{{4096}, DType::kF32, false}, Aval{{4096}, DType::kF32, false}}));
+  EXPECT_EQ(count(p, PrimitiveId::kFusedElementwise), 1) << print_program(p);
+  EXPECT_EQ(p.instrs.size(), 1u) << print_program(p);
+  auto fn = [](const Array& x, const Array& y) {
+    return maximum(abs(x * 0.25f) - x, exp(y) + 2.0f) * x;
+  };
+  Array x = random::normal(random::key(1), {4096}), y = random::normal(random::key(2), {4096});
+  EXPECT_EQ(jit(fn)(x, y).to_vector<float>(), fn(x, y).to_vector<float>());
+}
+
 TEST(FusionTest, SingleOpsAndOtherShapesStayUnfused) {
   Program p = optimize(program_of(
       [](const std::vector<Array>& x) {

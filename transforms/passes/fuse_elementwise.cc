@@ -3,7 +3,7 @@
 // loop without materializing intermediates.
 //
 // Greedy, in program order: a fusible instruction joins the open group that produced one of
-// its operands (same shape), else starts a group. A group closes (is emitted) when an
+// its operands (same shape), merging other open groups it reads, else starts a group. A group closes (is emitted) when an
 // instruction outside it reads one of its values, so the output program stays in topological
 // order; values read outside the group (or program outputs) become the group's outputs.
 // A broadcast_in_dim of a scalar feeding a group is read as a scalar operand instead.
@@ -115,6 +115,31 @@ struct Fuser {
     out.instrs.push_back(std::move(fused));
   }
 
+  // Moves group h's members into group g, keeping program order. Safe: both are open, so no
+  // instruction emitted so far reads their values, and the merged group is emitted later.
+  void merge(int h, int g) {
+    std::vector<std::pair<int, std::vector<int>>> all;
+    for (int k : {g, h}) {
+      for (size_t m = 0; m < groups[k].members.size(); ++m) {
+        all.emplace_back(groups[k].members[m], std::move(groups[k].args[m]));
+      }
+    }
+    std::sort(all.begin(), all.end(),
+              [](const auto& a, const auto& b) { return a.first < b.first; });
+    Group& into = groups[g];
+    into.members.clear();
+    into.args.clear();
+    for (auto& [i, args] : all) {
+      into.members.push_back(i);
+      into.args.push_back(std::move(args));
+      instr_group[i] = g;
+      group_of[p.instrs[i].out[0]] = g;
+    }
+    groups[h].members.clear();
+    groups[h].args.clear();
+    groups[h].open = false;
+  }
+
   void add(int i) {
     const Instr& instr = p.instrs[i];
     if (!fusible(instr)) {
@@ -130,10 +155,11 @@ struct Fuser {
     int g = -1;
     for (int v : args) {
       int h = group_of[v];
-      if (h >= 0 && groups[h].open && groups[h].shape == shape &&
-          groups[h].members.size() < kMaxSteps) {
+      if (h < 0 || h == g || !groups[h].open || groups[h].shape != shape) continue;
+      if (g < 0 && groups[h].members.size() < kMaxSteps) {
         g = h;
-        break;
+      } else if (g >= 0 && groups[g].members.size() + groups[h].members.size() < kMaxSteps) {
+        merge(h, g);  // two open chains meet: one loop, not one closed and one left alone
       }
     }
     for (int v : args) {

@@ -21,6 +21,7 @@ namespace {
 
 using P = PrimitiveId;
 constexpr int64_t kGrain = 1 << 15;
+constexpr int64_t kAlign = 64;  // chunk starts (see parallel_for_aligned)
 constexpr int64_t kBlock = 1024;  // f16/bf16 widening block
 
 template <typename T>
@@ -37,7 +38,7 @@ constexpr bool is_half_v = std::is_same_v<T, f16> || std::is_same_v<T, bf16>;
 // types U = T, or through f32 blocks for f16/bf16.
 template <typename T, typename F>
 void map_float(const T* in, T* out, int64_t n, F f) {
-  parallel_for(n, kGrain, [&](int64_t b, int64_t e) {
+  parallel_for_aligned(n, kGrain, kAlign, [&](int64_t b, int64_t e) {
     if constexpr (is_half_v<T>) {
       float tin[kBlock], tout[kBlock];
       for (int64_t s = b; s < e; s += kBlock) {
@@ -59,7 +60,7 @@ void map_xla_f32(const T* in, T* out, int64_t n, void (*fn)(const float*, float*
   if constexpr (std::is_same_v<T, double>) {
     map_float(in, out, n, f);
   } else {
-    parallel_for(n, kGrain, [&](int64_t b, int64_t e) {
+    parallel_for_aligned(n, kGrain, kAlign, [&](int64_t b, int64_t e) {
       if constexpr (is_half_v<T>) {
         float tmp[kBlock];
         for (int64_t s = b; s < e; s += kBlock) {
@@ -78,7 +79,7 @@ void map_xla_f32(const T* in, T* out, int64_t n, void (*fn)(const float*, float*
 // Scalar loop for ops that Eigen does not cover (or for integer types).
 template <typename T, typename R, typename F>
 void map_scalar(const T* in, R* out, int64_t n, F f) {
-  parallel_for(n, kGrain, [&](int64_t b, int64_t e) {
+  parallel_for_aligned(n, kGrain, kAlign, [&](int64_t b, int64_t e) {
     for (int64_t i = b; i < e; ++i) out[i] = f(in[i]);
   });
 }
@@ -111,7 +112,7 @@ void float_unary(Call& c, const T* x, T* y, int64_t n) {
       if constexpr (std::is_same_v<T, double>) {
         return map_float(x, y, n, [](const auto& a) { return a.exp(); });
       } else {
-        return parallel_for(n, kGrain, [&](int64_t b, int64_t e) {
+        return parallel_for_aligned(n, kGrain, kAlign, [&](int64_t b, int64_t e) {
           if constexpr (std::is_same_v<T, float>) {
             exp_f32(x + b, y + b, e - b);
           } else {
@@ -232,7 +233,7 @@ void unary_kernel(Call& c) {
 
 template <typename T, typename R, typename F>
 void zip(const T* a, const T* b, R* out, int64_t n, F f) {
-  parallel_for(n, kGrain, [&](int64_t s, int64_t e) {
+  parallel_for_aligned(n, kGrain, kAlign, [&](int64_t s, int64_t e) {
     for (int64_t i = s; i < e; ++i) out[i] = f(a[i], b[i]);
   });
 }
@@ -286,7 +287,7 @@ void binary_kernel_typed(Call& c) {
     if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
       // Vectorized paths for the hot arithmetic.
       auto vec = [&](auto f) {
-        parallel_for(n, kGrain, [&](int64_t s, int64_t e) {
+        parallel_for_aligned(n, kGrain, kAlign, [&](int64_t s, int64_t e) {
           Map<T>(out + s, e - s) = f(CMap<T>(a + s, e - s), CMap<T>(b + s, e - s));
         });
       };
@@ -391,7 +392,7 @@ void select_kernel(Call& c) {
   const char* f = static_cast<const char*>(c.in_raw(1));
   const char* t = static_cast<const char*>(c.in_raw(2));
   char* out = c.out<char>();
-  parallel_for(n, kGrain, [&](int64_t s, int64_t e) {
+  parallel_for_aligned(n, kGrain, kAlign, [&](int64_t s, int64_t e) {
     for (int64_t i = s; i < e; ++i) {
       std::memcpy(out + i * width, (pred[i] ? t : f) + i * width, width);
     }

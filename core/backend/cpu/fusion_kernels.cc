@@ -3,7 +3,8 @@
 // per-thread tile buffers that stay in L1 (f32 for f16/bf16, rounded after each step as the
 // unfused ops round), writing only the group's outputs. f32/f64/bool inputs are read in place
 // and f32/f64/bool outputs are written in place, so a chain of ops costs one read of its
-// inputs and one write of its outputs. Steps: fusion_kernels_steps.cc.
+// inputs and one write of its outputs. Steps: fusion_kernels_steps.cc. Groups of f32 steps
+// run as compiled loops instead (fusion_codegen.cc: intermediates stay in registers).
 #include "core/backend/cpu/fusion_kernels.h"
 
 #include <absl/container/inlined_vector.h>
@@ -13,6 +14,7 @@
 #include <cstring>
 #include <new>
 
+#include "core/backend/cpu/fusion_codegen.h"
 #include "core/backend/cpu/kernel.h"
 #include "core/backend/cpu/parallel.h"
 #include "core/error.h"
@@ -150,8 +152,8 @@ void fused_kernel(Call& c) {
     for (char* o : outs) in.aliased = in.aliased || o == in.data;
   }
   const int64_t tiles = (n + kTile - 1) / kTile;
-  auto run_tiles = [&](int64_t first, int64_t last) {
-    const int64_t begin = first * kTile, end = std::min(n, last * kTile);
+  // Elements [begin, end) through the tile interpreter; begin is a multiple of 8.
+  auto interpret = [&](int64_t begin, int64_t end) {
     // Slot stride in doubles (8 bytes per element fits every kind), 64-byte aligned.
     const int64_t stride = std::min(kTile, (end - begin + 7) / 8 * 8);
     Scratch scratch(static_cast<size_t>(n_slots) * stride);
@@ -196,6 +198,28 @@ void fused_kernel(Call& c) {
         }
       }
     }
+  };
+  // A compiled loop (fusion_codegen) takes whole blocks; the array's last few elements, if
+  // any, go through the interpreter.
+  const fusion::CompiledGroup* compiled = nullptr;
+  if (fusion::codegen_wanted(n)) {
+    std::vector<bool> scalar(n_in);
+    for (int i = 0; i < n_in; ++i) scalar[i] = ins[i].scalar;
+    compiled = fusion::compiled_group(f, scalar);
+  }
+  absl::InlinedVector<const void*, 16> in_data(n_in);
+  for (int i = 0; i < n_in; ++i) in_data[i] = ins[i].data;
+  auto run_tiles = [&](int64_t first, int64_t last) {
+    int64_t begin = first * kTile;
+    const int64_t end = std::min(n, last * kTile);
+    if (compiled != nullptr) {
+      const int64_t stop = begin + (end - begin) / compiled->block * compiled->block;
+      compiled->loop(in_data.data(), reinterpret_cast<void* const*>(outs.data()), begin, stop,
+                     steps.data());
+      fusion::rethrow_step_error();
+      begin = stop;
+    }
+    if (begin < end) interpret(begin, end);
   };
   if (tiles <= kGrainTiles) {
     run_tiles(0, tiles);  // small: no thread pool, no std::function

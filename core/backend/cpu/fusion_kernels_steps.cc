@@ -322,28 +322,78 @@ void convert_from(Kind from, const void* x, D* y, int64_t n) {
 
 }  // namespace
 
+bool f32_step_supported(P id, int num_args) {
+  if (num_args == 1) {
+    switch (id) {  // unary_float's cases
+      case P::kNeg:
+      case P::kAbs:
+      case P::kSign:
+      case P::kSquare:
+      case P::kExp:
+      case P::kExpm1:
+      case P::kSqrt:
+      case P::kRsqrt:
+      case P::kSin:
+      case P::kCos:
+      case P::kTanh:
+      case P::kLogistic:
+      case P::kFloor:
+      case P::kCeil:
+      case P::kRound:
+      case P::kLog:
+      case P::kLog1p:
+      case P::kErf:
+      case P::kErfInv:
+        return true;
+      default:
+        return false;
+    }
+  }
+  if (num_args == 2) {
+    switch (id) {  // binary_float's cases
+      case P::kAdd:
+      case P::kSub:
+      case P::kMul:
+      case P::kDiv:
+      case P::kRem:
+      case P::kPow:
+      case P::kMax:
+      case P::kMin:
+        return true;
+      default:
+        return false;
+    }
+  }
+  return false;
+}
+
+void run_step_f32(const FusedStep& s, const float* a, const float* b, float* y, int64_t n) {
+  // Vectorized f32 paths cover whole packets; the rest (the array's last few elements) goes
+  // through the generic code, as the unfused kernels' scalar tails do.
+  P id = s.prim->id();
+  if (s.args.size() == 1) {
+    int64_t done = unary_f32_packets(id, a, y, n);
+    if (done < n) unary_float(id, a + done, y + done, n - done);
+  } else {
+    int64_t done = binary_f32_packets(id, a, b, y, n);
+    if (done < n) binary_float(id, a + done, b + done, y + done, n - done);
+  }
+}
+
 void run_step(const FusedStep& s, const Kind* kinds, void* const* ptr, void* dst, Kind kind,
               int64_t n) {
   P id = s.prim->id();
   auto arg = [&](int i) { return ptr[s.args[i]]; };
   Kind in_kind = kinds[s.args[0]];
   if (kind == Kind::kF32 && in_kind == Kind::kF32) {
-    // Vectorized f32 paths cover whole packets; the rest (the array's last few elements)
-    // goes through the generic code below, as the unfused kernels' scalar tails do.
-    auto* y = static_cast<float*>(dst);
     if (s.args.size() == 1 && id != P::kConvertElementType) {
       auto* x = static_cast<const float*>(arg(0));
-      int64_t done = unary_f32_packets(id, x, y, n);
-      if (done < n) unary_float(id, x + done, y + done, n - done);
-      return;
+      return run_step_f32(s, x, nullptr, static_cast<float*>(dst), n);
     }
     if (s.args.size() == 2 && kinds[s.args[1]] == Kind::kF32 &&
         !static_cast<const Binary&>(*s.prim).is_comparison()) {
-      auto* a = static_cast<const float*>(arg(0));
-      auto* b = static_cast<const float*>(arg(1));
-      int64_t done = binary_f32_packets(id, a, b, y, n);
-      if (done < n) binary_float(id, a + done, b + done, y + done, n - done);
-      return;
+      return run_step_f32(s, static_cast<const float*>(arg(0)), static_cast<const float*>(arg(1)),
+                          static_cast<float*>(dst), n);
     }
   }
   if (id == P::kConvertElementType) {

@@ -111,8 +111,14 @@ Pool& pool() {
 int num_threads() { return pool().size(); }
 
 void parallel_for(int64_t n, int64_t grain, const std::function<void(int64_t, int64_t)>& fn) {
+  parallel_for_aligned(n, grain, 1, fn);
+}
+
+void parallel_for_aligned(int64_t n, int64_t grain, int64_t align,
+                          const std::function<void(int64_t, int64_t)>& fn) {
   if (n <= 0) return;
   grain = std::max<int64_t>(grain, 1);
+  align = std::max<int64_t>(align, 1);
   int64_t max_chunks = (n + grain - 1) / grain;
   int64_t chunks = std::min<int64_t>(max_chunks, in_parallel_region ? 1 : num_threads());
   if (chunks <= 1) {
@@ -120,6 +126,7 @@ void parallel_for(int64_t n, int64_t grain, const std::function<void(int64_t, in
     return;
   }
   int64_t step = (n + chunks - 1) / chunks;
+  step = (step + align - 1) / align * align;
   pool().run(chunks, [&](int64_t c) {
     int64_t begin = c * step;
     int64_t end = std::min(n, begin + step);

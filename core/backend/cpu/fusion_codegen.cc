@@ -1,0 +1,359 @@
+// fused_elementwise groups compiled to native loops with LLVM's ORC JIT (see the header).
+//
+// The loop works on blocks of 4 vector registers (64 f32 with AVX-512, 32 with AVX2) as one
+// LLVM vector value, which instruction selection splits into registers: per block it loads
+// each input once, applies the steps in order and stores the outputs. Steps emitted inline are
+// exact IEEE operations written as the interpreter's Eigen packets compute them (max/min
+// propagate a NaN first operand, sign of NaN is NaN), and LLVM does not contract a mul and an
+// add into an FMA without fast-math flags, so compiled and interpreted groups give the same
+// bits; the rest call run_step_f32 on the block.
+#include "core/backend/cpu/fusion_codegen.h"
+
+#include <llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h>
+#include <llvm/ExecutionEngine/Orc/LLJIT.h>
+#include <llvm/ExecutionEngine/Orc/ThreadSafeModule.h>
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/Intrinsics.h>
+#include <llvm/IR/LLVMContext.h>
+#include <llvm/IR/Module.h>
+#include <llvm/IR/Verifier.h>
+#include <llvm/Support/Host.h>
+#include <llvm/Support/TargetSelect.h>
+#include <strings.h>
+
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <exception>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+
+#include "absl/strings/str_cat.h"
+#include "core/backend/cpu/fusion_kernels.h"
+#include "core/primitives/elementwise.h"
+
+namespace graft::cpu::fusion {
+namespace {
+
+using P = PrimitiveId;
+
+Codegen mode_from_env() {
+  const char* env = std::getenv("GRAFT_FUSION_CODEGEN");
+  if (env == nullptr || *env == '\0' || strcasecmp(env, "auto") == 0) return Codegen::kAuto;
+  if (strcasecmp(env, "always") == 0) return Codegen::kAlways;
+  for (const char* off : {"0", "false", "off", "no"}) {
+    if (strcasecmp(env, off) == 0) return Codegen::kOff;
+  }
+  std::fprintf(stderr, "graft: GRAFT_FUSION_CODEGEN=%s is not auto, always or off; using auto\n",
+               env);
+  return Codegen::kAuto;
+}
+
+std::atomic<Codegen>& mode() {
+  static std::atomic<Codegen> m{mode_from_env()};
+  return m;
+}
+
+// Steps written as LLVM instructions; every other supported f32 step calls run_step_f32 (sqrt
+// too: Eigen's packet sqrt is not the correctly rounded one).
+bool emitted_inline(P id) {
+  switch (id) {
+    case P::kAdd:
+    case P::kSub:
+    case P::kMul:
+    case P::kDiv:
+    case P::kMax:
+    case P::kMin:
+    case P::kNeg:
+    case P::kSquare:
+    case P::kAbs:
+    case P::kSign:
+    case P::kFloor:
+    case P::kCeil:
+    case P::kRound:
+      return true;
+    default:
+      return false;
+  }
+}
+
+bool compilable(const FusedElementwise& f) {
+  for (const Aval& a : f.in_avals()) {
+    if (a.dtype != DType::kF32) return false;
+  }
+  for (const FusedStep& s : f.steps()) {
+    if (s.aval.dtype != DType::kF32) return false;
+    if (!f32_step_supported(s.prim->id(), static_cast<int>(s.args.size()))) return false;
+  }
+  return true;
+}
+
+thread_local std::exception_ptr step_error;
+
+// What a compiled loop calls for a step it does not emit inline. Never throws into the loop.
+void call_step(const void* step, const float* a, const float* b, float* y, int64_t n) noexcept {
+  try {
+    run_step_f32(*static_cast<const FusedStep*>(step), a, b, y, n);
+  } catch (...) {
+    if (!step_error) step_error = std::current_exception();
+  }
+}
+
+// The process's JIT; nullptr when LLVM cannot target this machine.
+struct Jit {
+  std::unique_ptr<llvm::orc::LLJIT> jit;
+  int64_t block = 0;
+};
+
+Jit* make_jit() {
+  llvm::InitializeNativeTarget();
+  llvm::InitializeNativeTargetAsmPrinter();
+  auto jtmb = llvm::orc::JITTargetMachineBuilder::detectHost();
+  if (!jtmb) {
+    llvm::consumeError(jtmb.takeError());
+    return nullptr;
+  }
+  jtmb->setCodeGenOptLevel(llvm::CodeGenOpt::Default);
+  llvm::StringMap<bool> features;
+  llvm::sys::getHostCPUFeatures(features);
+  auto jit = llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(std::move(*jtmb)).create();
+  if (!jit) {
+    llvm::consumeError(jit.takeError());
+    return nullptr;
+  }
+  auto* j = new Jit;  // lives as long as the process: compiled loops may run until exit
+  j->jit = std::move(*jit);
+  j->block = features.lookup("avx512f") ? 64 : 32;
+  return j;
+}
+
+Jit* jit() {
+  static Jit* j = make_jit();
+  return j;
+}
+
+std::string key_of(const FusedElementwise& f, const std::vector<bool>& scalar) {
+  std::string k = absl::StrCat(f.in_avals().size(), ":");
+  for (bool s : scalar) k += s ? 's' : 'a';
+  for (const FusedStep& s : f.steps()) {
+    absl::StrAppend(&k, ";", static_cast<int>(s.prim->id()));
+    for (int a : s.args) absl::StrAppend(&k, ",", a);
+  }
+  k += "|";
+  for (int o : f.outputs()) absl::StrAppend(&k, o, ",");
+  return k;
+}
+
+// Emits one step on block values.
+class StepEmitter {
+ public:
+  StepEmitter(llvm::IRBuilder<>& b, llvm::VectorType* vt, llvm::Value* steps,
+              llvm::AllocaInst* const* bufs)
+      : b_(b), vt_(vt), steps_(steps), bufs_(bufs) {}
+
+  llvm::Value* emit(const FusedStep& s, int k, llvm::Value* u, llvm::Value* v) {
+    P id = s.prim->id();
+    if (!emitted_inline(id)) return call(s, k, u, v);
+    switch (id) {
+      case P::kAdd:
+        return b_.CreateFAdd(u, v);
+      case P::kSub:
+        return b_.CreateFSub(u, v);
+      case P::kMul:
+        return b_.CreateFMul(u, v);
+      case P::kDiv:
+        return b_.CreateFDiv(u, v);
+      case P::kMax:  // isnan(u) || v < u ? u : v
+        return b_.CreateSelect(b_.CreateOr(b_.CreateFCmpOLT(v, u), b_.CreateFCmpUNO(u, u)), u, v);
+      case P::kMin:  // isnan(u) || u < v ? u : v
+        return b_.CreateSelect(b_.CreateOr(b_.CreateFCmpOLT(u, v), b_.CreateFCmpUNO(u, u)), u, v);
+      case P::kNeg:
+        return b_.CreateFNeg(u);
+      case P::kSquare:
+        return b_.CreateFMul(u, u);
+      case P::kAbs:
+        return b_.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, u);
+      case P::kFloor:
+        return b_.CreateUnaryIntrinsic(llvm::Intrinsic::floor, u);
+      case P::kCeil:
+        return b_.CreateUnaryIntrinsic(llvm::Intrinsic::ceil, u);
+      case P::kRound:  // to nearest even, as rint
+        return b_.CreateUnaryIntrinsic(llvm::Intrinsic::rint, u);
+      case P::kSign: {  // isnan(u) ? u : u > 0 ? 1 : u < 0 ? -1 : 0
+        llvm::Value* zero = llvm::ConstantFP::get(vt_, 0.0);
+        llvm::Value* s1 =
+            b_.CreateSelect(b_.CreateFCmpOLT(u, zero), llvm::ConstantFP::get(vt_, -1.0), zero);
+        llvm::Value* s2 =
+            b_.CreateSelect(b_.CreateFCmpOGT(u, zero), llvm::ConstantFP::get(vt_, 1.0), s1);
+        return b_.CreateSelect(b_.CreateFCmpUNO(u, u), u, s2);
+      }
+      default:
+        return call(s, k, u, v);
+    }
+  }
+
+ private:
+  // Stores the operands to stack blocks, calls call_step on step k, loads its result.
+  llvm::Value* call(const FusedStep& s, int k, llvm::Value* u, llvm::Value* v) {
+    llvm::Type* f32p = b_.getFloatTy()->getPointerTo();
+    llvm::Type* i8p = b_.getInt8PtrTy();
+    auto* fty =
+        llvm::FunctionType::get(b_.getVoidTy(), {i8p, f32p, f32p, f32p, b_.getInt64Ty()}, false);
+    llvm::Value* fn =
+        b_.CreateIntToPtr(b_.getInt64(reinterpret_cast<uint64_t>(&call_step)), fty->getPointerTo());
+    const llvm::Align align(64);
+    b_.CreateAlignedStore(u, bufs_[0], align);
+    if (v != nullptr) b_.CreateAlignedStore(v, bufs_[1], align);
+    llvm::Value* step = b_.CreateConstGEP1_64(b_.getInt8Ty(), steps_, k * sizeof(FusedStep));
+    auto ptr = [&](int i) { return b_.CreateBitCast(bufs_[i], f32p); };
+    const auto lanes =
+        static_cast<uint64_t>(llvm::cast<llvm::FixedVectorType>(vt_)->getNumElements());
+    b_.CreateCall(fty, fn, {step, ptr(0), ptr(1), ptr(2), b_.getInt64(lanes)});
+    (void)s;
+    return b_.CreateAlignedLoad(vt_, bufs_[2], align);
+  }
+
+  llvm::IRBuilder<>& b_;
+  llvm::VectorType* vt_;
+  llvm::Value* steps_;
+  llvm::AllocaInst* const* bufs_;
+};
+
+// Builds the loop's module: void name(i8** ins, i8** outs, i64 begin, i64 end, i8* steps).
+std::unique_ptr<llvm::Module> build(llvm::LLVMContext& ctx, const llvm::DataLayout& layout,
+                                    const std::string& name, int64_t block,
+                                    const FusedElementwise& f, const std::vector<bool>& scalar) {
+  auto mod = std::make_unique<llvm::Module>("graft_fused", ctx);
+  mod->setDataLayout(layout);
+  llvm::IRBuilder<> b(ctx);
+  llvm::Type* f32 = b.getFloatTy();
+  llvm::Type* f32p = f32->getPointerTo();
+  llvm::Type* i8p = b.getInt8PtrTy();
+  llvm::Type* i64 = b.getInt64Ty();
+  auto* vt = llvm::FixedVectorType::get(f32, static_cast<unsigned>(block));
+  auto* fty = llvm::FunctionType::get(
+      b.getVoidTy(), {i8p->getPointerTo(), i8p->getPointerTo(), i64, i64, i8p}, false);
+  auto* fn = llvm::Function::Create(fty, llvm::Function::ExternalLinkage, name, mod.get());
+  fn->addFnAttr(llvm::Attribute::NoUnwind);
+  llvm::Value* ins = fn->getArg(0);
+  llvm::Value* outs = fn->getArg(1);
+  llvm::Value* begin = fn->getArg(2);
+  llvm::Value* end = fn->getArg(3);
+  llvm::Value* steps = fn->getArg(4);
+
+  auto* entry = llvm::BasicBlock::Create(ctx, "entry", fn);
+  auto* loop = llvm::BasicBlock::Create(ctx, "loop", fn);
+  auto* done = llvm::BasicBlock::Create(ctx, "done", fn);
+  b.SetInsertPoint(entry);
+  const int n_in = static_cast<int>(f.in_avals().size());
+  auto base = [&](llvm::Value* table, int i) {
+    llvm::Value* p = b.CreateLoad(i8p, b.CreateConstGEP1_64(i8p, table, i));
+    return b.CreateBitCast(p, f32p);
+  };
+  std::vector<llvm::Value*> in_base(n_in), out_base;
+  for (int i = 0; i < n_in; ++i) {
+    in_base[i] = base(ins, i);
+    // A broadcast scalar: one splat before the loop.
+    if (scalar[i])
+      in_base[i] = b.CreateVectorSplat(vt->getNumElements(), b.CreateLoad(f32, in_base[i]));
+  }
+  for (size_t o = 0; o < f.outputs().size(); ++o)
+    out_base.push_back(base(outs, static_cast<int>(o)));
+  llvm::AllocaInst* bufs[3];
+  for (auto*& buf : bufs) {
+    buf = b.CreateAlloca(vt);
+    buf->setAlignment(llvm::Align(64));
+  }
+  b.CreateCondBr(b.CreateICmpSLT(begin, end), loop, done);
+
+  b.SetInsertPoint(loop);
+  llvm::PHINode* i = b.CreatePHI(i64, 2);
+  i->addIncoming(begin, entry);
+  auto at = [&](llvm::Value* p) {
+    return b.CreateBitCast(b.CreateGEP(f32, p, i), vt->getPointerTo());
+  };
+  const llvm::Align elem(4);
+  std::vector<llvm::Value*> slot(n_in + f.steps().size());
+  for (int s = 0; s < n_in; ++s) {  // every load before any store: outputs may alias inputs
+    slot[s] = scalar[s] ? in_base[s] : b.CreateAlignedLoad(vt, at(in_base[s]), elem);
+  }
+  StepEmitter emitter(b, vt, steps, bufs);
+  for (size_t k = 0; k < f.steps().size(); ++k) {
+    const FusedStep& s = f.steps()[k];
+    llvm::Value* u = slot[s.args[0]];
+    llvm::Value* v = s.args.size() > 1 ? slot[s.args[1]] : nullptr;
+    slot[n_in + k] = emitter.emit(s, static_cast<int>(k), u, v);
+  }
+  for (size_t o = 0; o < f.outputs().size(); ++o) {
+    b.CreateAlignedStore(slot[f.outputs()[o]], at(out_base[o]), elem);
+  }
+  llvm::Value* next = b.CreateAdd(i, b.getInt64(block));
+  i->addIncoming(next, loop);
+  b.CreateCondBr(b.CreateICmpSLT(next, end), loop, done);
+  b.SetInsertPoint(done);
+  b.CreateRetVoid();
+  if (llvm::verifyFunction(*fn, &llvm::errs())) return nullptr;
+  return mod;
+}
+
+std::unique_ptr<CompiledGroup> compile(Jit& j, const std::string& name, const FusedElementwise& f,
+                                       const std::vector<bool>& scalar) {
+  auto ctx = std::make_unique<llvm::LLVMContext>();
+  std::unique_ptr<llvm::Module> mod = build(*ctx, j.jit->getDataLayout(), name, j.block, f, scalar);
+  if (mod == nullptr) return nullptr;
+  if (llvm::Error e =
+          j.jit->addIRModule(llvm::orc::ThreadSafeModule(std::move(mod), std::move(ctx)))) {
+    llvm::consumeError(std::move(e));
+    return nullptr;
+  }
+  auto sym = j.jit->lookup(name);
+  if (!sym) {
+    llvm::consumeError(sym.takeError());
+    return nullptr;
+  }
+  auto c = std::make_unique<CompiledGroup>();
+  c->loop = reinterpret_cast<CompiledLoop>(static_cast<uintptr_t>(sym->getAddress()));
+  c->block = j.block;
+  return c;
+}
+
+}  // namespace
+
+bool codegen_wanted(int64_t n) {
+  switch (mode().load(std::memory_order_relaxed)) {
+    case Codegen::kOff:
+      return false;
+    case Codegen::kAlways:
+      return true;
+    case Codegen::kAuto:
+      return n >= kCodegenMinElements;
+  }
+  return false;
+}
+
+void set_codegen(Codegen m) { mode().store(m); }
+
+const CompiledGroup* compiled_group(const FusedElementwise& f, const std::vector<bool>& scalar) {
+  if (!compilable(f)) return nullptr;
+  // Distinct structures seen by a process are few; past this many, new ones are interpreted.
+  constexpr size_t kMaxLoops = 4096;
+  static std::mutex mu;
+  static auto* cache = new std::unordered_map<std::string, std::unique_ptr<CompiledGroup>>;
+  std::string key = key_of(f, scalar);
+  std::lock_guard<std::mutex> lock(mu);
+  auto it = cache->find(key);
+  if (it != cache->end()) return it->second.get();
+  if (cache->size() >= kMaxLoops) return nullptr;
+  Jit* j = jit();
+  std::unique_ptr<CompiledGroup> c;
+  if (j != nullptr) c = compile(*j, absl::StrCat("graft_fused_", cache->size()), f, scalar);
+  return cache->emplace(std::move(key), std::move(c)).first->second.get();  // null: interpret
+}
+
+void rethrow_step_error() {
+  if (step_error) std::rethrow_exception(std::exchange(step_error, nullptr));
+}
+
+}  // namespace graft::cpu::fusion

@@ -1,0 +1,48 @@
+// Native code for fused_elementwise groups of f32 steps: LLVM's ORC JIT compiles a group into
+// one loop that loads each input once, keeps every intermediate in vector registers and
+// stores only the outputs (the tile interpreter in fusion_kernels.cc moves each step's values
+// through L1). Cheap exact ops (add, sub, mul, div, neg, square, abs, sign, max, min,
+// floor, ceil, round) are emitted inline; transcendentals call run_step_f32 on a block held
+// on the stack, so every element gets the interpreter's bits.
+//
+// GRAFT_FUSION_CODEGEN: "auto" (default: groups of at least kCodegenMinElements elements),
+// "always" (every size: tests), or 0 / false / off / no (never).
+#pragma once
+
+#include <cstdint>
+
+#include "core/primitives/fusion.h"
+
+namespace graft::cpu::fusion {
+
+constexpr int64_t kCodegenMinElements = 16384;
+
+// Processes elements [begin, end) of the group: ins[i] is input i's data (a rank-0 input's
+// single value), outs[o] output o's buffer; begin and end are multiples of `block` counted
+// from the array's start. An output may share its buffer with an input (donation): a block's
+// inputs are all loaded before its outputs are stored.
+using CompiledLoop = void (*)(const void* const* ins, void* const* outs, int64_t begin, int64_t end,
+                              const FusedStep* steps);
+
+struct CompiledGroup {
+  CompiledLoop loop = nullptr;
+  int64_t block = 0;  // elements per iteration: a multiple of every packet width
+};
+
+enum class Codegen { kOff, kAuto, kAlways };
+
+// Whether compiled loops run on groups of n elements: GRAFT_FUSION_CODEGEN, or the last
+// set_codegen (benchmarks compare both paths in one run).
+bool codegen_wanted(int64_t n);
+void set_codegen(Codegen mode);
+
+// The compiled loop for `f` with inputs `scalar` (bit i: input i is rank 0 and broadcast),
+// from a process-wide cache keyed by the group's structure; nullptr when a slot is not f32,
+// a step has no f32 path, or LLVM could not compile it (the interpreter runs instead).
+const CompiledGroup* compiled_group(const FusedElementwise& f, const std::vector<bool>& scalar);
+
+// Rethrows an error that a transcendental step raised inside a compiled loop on this thread
+// (the loop itself cannot unwind); call after each loop.
+void rethrow_step_error();
+
+}  // namespace graft::cpu::fusion

@@ -1,0 +1,215 @@
+// Fused groups compiled to native loops (core/backend/cpu/fusion_codegen.cc), run with
+// GRAFT_FUSION_CODEGEN=always (BUILD.bazel) so that every size compiles: each f32 op the code
+// generator handles (inline or through a call) equals eager bit for bit on special and random
+// values, on sizes with and without a tail and over many threads; broadcast scalars, several
+// outputs and a donated input whose buffer the output reuses; groups it does not handle fall
+// back to the interpreter.
+#include "core/backend/cpu/fusion_codegen.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <functional>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "core/ops.h"
+#include "core/primitives/fusion.h"
+#include "core/random.h"
+#include "gtest/gtest.h"
+#include "transforms/jit.h"
+#include "transforms/passes/passes.h"
+
+namespace graft {
+namespace {
+
+// Special values first (NaN, infinities, signed zeros, exp's subnormal and overflow range,
+// tanh's clamp, ties for round), then normal random values scaled to [-12, 12].
+std::vector<float> values(int64_t n, uint32_t seed) {
+  const float inf = std::numeric_limits<float>::infinity(), nan = std::nanf("");
+  std::vector<float> v = {nan,    1.0f,    -inf,   inf,   -0.0f,  0.0f,   -88.0f,  -100.0f, -87.5f,
+                          89.0f,  1e-5f,   -3e-4f, 9.0f,  -9.0f,  0.5f,   -0.5f,   2.5f,    -1.5f,
+                          1e-38f, -1e-39f, 3.0f,   1e30f, -1e30f, 0.999f, -0.999f, 7.9f};
+  std::vector<float> r = (random::normal(random::key(seed), {n}) * 4.0f).to_vector<float>();
+  for (int64_t i = static_cast<int64_t>(v.size()); i < n; ++i) v.push_back(r[i]);
+  v.resize(n);
+  return v;
+}
+
+bool same_bits(float a, float b) {
+  if (std::isnan(a) && std::isnan(b)) return true;
+  uint32_t x, y;
+  std::memcpy(&x, &a, 4);
+  std::memcpy(&y, &b, 4);
+  return x == y;
+}
+
+void expect_bitwise(const Array& got, const Array& want, const std::string& what) {
+  ASSERT_EQ(got.shape(), want.shape()) << what;
+  auto g = got.to_vector<float>(), w = want.to_vector<float>();
+  int bad = 0;
+  for (size_t i = 0; i < g.size() && bad < 5; ++i) {
+    if (!same_bits(g[i], w[i])) {
+      ++bad;
+      ADD_FAILURE() << what << ": element " << i << " jit " << g[i] << " eager " << w[i];
+    }
+  }
+}
+
+using Unary = std::function<Array(const Array&)>;
+using Binary = std::function<Array(const Array&, const Array&)>;
+
+struct Named {
+  const char* name;
+  Unary op;
+};
+
+// Every unary f32 op the code generator accepts (inline: neg abs sign square floor ceil
+// round; called: the rest).
+std::vector<Named> unary_ops() {
+  return {{"neg", [](const Array& x) { return -x; }},
+          {"abs", [](const Array& x) { return abs(x); }},
+          {"sign", [](const Array& x) { return sign(x); }},
+          {"square", [](const Array& x) { return square(x); }},
+          {"sqrt", [](const Array& x) { return sqrt(x); }},
+          {"floor", [](const Array& x) { return floor(x); }},
+          {"ceil", [](const Array& x) { return ceil(x); }},
+          {"round", [](const Array& x) { return round(x); }},
+          {"exp", [](const Array& x) { return exp(x); }},
+          {"expm1", [](const Array& x) { return expm1(x); }},
+          {"rsqrt", [](const Array& x) { return rsqrt(x); }},
+          {"sin", [](const Array& x) { return sin(x); }},
+          {"cos", [](const Array& x) { return cos(x); }},
+          {"tanh", [](const Array& x) { return tanh(x); }},
+          {"logistic", [](const Array& x) { return sigmoid(x); }},
+          {"log", [](const Array& x) { return log(x); }},
+          {"log1p", [](const Array& x) { return log1p(x); }},
+          {"erf", [](const Array& x) { return erf(x); }},
+          {"erf_inv", [](const Array& x) { return erf_inv(x * 0.08f); }}};
+}
+
+std::vector<std::pair<const char*, Binary>> binary_ops() {
+  return {{"add", [](const Array& a, const Array& b) { return a + b; }},
+          {"sub", [](const Array& a, const Array& b) { return a - b; }},
+          {"mul", [](const Array& a, const Array& b) { return a * b; }},
+          {"div", [](const Array& a, const Array& b) { return a / b; }},
+          {"max", [](const Array& a, const Array& b) { return maximum(a, b); }},
+          {"min", [](const Array& a, const Array& b) { return minimum(a, b); }},
+          {"rem", [](const Array& a, const Array& b) { return remainder(a, b); }},
+          {"pow", [](const Array& a, const Array& b) { return power(a, b); }}};
+}
+
+// 64 and 32 are the block sizes (AVX-512, AVX2): sizes below, at and off multiples of both,
+// and one that runs on many threads.
+const int64_t kSizes[] = {5, 64, 1037, 300001};
+
+TEST(FusionCodegenTest, UnaryOpsEqualEagerBitForBit) {
+  ASSERT_TRUE(cpu::fusion::codegen_wanted(1)) << "the test runs with GRAFT_FUSION_CODEGEN=always";
+  for (const Named& u : unary_ops()) {
+    // Two more steps around the op, so that it is fused, and it reads an intermediate.
+    auto fn = [&](const Array& x, const Array& y) { return u.op(x * y) + y; };
+    auto j = jit(fn);
+    for (int64_t n : kSizes) {
+      Array x = array<float>(values(n, 1), Shape{n});
+      Array y = array<float>(values(n, 2), Shape{n});
+      std::vector<float> ys = y.to_vector<float>();
+      std::reverse(ys.begin(), ys.end());  // pair special values with other values
+      y = array<float>(ys, Shape{n});
+      expect_bitwise(j(x, y), fn(x, y), std::string(u.name) + " n=" + std::to_string(n));
+    }
+  }
+}
+
+TEST(FusionCodegenTest, BinaryOpsEqualEagerBitForBit) {
+  for (const auto& [name, op] : binary_ops()) {
+    auto fn = [&](const Array& x, const Array& y) { return op(x - 0.25f, y) * 2.0f; };
+    auto j = jit(fn);
+    for (int64_t n : kSizes) {
+      Array x = array<float>(values(n, 3), Shape{n});
+      std::vector<float> ys = values(n, 4);
+      std::reverse(ys.begin(), ys.end());
+      Array y = array<float>(ys, Shape{n});
+      expect_bitwise(j(x, y), fn(x, y), std::string(name) + " n=" + std::to_string(n));
+      expect_bitwise(j(y, x), fn(y, x), std::string(name) + " swapped n=" + std::to_string(n));
+    }
+  }
+}
+
+// The benchmark's chains: scalar operands, a value read by several steps, two outputs.
+TEST(FusionCodegenTest, ChainsWithScalarsAndSeveralOutputs) {
+  auto fn = [](const Array& x) {
+    Array a = tanh(x * 1.5f);
+    Array b = exp(-(a * x));
+    Array c = x * 1.5f + 0.5f;
+    return std::vector<Array>{maximum(b - a, x) * x, -(c * x) + c, a};
+  };
+  auto j = jit(fn);
+  for (int64_t n : kSizes) {
+    Array x = array<float>(values(n, 5), Shape{n});
+    std::vector<Array> got = j(x), want = fn(x);
+    ASSERT_EQ(got.size(), want.size());
+    for (size_t k = 0; k < got.size(); ++k) {
+      expect_bitwise(got[k], want[k], "output " + std::to_string(k) + " n=" + std::to_string(n));
+    }
+  }
+}
+
+// A donated parameter's buffer is reused for the output (in place): each block's inputs are
+// read before its outputs are written.
+TEST(FusionCodegenTest, DonatedInputReusedInPlace) {
+  auto update = [](const Array& p, const Array& g) { return p - 0.5f * g * g + p * 1e-3f; };
+  auto step = jit(update, {.donate_argnums = {0}});
+  const int64_t n = 100003;
+  Array p = array<float>(values(n, 6), Shape{n});
+  Array g = array<float>(values(n, 7), Shape{n});
+  Array want = update(p, g);
+  eval(want);  // before p is donated (arrays are lazy)
+  const void* p_data = p.buffer()->data();
+  Array q = step(p, g);
+  EXPECT_EQ(q.buffer()->data(), p_data);
+  expect_bitwise(q, want, "donated update");
+}
+
+// The fused groups that jit makes: an all-f32 group compiles, one with f64, bool or select_n
+// steps is left to the interpreter (and still runs: FusionTest covers its values).
+TEST(FusionCodegenTest, WhichGroupsCompile) {
+  auto group_of = [](const FlatFn& fn, const std::vector<Aval>& avals) {
+    std::optional<Program> p = lower(trace_avals(fn, avals));
+    EXPECT_TRUE(p.has_value());
+    for (const Instr& i : optimize(*p).instrs) {
+      if (i.prim->id() == PrimitiveId::kFusedElementwise) return i.prim;
+    }
+    ADD_FAILURE() << "no fused group";
+    return std::shared_ptr<const Primitive>();
+  };
+  const Aval f32{{1000}, DType::kF32, false}, f64{{1000}, DType::kF64, false};
+  auto f32_group = group_of(
+      [](const std::vector<Array>& x) { return std::vector<Array>{exp(x[0] * x[1]) + x[1]}; },
+      {f32, f32});
+  auto f64_group = group_of(
+      [](const std::vector<Array>& x) { return std::vector<Array>{exp(x[0] * x[1]) + x[1]}; },
+      {f64, f64});
+  auto select_group = group_of(
+      [](const std::vector<Array>& x) {
+        return std::vector<Array>{where(x[0] > x[1], x[0] * 2.0f, x[1] - 1.0f)};
+      },
+      {f32, f32});
+  ASSERT_TRUE(f32_group && f64_group && select_group);
+  auto compiled = [](const std::shared_ptr<const Primitive>& p) {
+    auto& f = static_cast<const FusedElementwise&>(*p);
+    std::vector<bool> scalar(f.in_avals().size());
+    for (size_t i = 0; i < scalar.size(); ++i) scalar[i] = f.in_avals()[i].shape.empty();
+    return cpu::fusion::compiled_group(f, scalar);
+  };
+  const cpu::fusion::CompiledGroup* c = compiled(f32_group);
+  ASSERT_NE(c, nullptr);
+  EXPECT_TRUE(c->block == 32 || c->block == 64) << c->block;
+  EXPECT_EQ(compiled(f32_group), c);  // cached: compiled once
+  EXPECT_EQ(compiled(f64_group), nullptr);
+  EXPECT_EQ(compiled(select_group), nullptr);
+}
+
+}  // namespace
+}  // namespace graft

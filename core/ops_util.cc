@@ -65,4 +65,10 @@ std::vector<int> reduction_axes(std::string_view op, const Array& x, const Axes&
 
 DType float_dtype_for(const Array& x) { return is_floating(x.dtype()) ? x.dtype() : DType::kF32; }
 
+Array add_any(const Array& a, const Array& b) {
+  if (!a.valid()) return b;
+  if (!b.valid()) return a;
+  return add(a, b);
+}
+
 }  // namespace graft::detail

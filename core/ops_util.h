@@ -30,6 +30,10 @@ void check_valid(std::string_view op, const Array& x);
 // Reduction axes: normalized and sorted; empty `axes` means all axes.
 std::vector<int> reduction_axes(std::string_view op, const Array& x, const Axes& axes);
 
+// a + b, where an empty (invalid) Array stands for zeros: accumulating tangents and
+// cotangents, some of which are symbolically zero.
+Array add_any(const Array& a, const Array& b);
+
 // The default floating dtype for x: x's dtype if floating, else f32 (weak if x is weak).
 DType float_dtype_for(const Array& x);
 

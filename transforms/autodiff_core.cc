@@ -4,15 +4,10 @@
 
 #include "core/error.h"
 #include "core/ops.h"
+#include "core/ops_util.h"
 #include "core/primitive.h"
 
 namespace graft::detail {
-
-Array add_any(const Array& a, const Array& b) {
-  if (!a.valid()) return b;
-  if (!b.valid()) return a;
-  return add(a, b);
-}
 
 namespace {
 

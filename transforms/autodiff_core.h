@@ -46,7 +46,4 @@ std::pair<std::vector<Array>, std::vector<Array>> jvp_flat(const FlatFn& fn,
                                                            const std::vector<Array>& primals,
                                                            const std::vector<Array>& tangents);
 
-// Adds b to a, treating empty Arrays as zeros.
-Array add_any(const Array& a, const Array& b);
-
 }  // namespace graft::detail

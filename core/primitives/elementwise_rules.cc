@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "core/ops.h"
+#include "core/ops_util.h"
 #include "core/primitives/elementwise.h"
 
 namespace graft {
@@ -26,12 +27,6 @@ Array zeros_of(const Shape& shape, DType dtype) {
 // The constant v in x's dtype. Strongly typed: a weak C++ scalar would widen weak f32
 // operands to f64 (two weak floats keep the wider width).
 Array k(double v, const Array& x) { return scalar(v, x.dtype()); }
-
-Array add_any(const Array& a, const Array& b) {
-  if (!a.valid()) return b;
-  if (!b.valid()) return a;
-  return a + b;
-}
 
 // g * d(out)/dx for a unary primitive; empty where the derivative is zero everywhere it
 // exists (sign, floor, ceil, round) or the output is not floating (is_finite, not).
@@ -164,7 +159,7 @@ std::vector<Array> Binary::jvp(const std::vector<Array>& x, const std::vector<Ar
   if (!is_floating(out[0].dtype())) return {Array()};  // comparisons, integer ops
   Array r;
   for (int i = 0; i < 2; ++i) {
-    if (t[i].valid()) r = add_any(r, binary_scale(id(), i, t[i], x[0], x[1], out[0]));
+    if (t[i].valid()) r = detail::add_any(r, binary_scale(id(), i, t[i], x[0], x[1], out[0]));
   }
   return {r};
 }

@@ -8,6 +8,7 @@
 // contract mode) that covers its rows past its own groups, so members never share rows. The
 // group sizes are first clamped exactly as the kernel clamps them.
 #include "core/ops.h"
+#include "core/ops_util.h"
 #include "core/primitives/linalg.h"
 #include "core/primitives/shape_rules_util.h"
 
@@ -20,12 +21,6 @@ Array ragged(const Array& a, const Array& b, const Array& sizes, RaggedMode mode
 }
 
 Array swap_last(const Array& x) { return swapaxes(x, -1, -2); }
-
-Array add_valid(const Array& a, const Array& b) {
-  if (!a.valid()) return b;
-  if (!b.valid()) return a;
-  return add(a, b);
-}
 
 // [B, g] group sizes -> [B * (g + 1)]: each member's sizes clamped like the kernel clamps
 // them (negative -> 0, ends capped at m), then a last group of the rows left over.
@@ -52,7 +47,7 @@ std::vector<Array> RaggedDot::jvp(const std::vector<Array>& primals, const std::
                                   const std::vector<Array>&) const {
   Array out;
   if (t[0].valid()) out = ragged(t[0], primals[1], primals[2], mode_);
-  if (t[1].valid()) out = add_valid(out, ragged(primals[0], t[1], primals[2], mode_));
+  if (t[1].valid()) out = detail::add_any(out, ragged(primals[0], t[1], primals[2], mode_));
   return {out};
 }
 

@@ -1,9 +1,9 @@
 // Fused groups compiled to native loops (core/backend/cpu/fusion_codegen.cc), run with
 // GRAFT_FUSION_CODEGEN=always (BUILD.bazel) so that every size compiles: each f32 op the code
 // generator handles (inline or through a call) equals eager bit for bit on special and random
-// values, on sizes with and without a tail and over many threads; broadcast scalars, several
-// outputs and a donated input whose buffer the output reuses; groups it does not handle fall
-// back to the interpreter.
+// values, on sizes with and without a tail and over many threads; comparisons, selects, logic
+// and converts on bool lanes; broadcast scalars, several outputs and a donated input whose
+// buffer the output reuses; groups it does not handle fall back to the interpreter.
 #include "core/backend/cpu/fusion_codegen.h"
 
 #include <algorithm>
@@ -137,6 +137,58 @@ TEST(FusionCodegenTest, BinaryOpsEqualEagerBitForBit) {
   }
 }
 
+// Steps with bool operands or results: comparisons (on values with many ties and NaNs),
+// select_n, logic on masks, converts both ways, is_finite; bool outputs stored as bytes and
+// bool inputs read from them.
+TEST(FusionCodegenTest, ComparisonsSelectsAndLogicEqualEager) {
+  using Cmp = std::function<Array(const Array&, const Array&)>;
+  const std::vector<std::pair<const char*, Cmp>> cmps = {
+      {"eq", [](const Array& a, const Array& b) { return a == b; }},
+      {"ne", [](const Array& a, const Array& b) { return a != b; }},
+      {"lt", [](const Array& a, const Array& b) { return less(a, b); }},
+      {"le", [](const Array& a, const Array& b) { return a <= b; }},
+      {"gt", [](const Array& a, const Array& b) { return greater(a, b); }},
+      {"ge", [](const Array& a, const Array& b) { return greater_equal(a, b); }}};
+  for (int64_t n : kSizes) {
+    // Small integers, so that many pairs tie, plus the special values.
+    std::vector<float> xs = values(n, 8), ys = values(n, 9);
+    for (int64_t i = 26; i < n; ++i) {
+      xs[i] = std::round(xs[i]);
+      ys[i] = std::round(ys[i]);
+    }
+    std::reverse(ys.begin(), ys.end());
+    Array x = array<float>(xs, Shape{n}), y = array<float>(ys, Shape{n});
+    for (const auto& [name, cmp] : cmps) {
+      auto fn = [&](const Array& a, const Array& b) {
+        Array c = cmp(a * 2.0f, b);
+        return std::vector<Array>{where(c, a, b + 1.0f), c};
+      };
+      std::vector<Array> got = jit(fn)(x, y), want = fn(x, y);
+      std::string what = std::string(name) + " n=" + std::to_string(n);
+      expect_bitwise(got[0], want[0], what);
+      EXPECT_EQ(got[1].dtype(), DType::kBool);
+      EXPECT_EQ(got[1].to_vector<float>(), want[1].to_vector<float>()) << what;
+    }
+    // Masks as inputs and outputs: not, and, or, xor, bool max / min, converts, is_finite.
+    Array m1 = x > 0.0f, m2 = y < 1.0f;
+    eval(m1);
+    eval(m2);
+    auto logic = [](const Array& a, const Array& b, const Array& v) {
+      Array k = logical_xor(!a, b) | (a & isfinite(v * 3.0f));
+      Array f = astype(k, DType::kF32) * v + astype(astype(v - 0.5f, DType::kBool), DType::kF32);
+      return std::vector<Array>{k, maximum(a, b), minimum(a, k), f};
+    };
+    std::vector<Array> got = jit(logic)(m1, m2, x), want = logic(m1, m2, x);
+    ASSERT_EQ(got.size(), 4u);
+    for (size_t k = 0; k < 3; ++k) {  // the masks
+      EXPECT_EQ(got[k].dtype(), DType::kBool);
+      EXPECT_EQ(got[k].to_vector<float>(), want[k].to_vector<float>())
+          << "logic output " << k << " n=" << n;
+    }
+    expect_bitwise(got[3], want[3], "logic f32 output n=" + std::to_string(n));
+  }
+}
+
 // The benchmark's chains: scalar operands, a value read by several steps, two outputs.
 TEST(FusionCodegenTest, ChainsWithScalarsAndSeveralOutputs) {
   auto fn = [](const Array& x) {
@@ -172,8 +224,8 @@ TEST(FusionCodegenTest, DonatedInputReusedInPlace) {
   expect_bitwise(q, want, "donated update");
 }
 
-// The fused groups that jit makes: an all-f32 group compiles, one with f64, bool or select_n
-// steps is left to the interpreter (and still runs: FusionTest covers its values).
+// The fused groups that jit makes: groups of f32 and bool slots compile, one with f64 or
+// f16 slots is left to the interpreter (and still runs: FusionTest covers its values).
 TEST(FusionCodegenTest, WhichGroupsCompile) {
   auto group_of = [](const FlatFn& fn, const std::vector<Aval>& avals) {
     std::optional<Program> p = lower(trace_avals(fn, avals));
@@ -196,7 +248,10 @@ TEST(FusionCodegenTest, WhichGroupsCompile) {
         return std::vector<Array>{where(x[0] > x[1], x[0] * 2.0f, x[1] - 1.0f)};
       },
       {f32, f32});
-  ASSERT_TRUE(f32_group && f64_group && select_group);
+  auto f16_group = group_of(
+      [](const std::vector<Array>& x) { return std::vector<Array>{exp(x[0] * x[1]) + x[1]}; },
+      {Aval{{1000}, DType::kF16, false}, Aval{{1000}, DType::kF16, false}});
+  ASSERT_TRUE(f32_group && f64_group && select_group && f16_group);
   auto compiled = [](const std::shared_ptr<const Primitive>& p) {
     auto& f = static_cast<const FusedElementwise&>(*p);
     std::vector<bool> scalar(f.in_avals().size());
@@ -207,8 +262,9 @@ TEST(FusionCodegenTest, WhichGroupsCompile) {
   ASSERT_NE(c, nullptr);
   EXPECT_TRUE(c->block == 32 || c->block == 64) << c->block;
   EXPECT_EQ(compiled(f32_group), c);  // cached: compiled once
+  EXPECT_NE(compiled(select_group), nullptr);
   EXPECT_EQ(compiled(f64_group), nullptr);
-  EXPECT_EQ(compiled(select_group), nullptr);
+  EXPECT_EQ(compiled(f16_group), nullptr);
 }
 
 }  // namespace

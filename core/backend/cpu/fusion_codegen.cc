@@ -4,9 +4,10 @@
 // LLVM vector value, which instruction selection splits into registers: per block it loads
 // each input once, applies the steps in order and stores the outputs. Steps emitted inline are
 // exact IEEE operations written as the interpreter's Eigen packets compute them (max/min
-// propagate a NaN first operand, sign of NaN is NaN), and LLVM does not contract a mul and an
-// add into an FMA without fast-math flags, so compiled and interpreted groups give the same
-// bits; the rest call run_step_f32 on the block.
+// propagate a NaN first operand, sign of NaN is NaN; comparisons and logic as the C++ of the
+// interpreter), and LLVM does not contract a mul and an add into an FMA without fast-math
+// flags, so compiled and interpreted groups give the same bits; the rest call run_step_f32 on
+// the block. Bool lanes are i1 vectors, loaded from and stored to 0/1 bytes.
 #include "core/backend/cpu/fusion_codegen.h"
 
 #include <llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h>
@@ -79,13 +80,57 @@ bool emitted_inline(P id) {
   }
 }
 
+bool is_f32(DType d) { return d == DType::kF32; }
+bool is_bool(DType d) { return d == DType::kBool; }
+
+// Steps on bool values (comparisons, select_n, logic, converts, is_finite), emitted inline
+// with the interpreter's C++ semantics.
+bool bool_step_supported(const FusedStep& s, const std::vector<DType>& arg) {
+  const DType out = s.aval.dtype;
+  switch (s.prim->id()) {
+    case P::kEq:
+    case P::kNe:
+    case P::kLt:
+    case P::kLe:
+    case P::kGt:
+    case P::kGe:
+      return is_f32(arg[0]) && is_f32(arg[1]) && is_bool(out);
+    case P::kSelectN:
+      return arg.size() == 3 && is_bool(arg[0]) && arg[1] == out && arg[2] == out;
+    case P::kNot:
+      return is_bool(arg[0]) && is_bool(out);
+    case P::kAnd:
+    case P::kOr:
+    case P::kXor:
+    case P::kMax:
+    case P::kMin:
+      return is_bool(arg[0]) && is_bool(arg[1]) && is_bool(out);
+    case P::kIsFinite:
+      return is_f32(arg[0]) && is_bool(out);
+    case P::kConvertElementType:
+      return true;  // between f32 and bool (slots are nothing else)
+    default:
+      return false;
+  }
+}
+
 bool compilable(const FusedElementwise& f) {
-  for (const Aval& a : f.in_avals()) {
-    if (a.dtype != DType::kF32) return false;
+  std::vector<DType> slot;
+  for (const Aval& a : f.in_avals()) slot.push_back(a.dtype);
+  for (const FusedStep& s : f.steps()) slot.push_back(s.aval.dtype);
+  for (DType d : slot) {
+    if (!is_f32(d) && !is_bool(d)) return false;
   }
   for (const FusedStep& s : f.steps()) {
-    if (s.aval.dtype != DType::kF32) return false;
-    if (!f32_step_supported(s.prim->id(), static_cast<int>(s.args.size()))) return false;
+    std::vector<DType> arg;
+    for (int a : s.args) arg.push_back(slot[a]);
+    bool all_f32 = is_f32(s.aval.dtype);
+    for (DType d : arg) all_f32 = all_f32 && is_f32(d);
+    if (s.prim->id() == P::kConvertElementType || !all_f32) {
+      if (!bool_step_supported(s, arg)) return false;
+    } else if (!f32_step_supported(s.prim->id(), static_cast<int>(s.args.size()))) {
+      return false;
+    }
   }
   return true;
 }
@@ -137,8 +182,9 @@ Jit* jit() {
 std::string key_of(const FusedElementwise& f, const std::vector<bool>& scalar) {
   std::string k = absl::StrCat(f.in_avals().size(), ":");
   for (bool s : scalar) k += s ? 's' : 'a';
+  for (const Aval& a : f.in_avals()) absl::StrAppend(&k, static_cast<int>(a.dtype), ",");
   for (const FusedStep& s : f.steps()) {
-    absl::StrAppend(&k, ";", static_cast<int>(s.prim->id()));
+    absl::StrAppend(&k, ";", static_cast<int>(s.prim->id()), ":", static_cast<int>(s.aval.dtype));
     for (int a : s.args) absl::StrAppend(&k, ",", a);
   }
   k += "|";
@@ -153,8 +199,15 @@ class StepEmitter {
               llvm::AllocaInst* const* bufs)
       : b_(b), vt_(vt), steps_(steps), bufs_(bufs) {}
 
-  llvm::Value* emit(const FusedStep& s, int k, llvm::Value* u, llvm::Value* v) {
+  // Step k's block value from its operands' (arg: their dtypes).
+  llvm::Value* emit(const FusedStep& s, int k, const std::vector<llvm::Value*>& a,
+                    const std::vector<DType>& arg) {
     P id = s.prim->id();
+    bool f32_step = is_f32(s.aval.dtype) && id != P::kConvertElementType;
+    for (DType d : arg) f32_step = f32_step && is_f32(d);
+    if (!f32_step) return emit_bool(s, a, arg);
+    llvm::Value* u = a[0];
+    llvm::Value* v = a.size() > 1 ? a[1] : nullptr;
     if (!emitted_inline(id)) return call(s, k, u, v);
     switch (id) {
       case P::kAdd:
@@ -195,6 +248,48 @@ class StepEmitter {
   }
 
  private:
+  // Steps with a bool operand or result, as the interpreter's C++ computes them: comparisons
+  // are IEEE (ne is true on NaN), select_n(p, f, t) = p ? t : f, bool max / min are or / and,
+  // f32 -> bool is x != 0, bool -> f32 is 0 or 1.
+  llvm::Value* emit_bool(const FusedStep& s, const std::vector<llvm::Value*>& a,
+                         const std::vector<DType>& arg) {
+    switch (s.prim->id()) {
+      case P::kEq:
+        return b_.CreateFCmpOEQ(a[0], a[1]);
+      case P::kNe:
+        return b_.CreateFCmpUNE(a[0], a[1]);
+      case P::kLt:
+        return b_.CreateFCmpOLT(a[0], a[1]);
+      case P::kLe:
+        return b_.CreateFCmpOLE(a[0], a[1]);
+      case P::kGt:
+        return b_.CreateFCmpOGT(a[0], a[1]);
+      case P::kGe:
+        return b_.CreateFCmpOGE(a[0], a[1]);
+      case P::kSelectN:
+        return b_.CreateSelect(a[0], a[2], a[1]);
+      case P::kNot:
+        return b_.CreateNot(a[0]);
+      case P::kAnd:
+      case P::kMin:
+        return b_.CreateAnd(a[0], a[1]);
+      case P::kOr:
+      case P::kMax:
+        return b_.CreateOr(a[0], a[1]);
+      case P::kXor:
+        return b_.CreateXor(a[0], a[1]);
+      case P::kIsFinite:
+        return b_.CreateFCmpOLT(b_.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, a[0]),
+                                llvm::ConstantFP::getInfinity(vt_));
+      case P::kConvertElementType:
+        if (arg[0] == s.aval.dtype) return a[0];
+        if (is_bool(s.aval.dtype)) return b_.CreateFCmpUNE(a[0], llvm::ConstantFP::get(vt_, 0.0));
+        return b_.CreateUIToFP(a[0], vt_);
+      default:
+        return nullptr;  // not reached: compilable() admits only the cases above
+    }
+  }
+
   // Stores the operands to stack blocks, calls call_step on step k, loads its result.
   llvm::Value* call(const FusedStep& s, int k, llvm::Value* u, llvm::Value* v) {
     llvm::Type* f32p = b_.getFloatTy()->getPointerTo();
@@ -248,19 +343,29 @@ std::unique_ptr<llvm::Module> build(llvm::LLVMContext& ctx, const llvm::DataLayo
   auto* done = llvm::BasicBlock::Create(ctx, "done", fn);
   b.SetInsertPoint(entry);
   const int n_in = static_cast<int>(f.in_avals().size());
-  auto base = [&](llvm::Value* table, int i) {
+  // f32 data as float*, bool data as bytes (0 or 1) read into i1 lanes.
+  std::vector<DType> dtype;
+  for (const Aval& a : f.in_avals()) dtype.push_back(a.dtype);
+  for (const FusedStep& s : f.steps()) dtype.push_back(s.aval.dtype);
+  llvm::Type* i8 = b.getInt8Ty();
+  auto* bytes = llvm::FixedVectorType::get(i8, static_cast<unsigned>(block));
+  auto base = [&](llvm::Value* table, int i, DType d) {
     llvm::Value* p = b.CreateLoad(i8p, b.CreateConstGEP1_64(i8p, table, i));
-    return b.CreateBitCast(p, f32p);
+    return is_f32(d) ? b.CreateBitCast(p, f32p) : p;
   };
   std::vector<llvm::Value*> in_base(n_in), out_base;
   for (int i = 0; i < n_in; ++i) {
-    in_base[i] = base(ins, i);
+    in_base[i] = base(ins, i, dtype[i]);
+    if (!scalar[i]) continue;
     // A broadcast scalar: one splat before the loop.
-    if (scalar[i])
-      in_base[i] = b.CreateVectorSplat(vt->getNumElements(), b.CreateLoad(f32, in_base[i]));
+    llvm::Value* one = is_f32(dtype[i])
+                           ? b.CreateLoad(f32, in_base[i])
+                           : b.CreateICmpNE(b.CreateLoad(i8, in_base[i]), b.getInt8(0));
+    in_base[i] = b.CreateVectorSplat(vt->getNumElements(), one);
   }
-  for (size_t o = 0; o < f.outputs().size(); ++o)
-    out_base.push_back(base(outs, static_cast<int>(o)));
+  for (size_t o = 0; o < f.outputs().size(); ++o) {
+    out_base.push_back(base(outs, static_cast<int>(o), dtype[f.outputs()[o]]));
+  }
   llvm::AllocaInst* bufs[3];
   for (auto*& buf : bufs) {
     buf = b.CreateAlloca(vt);
@@ -271,23 +376,42 @@ std::unique_ptr<llvm::Module> build(llvm::LLVMContext& ctx, const llvm::DataLayo
   b.SetInsertPoint(loop);
   llvm::PHINode* i = b.CreatePHI(i64, 2);
   i->addIncoming(begin, entry);
-  auto at = [&](llvm::Value* p) {
-    return b.CreateBitCast(b.CreateGEP(f32, p, i), vt->getPointerTo());
+  // Block i of an array: f32 lanes, or bool bytes.
+  auto load = [&](llvm::Value* p, DType d) -> llvm::Value* {
+    if (is_f32(d)) {
+      llvm::Value* at = b.CreateBitCast(b.CreateGEP(f32, p, i), vt->getPointerTo());
+      return b.CreateAlignedLoad(vt, at, llvm::Align(4));
+    }
+    llvm::Value* at = b.CreateBitCast(b.CreateGEP(i8, p, i), bytes->getPointerTo());
+    return b.CreateICmpNE(b.CreateAlignedLoad(bytes, at, llvm::Align(1)),
+                          llvm::ConstantInt::get(bytes, 0));
   };
-  const llvm::Align elem(4);
+  auto store = [&](llvm::Value* v, llvm::Value* p, DType d) {
+    if (is_f32(d)) {
+      llvm::Value* at = b.CreateBitCast(b.CreateGEP(f32, p, i), vt->getPointerTo());
+      b.CreateAlignedStore(v, at, llvm::Align(4));
+    } else {
+      llvm::Value* at = b.CreateBitCast(b.CreateGEP(i8, p, i), bytes->getPointerTo());
+      b.CreateAlignedStore(b.CreateZExt(v, bytes), at, llvm::Align(1));
+    }
+  };
   std::vector<llvm::Value*> slot(n_in + f.steps().size());
   for (int s = 0; s < n_in; ++s) {  // every load before any store: outputs may alias inputs
-    slot[s] = scalar[s] ? in_base[s] : b.CreateAlignedLoad(vt, at(in_base[s]), elem);
+    slot[s] = scalar[s] ? in_base[s] : load(in_base[s], dtype[s]);
   }
   StepEmitter emitter(b, vt, steps, bufs);
   for (size_t k = 0; k < f.steps().size(); ++k) {
     const FusedStep& s = f.steps()[k];
-    llvm::Value* u = slot[s.args[0]];
-    llvm::Value* v = s.args.size() > 1 ? slot[s.args[1]] : nullptr;
-    slot[n_in + k] = emitter.emit(s, static_cast<int>(k), u, v);
+    std::vector<llvm::Value*> a;
+    std::vector<DType> arg;
+    for (int x : s.args) {
+      a.push_back(slot[x]);
+      arg.push_back(dtype[x]);
+    }
+    slot[n_in + k] = emitter.emit(s, static_cast<int>(k), a, arg);
   }
   for (size_t o = 0; o < f.outputs().size(); ++o) {
-    b.CreateAlignedStore(slot[f.outputs()[o]], at(out_base[o]), elem);
+    store(slot[f.outputs()[o]], out_base[o], dtype[f.outputs()[o]]);
   }
   llvm::Value* next = b.CreateAdd(i, b.getInt64(block));
   i->addIncoming(next, loop);

@@ -1,9 +1,10 @@
-// Native code for fused_elementwise groups of f32 steps: LLVM's ORC JIT compiles a group into
-// one loop that loads each input once, keeps every intermediate in vector registers and
-// stores only the outputs (the tile interpreter in fusion_kernels.cc moves each step's values
-// through L1). Cheap exact ops (add, sub, mul, div, neg, square, abs, sign, max, min,
-// floor, ceil, round) are emitted inline; transcendentals call run_step_f32 on a block held
-// on the stack, so every element gets the interpreter's bits.
+// Native code for fused_elementwise groups of f32 and bool slots: LLVM's ORC JIT compiles a
+// group into one loop that loads each input once, keeps every intermediate in vector
+// registers and stores only the outputs (the tile interpreter in fusion_kernels.cc moves each
+// step's values through L1). Exact ops (add, sub, mul, div, neg, square, abs, sign, max, min,
+// floor, ceil, round; comparisons, select_n, not / and / or / xor, converts between f32 and
+// bool, is_finite) are emitted inline; transcendentals call run_step_f32 on a block held on
+// the stack, so every element gets the interpreter's bits.
 //
 // GRAFT_FUSION_CODEGEN: "auto" (default: groups of at least kCodegenMinElements elements),
 // "always" (every size: tests), or 0 / false / off / no (never).
@@ -37,8 +38,8 @@ bool codegen_wanted(int64_t n);
 void set_codegen(Codegen mode);
 
 // The compiled loop for `f` with inputs `scalar` (bit i: input i is rank 0 and broadcast),
-// from a process-wide cache keyed by the group's structure; nullptr when a slot is not f32,
-// a step has no f32 path, or LLVM could not compile it (the interpreter runs instead).
+// from a process-wide cache keyed by the group's structure; nullptr when a slot is neither f32
+// nor bool, a step has no compiled form, or LLVM could not compile it (the interpreter runs).
 const CompiledGroup* compiled_group(const FusedElementwise& f, const std::vector<bool>& scalar);
 
 // Rethrows an error that a transcendental step raised inside a compiled loop on this thread

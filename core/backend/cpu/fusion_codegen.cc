@@ -18,6 +18,7 @@
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/Module.h>
 #include <llvm/IR/Verifier.h>
+#include <llvm/MC/SubtargetFeature.h>
 #include <llvm/Support/Host.h>
 #include <llvm/Support/TargetSelect.h>
 #include <strings.h>
@@ -163,6 +164,14 @@ Jit* make_jit() {
   jtmb->setCodeGenOptLevel(llvm::CodeGenOpt::Default);
   llvm::StringMap<bool> features;
   llvm::sys::getHostCPUFeatures(features);
+  bool avx512 = features.lookup("avx512f");
+  // GRAFT_FUSION_CODEGEN_ISA=avx2 targets AVX2 on an AVX-512 machine (a test covers both
+  // paths); LLVM turns off the features that depend on avx512f with it.
+  const char* isa = std::getenv("GRAFT_FUSION_CODEGEN_ISA");
+  if (avx512 && isa != nullptr && strcasecmp(isa, "avx2") == 0) {
+    jtmb->getFeatures().AddFeature("avx512f", false);
+    avx512 = false;
+  }
   auto jit = llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(std::move(*jtmb)).create();
   if (!jit) {
     llvm::consumeError(jit.takeError());
@@ -170,7 +179,7 @@ Jit* make_jit() {
   }
   auto* j = new Jit;  // lives as long as the process: compiled loops may run until exit
   j->jit = std::move(*jit);
-  j->block = features.lookup("avx512f") ? 64 : 32;
+  j->block = avx512 ? 64 : 32;
   return j;
 }
 

@@ -9,6 +9,7 @@
 #include <random>
 #include <vector>
 
+#include "bench/timing.h"
 #include "core/backend/cpu/kernel.h"
 #include "core/backend/cpu/parallel.h"
 #include "core/buffer.h"
@@ -17,18 +18,9 @@
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
-// Median of `reps` runs of fn, in milliseconds.
+// Median of `reps` runs of fn after a warm-up run, in milliseconds (bench/timing.h).
 double time_ms(int reps, const std::function<void()>& fn) {
-  std::vector<double> t;
-  for (int r = 0; r < reps; ++r) {
-    auto t0 = Clock::now();
-    fn();
-    t.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
-  }
-  std::sort(t.begin(), t.end());
-  return t[t.size() / 2];
+  return graft::bench::median_ms(reps, fn);
 }
 
 }  // namespace

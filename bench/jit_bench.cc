@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <vector>
 
+#include "bench/timing.h"
 #include "core/ops.h"
 #include "core/random.h"
 #include "transforms/autodiff.h"
@@ -22,16 +23,10 @@ struct BenchMlp {
 GRAFT_TREE(BenchMlp, w1, b1, w2, b2, w3, b3);
 using Clock = std::chrono::steady_clock;
 
+// us per call (bench/timing.h).
 template <typename F>
 double median_us_per_iter(int iters, int repeats, F f) {
-  std::vector<double> t;
-  for (int r = 0; r < repeats; ++r) {
-    auto s = Clock::now();
-    for (int i = 0; i < iters; ++i) f();
-    t.push_back(std::chrono::duration<double, std::micro>(Clock::now() - s).count() / iters);
-  }
-  std::sort(t.begin(), t.end());
-  return t[t.size() / 2];
+  return graft::bench::median_ns_per_call(iters, repeats, f) / 1e3;
 }
 
 g::Array mlp_loss(const BenchMlp& p, const g::Array& x, const g::Array& y) {

@@ -15,22 +15,10 @@
 #include <memory>
 #include <vector>
 
+#include "bench/timing.h"
 #include "core/ops.h"
 
 namespace g = graft;
-using Clock = std::chrono::steady_clock;
-
-template <typename F>
-double median_ns_per_iter(int iters, int repeats, F f) {
-  std::vector<double> t;
-  for (int r = 0; r < repeats; ++r) {
-    auto s = Clock::now();
-    for (int i = 0; i < iters; ++i) f(i);
-    t.push_back(std::chrono::duration<double, std::nano>(Clock::now() - s).count() / iters);
-  }
-  std::sort(t.begin(), t.end());
-  return t[t.size() / 2];
-}
 
 struct alignas(64) NodeSized {
   char bytes[192];
@@ -43,17 +31,18 @@ int main() {
   volatile float sink = 0;
 
   std::vector<g::Array> keep(1000);
-  double build = median_ns_per_iter(100000, 7, [&](int i) { keep[i % 1000] = a + b; });
+  double build =
+      graft::bench::median_ns_per_call(100000, 7, [&](int i) { keep[i % 1000] = a + b; });
   std::vector<std::shared_ptr<NodeSized>> keep_alloc(1000);
-  double alloc = median_ns_per_iter(
+  double alloc = graft::bench::median_ns_per_call(
       100000, 7, [&](int i) { keep_alloc[i % 1000] = std::make_shared<NodeSized>(); });
 
-  double eval_one = median_ns_per_iter(20000, 7, [&](int) {
+  double eval_one = graft::bench::median_ns_per_call(20000, 7, [&](int) {
     g::Array c = a + b;
     g::eval(c);
     sink = sink + static_cast<const float*>(c.raw_data())[0];
   });
-  double by_hand = median_ns_per_iter(20000, 7, [&](int) {
+  double by_hand = graft::bench::median_ns_per_call(20000, 7, [&](int) {
     float* out = static_cast<float*>(std::aligned_alloc(64, 64));
     const float* x = static_cast<const float*>(a.raw_data());
     const float* y = static_cast<const float*>(b.raw_data());
@@ -62,12 +51,12 @@ int main() {
     std::free(out);
   });
 
-  double chain = median_ns_per_iter(50, 5,
-                                    [&](int) {
-                                      g::Array c = a;
-                                      for (int k = 0; k < 1000; ++k) c = c + b;
-                                      g::eval(c);
-                                    }) /
+  double chain = graft::bench::median_ns_per_call(50, 5,
+                                                  [&](int) {
+                                                    g::Array c = a;
+                                                    for (int k = 0; k < 1000; ++k) c = c + b;
+                                                    g::eval(c);
+                                                  }) /
                  1000;
 
   std::printf("%-34s %12s %12s %8s\n", "measure", "graft", "baseline", "ratio");

@@ -3,7 +3,8 @@
 // one temporary per op), against memcpy of the same bytes into a warmed-up buffer and into a
 // freshly allocated one (first-touch page faults). Also each chain's compute alone (run on a
 // 4 MiB array that stays in cache, scaled to 64 MiB) and the cost of the first call of a new
-// jitted chain (trace, passes, LLVM compile). Both fused paths run in this process, alternately.
+// jitted chain (trace, passes, LLVM compile), and the cheap chain on a bf16 array (32 MiB). Both
+// fused paths run in this process, alternately.
 //
 //   bazel run -c opt //bench:fusion_bench
 #include <algorithm>
@@ -42,11 +43,11 @@ using Codegen = graft::cpu::fusion::Codegen;
 // ms per 64 MiB of f32 for a jitted fn run on a 4 MiB array (input and output stay in the
 // L3 cache): its compute, without DRAM traffic.
 template <typename J>
-double in_cache_ms(J& j, int64_t n) {
+double in_cache_ms(J& j, int64_t n, g::DType dtype) {
   constexpr int64_t m = (4 << 20) / 4;
   std::vector<float> host(m);
   for (int64_t i = 0; i < m; ++i) host[i] = static_cast<float>((i % 2001) - 1000) * 1e-3f;
-  g::Array x = g::array<float>(host, g::Shape{m});
+  g::Array x = g::astype(g::array<float>(host, g::Shape{m}), dtype);
   g::eval(x);
   constexpr int kCalls = 16;
   return median_ms(5,
@@ -71,7 +72,7 @@ Times measure(F fn, const g::Array& x, int64_t n) {
     for (int m = 0; m < 2; ++m) {
       g::cpu::fusion::set_codegen(modes[m]);
       double f = median_ms(5, [&] { j(x); });
-      double c = in_cache_ms(j, n);
+      double c = in_cache_ms(j, n, x.dtype());
       t.fused[m] = round ? std::min(t.fused[m], f) : f;
       t.compute[m] = round ? std::min(t.compute[m], c) : c;
     }
@@ -118,16 +119,20 @@ int main() {
 
   Times arith = measure(arithmetic_chain, x, n);
   Times trans = measure(chain, x, n);
+  g::Array xb = g::astype(x, g::DType::kBF16);  // 32 MiB
+  g::eval(xb);
+  Times arith_bf16 = measure(arithmetic_chain, xb, n);
 
   // memcpy split over the same thread pool, as the kernels are.
   const char* src = static_cast<const char*>(x.raw_data());
-  auto pcopy = [&](char* dst) {
-    g::cpu::parallel_for(static_cast<int64_t>(bytes), 1 << 20,
+  auto pcopy = [&](char* dst, size_t len = 0) {
+    g::cpu::parallel_for(static_cast<int64_t>(len ? len : bytes), 1 << 20,
                          [&](int64_t b, int64_t e) { std::memcpy(dst + b, src + b, e - b); });
   };
   char* warm = static_cast<char*>(std::aligned_alloc(64, bytes));
   std::memset(warm, 0, bytes);
   double copy_warm = median_ms(9, [&] { pcopy(warm); });
+  double copy_half = median_ms(9, [&] { pcopy(warm, bytes / 2); });
   double copy_fresh = median_ms(9, [&] {
     char* fresh = static_cast<char*>(std::aligned_alloc(64, bytes));
     pcopy(fresh);
@@ -141,6 +146,9 @@ int main() {
               copy_warm, copy_fresh);
   report("8 cheap ops (mul add mul neg sub max mul add):", arith, copy_warm);
   report("8 ops with tanh and exp (mul tanh mul neg exp sub max mul):", trans, copy_warm);
+  std::printf("memcpy of 32 MiB (the bf16 array's bytes): %.2f ms\n", copy_half);
+  report("8 cheap ops on bf16 (each step rounded to bf16, as eager rounds):", arith_bf16,
+         copy_half);
   std::printf(
       "first call of a new 7-op chain minus a later call (trace, passes, LLVM "
       "compile): %.1f ms; the process's first such call (also sets up the JIT): %.1f ms\n",

@@ -14,6 +14,7 @@
 #include <functional>
 #include <limits>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "core/ops.h"
@@ -109,8 +110,9 @@ const int64_t kSizes[] = {5, 64, 1037, 300001};
 TEST(FusionCodegenTest, UnaryOpsEqualEagerBitForBit) {
   ASSERT_TRUE(cpu::fusion::codegen_wanted(1)) << "the test runs with GRAFT_FUSION_CODEGEN=always";
   for (const Named& u : unary_ops()) {
-    // Two more steps around the op, so that it is fused, and it reads an intermediate.
-    auto fn = [&](const Array& x, const Array& y) { return u.op(x * y) + y; };
+    // Two more steps around the op, so that it is fused, and it reads an intermediate; the
+    // product with y keeps the sign of a zero result visible.
+    auto fn = [&](const Array& x, const Array& y) { return u.op(x * y) * y; };
     auto j = jit(fn);
     for (int64_t n : kSizes) {
       Array x = array<float>(values(n, 1), Shape{n});
@@ -135,6 +137,42 @@ TEST(FusionCodegenTest, BinaryOpsEqualEagerBitForBit) {
       expect_bitwise(j(x, y), fn(x, y), std::string(name) + " n=" + std::to_string(n));
       expect_bitwise(j(y, x), fn(y, x), std::string(name) + " swapped n=" + std::to_string(n));
     }
+  }
+}
+
+// bf16 groups: loaded widened to f32, every step rounded to bf16 as the interpreter rounds it
+// (ties to even, NaN kept), stored narrowed. Compiled and interpreted runs of the same jitted
+// function (set_codegen switches per call) agree bit for bit, for every op, with broadcast
+// scalars, converts to and from f32 and a bool mask in the group.
+TEST(FusionCodegenTest, Bf16GroupsEqualTheInterpreterBitForBit) {
+  auto run_both = [](auto&& j, const std::vector<Array>& args, const std::string& what) {
+    cpu::fusion::set_codegen(cpu::fusion::Codegen::kAlways);
+    Array compiled = std::apply(j, std::tuple<Array, Array>(args[0], args[1]));
+    cpu::fusion::set_codegen(cpu::fusion::Codegen::kOff);
+    Array interpreted = std::apply(j, std::tuple<Array, Array>(args[0], args[1]));
+    cpu::fusion::set_codegen(cpu::fusion::Codegen::kAlways);
+    ASSERT_EQ(compiled.dtype(), interpreted.dtype()) << what;
+    expect_bitwise(astype(compiled, DType::kF32), astype(interpreted, DType::kF32), what);
+  };
+  for (int64_t n : {int64_t{5}, int64_t{1037}, int64_t{300001}}) {
+    Array x = astype(array<float>(values(n, 10), Shape{n}), DType::kBF16);
+    std::vector<float> ys = values(n, 11);
+    std::reverse(ys.begin(), ys.end());
+    Array y = astype(array<float>(ys, Shape{n}), DType::kBF16);
+    for (const Named& u : unary_ops()) {
+      auto j = jit([&](const Array& a, const Array& b) { return u.op(a * b) + b * 0.3f; });
+      run_both(j, {x, y}, std::string("bf16 ") + u.name + " n=" + std::to_string(n));
+    }
+    for (const auto& [name, op] : binary_ops()) {
+      auto j = jit([&](const Array& a, const Array& b) { return op(a - 0.25f, b) * 2.0f; });
+      run_both(j, {x, y}, std::string("bf16 ") + name + " n=" + std::to_string(n));
+    }
+    auto mixed = jit([](const Array& a, const Array& b) {
+      Array wide = astype(a, DType::kF32) * 1.001f;  // f32 steps inside a bf16 group
+      Array back = astype(exp(wide) - astype(b, DType::kF32), DType::kBF16);
+      return where(a > b, back, b + astype(a > 0.0f, DType::kBF16));
+    });
+    run_both(mixed, {x, y}, "bf16 mixed n=" + std::to_string(n));
   }
 }
 
@@ -225,8 +263,8 @@ TEST(FusionCodegenTest, DonatedInputReusedInPlace) {
   expect_bitwise(q, want, "donated update");
 }
 
-// The fused groups that jit makes: groups of f32 and bool slots compile, one with f64 or
-// f16 slots is left to the interpreter (and still runs: FusionTest covers its values).
+// The fused groups that jit makes: groups of f32, bf16 and bool slots compile, one with f64
+// or f16 slots is left to the interpreter (and still runs: FusionTest covers its values).
 TEST(FusionCodegenTest, WhichGroupsCompile) {
   auto group_of = [](const FlatFn& fn, const std::vector<Aval>& avals) {
     std::optional<Program> p = lower(trace_avals(fn, avals));
@@ -249,10 +287,13 @@ TEST(FusionCodegenTest, WhichGroupsCompile) {
         return std::vector<Array>{where(x[0] > x[1], x[0] * 2.0f, x[1] - 1.0f)};
       },
       {f32, f32});
+  auto bf16_group = group_of(
+      [](const std::vector<Array>& x) { return std::vector<Array>{exp(x[0] * x[1]) + x[1]}; },
+      {Aval{{1000}, DType::kBF16, false}, Aval{{1000}, DType::kBF16, false}});
   auto f16_group = group_of(
       [](const std::vector<Array>& x) { return std::vector<Array>{exp(x[0] * x[1]) + x[1]}; },
       {Aval{{1000}, DType::kF16, false}, Aval{{1000}, DType::kF16, false}});
-  ASSERT_TRUE(f32_group && f64_group && select_group && f16_group);
+  ASSERT_TRUE(f32_group && f64_group && select_group && bf16_group && f16_group);
   auto compiled = [](const std::shared_ptr<const Primitive>& p) {
     auto& f = static_cast<const FusedElementwise&>(*p);
     std::vector<bool> scalar(f.in_avals().size());
@@ -269,6 +310,7 @@ TEST(FusionCodegenTest, WhichGroupsCompile) {
   }
   EXPECT_EQ(compiled(f32_group), c);  // cached: compiled once
   EXPECT_NE(compiled(select_group), nullptr);
+  EXPECT_NE(compiled(bf16_group), nullptr);
   EXPECT_EQ(compiled(f64_group), nullptr);
   EXPECT_EQ(compiled(f16_group), nullptr);
 }

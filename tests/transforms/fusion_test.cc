@@ -134,7 +134,8 @@ TEST(FusionTest, VectorizedStepsMatchEagerOnSpecialValues) {
   Array y = array<float>(ys, Shape{static_cast<int64_t>(ys.size())});
   auto fn = [](const Array& a, const Array& b) {
     return std::vector<Array>{maximum(a, b) * 2.0f, minimum(a, b) - 1.0f, exp(a) + b,
-                              tanh(a) * b,          -(a / b) + square(a), abs(exp(-a)) + 1.0f};
+                              tanh(a) * b,          -(a / b) + square(a), abs(exp(-a)) + 1.0f,
+                              -(a * b) * b};  // neg of +0 is -0
   };
   std::vector<Array> got = jit(fn)(x, y), want = fn(x, y);
   for (size_t k = 0; k < got.size(); ++k) {

@@ -81,7 +81,9 @@ bool emitted_inline(P id) {
   }
 }
 
-bool is_f32(DType d) { return d == DType::kF32; }
+// Slots held in f32 lanes: f32, and bf16 (widened on load, rounded after each step as the
+// unfused op rounds when it stores, narrowed on store), as the interpreter holds them.
+bool is_f32(DType d) { return d == DType::kF32 || d == DType::kBF16; }
 bool is_bool(DType d) { return d == DType::kBool; }
 
 // Steps on bool values (comparisons, select_n, logic, converts, is_finite), emitted inline
@@ -109,7 +111,7 @@ bool bool_step_supported(const FusedStep& s, const std::vector<DType>& arg) {
     case P::kIsFinite:
       return is_f32(arg[0]) && is_bool(out);
     case P::kConvertElementType:
-      return true;  // between f32 and bool (slots are nothing else)
+      return true;  // between f32, bf16 and bool (slots are nothing else)
     default:
       return false;
   }
@@ -291,7 +293,7 @@ class StepEmitter {
         return b_.CreateFCmpOLT(b_.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, a[0]),
                                 llvm::ConstantFP::getInfinity(vt_));
       case P::kConvertElementType:
-        if (arg[0] == s.aval.dtype) return a[0];
+        if (is_f32(arg[0]) && is_f32(s.aval.dtype)) return a[0];  // bf16: rounded after
         if (is_bool(s.aval.dtype)) return b_.CreateFCmpUNE(a[0], llvm::ConstantFP::get(vt_, 0.0));
         return b_.CreateUIToFP(a[0], vt_);
       default:
@@ -357,19 +359,46 @@ std::unique_ptr<llvm::Module> build(llvm::LLVMContext& ctx, const llvm::DataLayo
   for (const Aval& a : f.in_avals()) dtype.push_back(a.dtype);
   for (const FusedStep& s : f.steps()) dtype.push_back(s.aval.dtype);
   llvm::Type* i8 = b.getInt8Ty();
-  auto* bytes = llvm::FixedVectorType::get(i8, static_cast<unsigned>(block));
+  llvm::Type* i16 = b.getInt16Ty();
+  const auto lanes = static_cast<unsigned>(block);
+  auto* bytes = llvm::FixedVectorType::get(i8, lanes);
+  auto* halves = llvm::FixedVectorType::get(i16, lanes);
+  auto* words = llvm::FixedVectorType::get(b.getInt32Ty(), lanes);
   auto base = [&](llvm::Value* table, int i, DType d) {
     llvm::Value* p = b.CreateLoad(i8p, b.CreateConstGEP1_64(i8p, table, i));
-    return is_f32(d) ? b.CreateBitCast(p, f32p) : p;
+    if (d == DType::kF32) return b.CreateBitCast(p, f32p);
+    return d == DType::kBF16 ? b.CreateBitCast(p, i16->getPointerTo()) : p;
+  };
+  // bf16 bits -> f32 (exact), and f32 -> the nearest bf16 (ties to even; a NaN stays a quiet
+  // NaN), as core/half.h's bf16 converts.
+  auto widen = [&](llvm::Value* h) {
+    const bool vec = h->getType()->isVectorTy();
+    llvm::Type* to = vec ? static_cast<llvm::Type*>(words) : b.getInt32Ty();
+    llvm::Type* as = vec ? static_cast<llvm::Type*>(vt) : f32;
+    return b.CreateBitCast(b.CreateShl(b.CreateZExt(h, to), 16), as);
+  };
+  auto round_bf16 = [&](llvm::Value* v) {
+    auto k = [&](uint32_t c) { return llvm::ConstantInt::get(words, c); };
+    llvm::Value* x = b.CreateBitCast(v, words);
+    llvm::Value* nan = b.CreateICmpUGT(b.CreateAnd(x, k(0x7fffffffu)), k(0x7f800000u));
+    llvm::Value* odd = b.CreateAnd(b.CreateLShr(x, 16), k(1));
+    llvm::Value* up = b.CreateAnd(b.CreateAdd(b.CreateAdd(x, k(0x7fffu)), odd), k(0xffff0000u));
+    llvm::Value* quiet = b.CreateAnd(b.CreateOr(x, k(0x400000u)), k(0xffff0000u));
+    return b.CreateBitCast(b.CreateSelect(nan, quiet, up), vt);
   };
   std::vector<llvm::Value*> in_base(n_in), out_base;
   for (int i = 0; i < n_in; ++i) {
     in_base[i] = base(ins, i, dtype[i]);
     if (!scalar[i]) continue;
     // A broadcast scalar: one splat before the loop.
-    llvm::Value* one = is_f32(dtype[i])
-                           ? b.CreateLoad(f32, in_base[i])
-                           : b.CreateICmpNE(b.CreateLoad(i8, in_base[i]), b.getInt8(0));
+    llvm::Value* one;
+    if (dtype[i] == DType::kF32) {
+      one = b.CreateLoad(f32, in_base[i]);
+    } else if (dtype[i] == DType::kBF16) {
+      one = widen(b.CreateLoad(i16, in_base[i]));
+    } else {
+      one = b.CreateICmpNE(b.CreateLoad(i8, in_base[i]), b.getInt8(0));
+    }
     in_base[i] = b.CreateVectorSplat(vt->getNumElements(), one);
   }
   for (size_t o = 0; o < f.outputs().size(); ++o) {
@@ -385,23 +414,26 @@ std::unique_ptr<llvm::Module> build(llvm::LLVMContext& ctx, const llvm::DataLayo
   b.SetInsertPoint(loop);
   llvm::PHINode* i = b.CreatePHI(i64, 2);
   i->addIncoming(begin, entry);
-  // Block i of an array: f32 lanes, or bool bytes.
+  // Block i of an array: f32 lanes (from f32 or bf16 data), or bool lanes from 0/1 bytes.
+  auto at = [&](llvm::Value* p, llvm::Type* elem, llvm::Type* block_type) {
+    return b.CreateBitCast(b.CreateGEP(elem, p, i), block_type->getPointerTo());
+  };
   auto load = [&](llvm::Value* p, DType d) -> llvm::Value* {
-    if (is_f32(d)) {
-      llvm::Value* at = b.CreateBitCast(b.CreateGEP(f32, p, i), vt->getPointerTo());
-      return b.CreateAlignedLoad(vt, at, llvm::Align(4));
+    if (d == DType::kF32) return b.CreateAlignedLoad(vt, at(p, f32, vt), llvm::Align(4));
+    if (d == DType::kBF16) {
+      return widen(b.CreateAlignedLoad(halves, at(p, i16, halves), llvm::Align(2)));
     }
-    llvm::Value* at = b.CreateBitCast(b.CreateGEP(i8, p, i), bytes->getPointerTo());
-    return b.CreateICmpNE(b.CreateAlignedLoad(bytes, at, llvm::Align(1)),
+    return b.CreateICmpNE(b.CreateAlignedLoad(bytes, at(p, i8, bytes), llvm::Align(1)),
                           llvm::ConstantInt::get(bytes, 0));
   };
   auto store = [&](llvm::Value* v, llvm::Value* p, DType d) {
-    if (is_f32(d)) {
-      llvm::Value* at = b.CreateBitCast(b.CreateGEP(f32, p, i), vt->getPointerTo());
-      b.CreateAlignedStore(v, at, llvm::Align(4));
+    if (d == DType::kF32) {
+      b.CreateAlignedStore(v, at(p, f32, vt), llvm::Align(4));
+    } else if (d == DType::kBF16) {  // v is already rounded: keep its top half
+      llvm::Value* h = b.CreateTrunc(b.CreateLShr(b.CreateBitCast(v, words), 16), halves);
+      b.CreateAlignedStore(h, at(p, i16, halves), llvm::Align(2));
     } else {
-      llvm::Value* at = b.CreateBitCast(b.CreateGEP(i8, p, i), bytes->getPointerTo());
-      b.CreateAlignedStore(b.CreateZExt(v, bytes), at, llvm::Align(1));
+      b.CreateAlignedStore(b.CreateZExt(v, bytes), at(p, i8, bytes), llvm::Align(1));
     }
   };
   std::vector<llvm::Value*> slot(n_in + f.steps().size());
@@ -418,6 +450,7 @@ std::unique_ptr<llvm::Module> build(llvm::LLVMContext& ctx, const llvm::DataLayo
       arg.push_back(dtype[x]);
     }
     slot[n_in + k] = emitter.emit(s, static_cast<int>(k), a, arg);
+    if (s.aval.dtype == DType::kBF16) slot[n_in + k] = round_bf16(slot[n_in + k]);
   }
   for (size_t o = 0; o < f.outputs().size(); ++o) {
     store(slot[f.outputs()[o]], out_base[o], dtype[f.outputs()[o]]);

@@ -87,8 +87,8 @@ int64_t exp_packets(const float* x, float* y, int64_t n) {
 // op has no packet path here.
 int64_t unary_f32_packets(P id, const float* x, float* y, int64_t n) {
   switch (id) {
-    case P::kNeg:
-      return map_packets(x, y, n, [](const Pk& v) { return ei::pnegate(v); });
+    case P::kNeg:  // flips the sign bit (Eigen's AVX pnegate is 0 - v: +0 for +0)
+      return map_packets(x, y, n, [](const Pk& v) { return ei::pxor(v, ei::pset1<Pk>(-0.0f)); });
     case P::kSquare:
       return map_packets(x, y, n, [](const Pk& v) { return ei::pmul(v, v); });
     case P::kExp:

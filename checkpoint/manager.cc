@@ -134,6 +134,11 @@ absl::Status CheckpointManager::wait_until_finished() {
   return join_locked(lock);
 }
 
+bool CheckpointManager::is_saving_in_progress() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return in_flight_step_.has_value();
+}
+
 void CheckpointManager::wait_idle() const {
   std::unique_lock<std::mutex> lock(mu_);
   idle_cv_.wait(lock, [&] { return worker_done_; });

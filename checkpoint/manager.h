@@ -95,6 +95,9 @@ class CheckpointManager {
   absl::Status save(int64_t step, const Composite& items, const SaveArgs& args = {});
   // Joins the background save; returns its error if it failed.
   absl::Status wait_until_finished();
+  // Whether a background save is still writing (and holding its snapshot's buffers), like
+  // Orbax's is_saving_in_progress().
+  bool is_saving_in_progress() const;
 
   std::optional<int64_t> latest_step() const;
   std::vector<int64_t> all_steps() const;  // committed steps, ascending

@@ -1,6 +1,5 @@
 #include "core/buffer.h"
 
-#include <strings.h>
 #include <sys/mman.h>
 
 #include <cstdlib>
@@ -10,6 +9,8 @@
 #include <mutex>
 #include <new>
 #include <string>
+
+#include "core/env.h"
 
 #if defined(__SANITIZE_ADDRESS__)
 #include <sanitizer/asan_interface.h>
@@ -132,17 +133,6 @@ struct CloseAtExit {
 // most a quarter of the block. GRAFT_HUGE_PAGES=0 turns this off.
 constexpr size_t kHugeMin = size_t{8} << 20;
 constexpr size_t kHugePage = size_t{2} << 20;
-
-// An on/off environment variable: unset or empty -> fallback; 0, false, off, no (any case)
-// -> off; anything else -> on.
-bool env_flag(const char* name, bool fallback) {
-  const char* env = std::getenv(name);
-  if (env == nullptr || *env == '\0') return fallback;
-  for (const char* off : {"0", "false", "off", "no"}) {
-    if (strcasecmp(env, off) == 0) return false;
-  }
-  return true;
-}
 
 bool huge_pages_enabled() {
   static const bool on = env_flag("GRAFT_HUGE_PAGES", true);

@@ -114,4 +114,9 @@ std::vector<Array> FusedElementwise::replay(const std::vector<Array>& inputs) co
   return out;
 }
 
+const void* FusedElementwise::backend_data(const std::function<const void*()>& make) const {
+  std::call_once(backend_->flag, [&] { backend_->data = make(); });
+  return backend_->data;
+}
+
 }  // namespace graft

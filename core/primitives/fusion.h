@@ -5,7 +5,9 @@
 // steps tile by tile without materializing intermediates.
 #pragma once
 
+#include <functional>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -46,11 +48,21 @@ class FusedElementwise : public Primitive {
   const std::vector<FusedStep>& steps() const { return steps_; }
   const std::vector<int>& outputs() const { return outputs_; }
 
+  // What a backend derives from this group, computed by `make` on the first call and kept
+  // with the primitive (the CPU's compiled loop): a cached jit program pays for it once, not
+  // on every call.
+  const void* backend_data(const std::function<const void*()>& make) const;
+
  private:
   Shape shape_;
   std::vector<Aval> in_;
   std::vector<FusedStep> steps_;
   std::vector<int> outputs_;
+  struct Once {
+    std::once_flag flag;
+    const void* data = nullptr;
+  };
+  std::shared_ptr<Once> backend_ = std::make_shared<Once>();
 };
 
 }  // namespace graft

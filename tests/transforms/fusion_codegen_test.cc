@@ -14,7 +14,6 @@
 #include <functional>
 #include <limits>
 #include <string>
-#include <tuple>
 #include <vector>
 
 #include "core/ops.h"
@@ -145,11 +144,11 @@ TEST(FusionCodegenTest, BinaryOpsEqualEagerBitForBit) {
 // function (set_codegen switches per call) agree bit for bit, for every op, with broadcast
 // scalars, converts to and from f32 and a bool mask in the group.
 TEST(FusionCodegenTest, Bf16GroupsEqualTheInterpreterBitForBit) {
-  auto run_both = [](auto&& j, const std::vector<Array>& args, const std::string& what) {
+  auto run_both = [](auto&& j, const Array& x, const Array& y, const std::string& what) {
     cpu::fusion::set_codegen(cpu::fusion::Codegen::kAlways);
-    Array compiled = std::apply(j, std::tuple<Array, Array>(args[0], args[1]));
+    Array compiled = j(x, y);
     cpu::fusion::set_codegen(cpu::fusion::Codegen::kOff);
-    Array interpreted = std::apply(j, std::tuple<Array, Array>(args[0], args[1]));
+    Array interpreted = j(x, y);
     cpu::fusion::set_codegen(cpu::fusion::Codegen::kAlways);
     ASSERT_EQ(compiled.dtype(), interpreted.dtype()) << what;
     expect_bitwise(astype(compiled, DType::kF32), astype(interpreted, DType::kF32), what);
@@ -161,18 +160,18 @@ TEST(FusionCodegenTest, Bf16GroupsEqualTheInterpreterBitForBit) {
     Array y = astype(array<float>(ys, Shape{n}), DType::kBF16);
     for (const Named& u : unary_ops()) {
       auto j = jit([&](const Array& a, const Array& b) { return u.op(a * b) + b * 0.3f; });
-      run_both(j, {x, y}, std::string("bf16 ") + u.name + " n=" + std::to_string(n));
+      run_both(j, x, y, std::string("bf16 ") + u.name + " n=" + std::to_string(n));
     }
     for (const auto& [name, op] : binary_ops()) {
       auto j = jit([&](const Array& a, const Array& b) { return op(a - 0.25f, b) * 2.0f; });
-      run_both(j, {x, y}, std::string("bf16 ") + name + " n=" + std::to_string(n));
+      run_both(j, x, y, std::string("bf16 ") + name + " n=" + std::to_string(n));
     }
     auto mixed = jit([](const Array& a, const Array& b) {
       Array wide = astype(a, DType::kF32) * 1.001f;  // f32 steps inside a bf16 group
       Array back = astype(exp(wide) - astype(b, DType::kF32), DType::kBF16);
       return where(a > b, back, b + astype(a > 0.0f, DType::kBF16));
     });
-    run_both(mixed, {x, y}, "bf16 mixed n=" + std::to_string(n));
+    run_both(mixed, x, y, "bf16 mixed n=" + std::to_string(n));
   }
 }
 
@@ -295,10 +294,7 @@ TEST(FusionCodegenTest, WhichGroupsCompile) {
       {Aval{{1000}, DType::kF16, false}, Aval{{1000}, DType::kF16, false}});
   ASSERT_TRUE(f32_group && f64_group && select_group && bf16_group && f16_group);
   auto compiled = [](const std::shared_ptr<const Primitive>& p) {
-    auto& f = static_cast<const FusedElementwise&>(*p);
-    std::vector<bool> scalar(f.in_avals().size());
-    for (size_t i = 0; i < scalar.size(); ++i) scalar[i] = f.in_avals()[i].shape.empty();
-    return cpu::fusion::compiled_group(f, scalar);
+    return cpu::fusion::compiled_group(static_cast<const FusedElementwise&>(*p));
   };
   const cpu::fusion::CompiledGroup* c = compiled(f32_group);
   ASSERT_NE(c, nullptr);

@@ -3,9 +3,10 @@
 // loop without materializing intermediates.
 //
 // Greedy, in program order: a fusible instruction joins the open group that produced one of
-// its operands (same shape), merging other open groups it reads, else starts a group. A group closes (is emitted) when an
-// instruction outside it reads one of its values, so the output program stays in topological
-// order; values read outside the group (or program outputs) become the group's outputs.
+// its operands (same shape), merging other open groups it reads, else starts a group. A group
+// closes (is emitted) when an instruction outside it reads one of its values, so the output
+// program stays in topological order; values read outside the group (or program outputs)
+// become the group's outputs.
 // A broadcast_in_dim of a scalar feeding a group is read as a scalar operand instead.
 #include <algorithm>
 #include <unordered_map>

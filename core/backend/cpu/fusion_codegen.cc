@@ -34,6 +34,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "core/backend/cpu/fusion_kernels.h"
+#include "core/env.h"
 #include "core/primitives/elementwise.h"
 
 namespace graft::cpu::fusion {
@@ -45,9 +46,7 @@ Codegen mode_from_env() {
   const char* env = std::getenv("GRAFT_FUSION_CODEGEN");
   if (env == nullptr || *env == '\0' || strcasecmp(env, "auto") == 0) return Codegen::kAuto;
   if (strcasecmp(env, "always") == 0) return Codegen::kAlways;
-  for (const char* off : {"0", "false", "off", "no"}) {
-    if (strcasecmp(env, off) == 0) return Codegen::kOff;
-  }
+  if (env_value_is_off(env)) return Codegen::kOff;
   std::fprintf(stderr, "graft: GRAFT_FUSION_CODEGEN=%s is not auto, always or off; using auto\n",
                env);
   return Codegen::kAuto;
@@ -58,33 +57,18 @@ std::atomic<Codegen>& mode() {
   return m;
 }
 
-// Steps written as LLVM instructions; every other supported f32 step calls run_step_f32 (sqrt
-// too: Eigen's packet sqrt is not the correctly rounded one).
-bool emitted_inline(P id) {
-  switch (id) {
-    case P::kAdd:
-    case P::kSub:
-    case P::kMul:
-    case P::kDiv:
-    case P::kMax:
-    case P::kMin:
-    case P::kNeg:
-    case P::kSquare:
-    case P::kAbs:
-    case P::kSign:
-    case P::kFloor:
-    case P::kCeil:
-    case P::kRound:
-      return true;
-    default:
-      return false;
-  }
-}
-
 // Slots held in f32 lanes: f32, and bf16 (widened on load, rounded after each step as the
 // unfused op rounds when it stores, narrowed on store), as the interpreter holds them.
 bool is_f32(DType d) { return d == DType::kF32 || d == DType::kBF16; }
 bool is_bool(DType d) { return d == DType::kBool; }
+
+// An arithmetic step on f32 lanes (operands and result f32 or bf16), as run_step_f32 computes
+// it; every other step has a bool operand or result, or converts.
+bool is_f32_step(const FusedStep& s, const std::vector<DType>& arg) {
+  bool f32 = is_f32(s.aval.dtype) && s.prim->id() != P::kConvertElementType;
+  for (DType d : arg) f32 = f32 && is_f32(d);
+  return f32;
+}
 
 // Steps on bool values (comparisons, select_n, logic, converts, is_finite), emitted inline
 // with the interpreter's C++ semantics.
@@ -127,13 +111,10 @@ bool compilable(const FusedElementwise& f) {
   for (const FusedStep& s : f.steps()) {
     std::vector<DType> arg;
     for (int a : s.args) arg.push_back(slot[a]);
-    bool all_f32 = is_f32(s.aval.dtype);
-    for (DType d : arg) all_f32 = all_f32 && is_f32(d);
-    if (s.prim->id() == P::kConvertElementType || !all_f32) {
-      if (!bool_step_supported(s, arg)) return false;
-    } else if (!f32_step_supported(s.prim->id(), static_cast<int>(s.args.size()))) {
-      return false;
-    }
+    bool ok = is_f32_step(s, arg)
+                  ? f32_step_supported(s.prim->id(), static_cast<int>(s.args.size()))
+                  : bool_step_supported(s, arg);
+    if (!ok) return false;
   }
   return true;
 }
@@ -185,9 +166,16 @@ Jit* make_jit() {
   return j;
 }
 
-Jit* jit() {
+Jit* llvm_jit() {
   static Jit* j = make_jit();
   return j;
+}
+
+// Inputs of rank 0 in a group of higher rank: broadcast scalars (as fused_kernel reads them).
+std::vector<bool> scalar_inputs(const FusedElementwise& f) {
+  std::vector<bool> scalar;
+  for (const Aval& a : f.in_avals()) scalar.push_back(a.shape.empty() && !f.shape().empty());
+  return scalar;
 }
 
 std::string key_of(const FusedElementwise& f, const std::vector<bool>& scalar) {
@@ -213,14 +201,12 @@ class StepEmitter {
   // Step k's block value from its operands' (arg: their dtypes).
   llvm::Value* emit(const FusedStep& s, int k, const std::vector<llvm::Value*>& a,
                     const std::vector<DType>& arg) {
-    P id = s.prim->id();
-    bool f32_step = is_f32(s.aval.dtype) && id != P::kConvertElementType;
-    for (DType d : arg) f32_step = f32_step && is_f32(d);
-    if (!f32_step) return emit_bool(s, a, arg);
+    if (!is_f32_step(s, arg)) return emit_bool(s, a, arg);
     llvm::Value* u = a[0];
     llvm::Value* v = a.size() > 1 ? a[1] : nullptr;
-    if (!emitted_inline(id)) return call(s, k, u, v);
-    switch (id) {
+    // Exact ops inline; the rest (transcendentals, and sqrt: Eigen's packet sqrt is not the
+    // correctly rounded one) call run_step_f32.
+    switch (s.prim->id()) {
       case P::kAdd:
         return b_.CreateFAdd(u, v);
       case P::kSub:
@@ -254,7 +240,7 @@ class StepEmitter {
         return b_.CreateSelect(b_.CreateFCmpUNO(u, u), u, s2);
       }
       default:
-        return call(s, k, u, v);
+        return call(k, u, v);
     }
   }
 
@@ -302,7 +288,7 @@ class StepEmitter {
   }
 
   // Stores the operands to stack blocks, calls call_step on step k, loads its result.
-  llvm::Value* call(const FusedStep& s, int k, llvm::Value* u, llvm::Value* v) {
+  llvm::Value* call(int k, llvm::Value* u, llvm::Value* v) {
     llvm::Type* f32p = b_.getFloatTy()->getPointerTo();
     llvm::Type* i8p = b_.getInt8PtrTy();
     auto* fty =
@@ -317,7 +303,6 @@ class StepEmitter {
     const auto lanes =
         static_cast<uint64_t>(llvm::cast<llvm::FixedVectorType>(vt_)->getNumElements());
     b_.CreateCall(fty, fn, {step, ptr(0), ptr(1), ptr(2), b_.getInt64(lanes)});
-    (void)s;
     return b_.CreateAlignedLoad(vt_, bufs_[2], align);
   }
 
@@ -501,21 +486,24 @@ bool codegen_wanted(int64_t n) {
 
 void set_codegen(Codegen m) { mode().store(m); }
 
-const CompiledGroup* compiled_group(const FusedElementwise& f, const std::vector<bool>& scalar) {
-  if (!compilable(f)) return nullptr;
-  // Distinct structures seen by a process are few; past this many, new ones are interpreted.
-  constexpr size_t kMaxLoops = 4096;
-  static std::mutex mu;
-  static auto* cache = new std::unordered_map<std::string, std::unique_ptr<CompiledGroup>>;
-  std::string key = key_of(f, scalar);
-  std::lock_guard<std::mutex> lock(mu);
-  auto it = cache->find(key);
-  if (it != cache->end()) return it->second.get();
-  if (cache->size() >= kMaxLoops) return nullptr;
-  Jit* j = jit();
-  std::unique_ptr<CompiledGroup> c;
-  if (j != nullptr) c = compile(*j, absl::StrCat("graft_fused_", cache->size()), f, scalar);
-  return cache->emplace(std::move(key), std::move(c)).first->second.get();  // null: interpret
+const CompiledGroup* compiled_group(const FusedElementwise& f) {
+  return static_cast<const CompiledGroup*>(f.backend_data([&]() -> const void* {
+    if (!compilable(f)) return nullptr;
+    // Distinct structures seen by a process are few; past this many, new ones are interpreted.
+    constexpr size_t kMaxLoops = 4096;
+    static std::mutex mu;
+    static auto* cache = new std::unordered_map<std::string, std::unique_ptr<CompiledGroup>>;
+    const std::vector<bool> scalar = scalar_inputs(f);
+    std::string key = key_of(f, scalar);
+    std::lock_guard<std::mutex> lock(mu);
+    auto it = cache->find(key);
+    if (it != cache->end()) return it->second.get();
+    if (cache->size() >= kMaxLoops) return nullptr;
+    Jit* j = llvm_jit();
+    std::unique_ptr<CompiledGroup> c;
+    if (j != nullptr) c = compile(*j, absl::StrCat("graft_fused_", cache->size()), f, scalar);
+    return cache->emplace(std::move(key), std::move(c)).first->second.get();  // null: interpret
+  }));
 }
 
 void rethrow_step_error() {

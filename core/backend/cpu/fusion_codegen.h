@@ -1,11 +1,11 @@
 // Native code for fused_elementwise groups of f32, bf16 and bool slots (bf16 values are held
 // in f32 lanes and rounded to bf16 after each step, as the interpreter and the unfused ops
-// round them): LLVM's ORC JIT compiles a group into one loop that loads each input once, keeps every intermediate in vector
-// registers and stores only the outputs (the tile interpreter in fusion_kernels.cc moves each
-// step's values through L1). Exact ops (add, sub, mul, div, neg, square, abs, sign, max, min,
-// floor, ceil, round; comparisons, select_n, not / and / or / xor, converts between f32 and
-// bool, is_finite) are emitted inline; transcendentals call run_step_f32 on a block held on
-// the stack, so every element gets the interpreter's bits.
+// round them): LLVM's ORC JIT compiles a group into one loop that loads each input once, keeps
+// every intermediate in vector registers and stores only the outputs (the tile interpreter in
+// fusion_kernels.cc moves each step's values through L1). Exact ops (add, sub, mul, div, neg,
+// square, abs, sign, max, min, floor, ceil, round; comparisons, select_n, not / and / or / xor,
+// converts between f32 and bool, is_finite) are emitted inline; transcendentals call run_step_f32
+// on a block held on the stack, so every element gets the interpreter's bits.
 //
 // GRAFT_FUSION_CODEGEN: "auto" (default: groups of at least kCodegenMinElements elements),
 // "always" (every size: tests), or 0 / false / off / no (never).
@@ -38,10 +38,10 @@ enum class Codegen { kOff, kAuto, kAlways };
 bool codegen_wanted(int64_t n);
 void set_codegen(Codegen mode);
 
-// The compiled loop for `f` with inputs `scalar` (bit i: input i is rank 0 and broadcast),
-// from a process-wide cache keyed by the group's structure; nullptr when a slot is f64 or
+// The compiled loop for `f`, made on the first call for this primitive (kept with it) from a
+// process-wide cache keyed by the group's structure; nullptr when a slot is f64 or
 // f16, a step has no compiled form, or LLVM could not compile it (the interpreter runs).
-const CompiledGroup* compiled_group(const FusedElementwise& f, const std::vector<bool>& scalar);
+const CompiledGroup* compiled_group(const FusedElementwise& f);
 
 // Rethrows an error that a transcendental step raised inside a compiled loop on this thread
 // (the loop itself cannot unwind); call after each loop.

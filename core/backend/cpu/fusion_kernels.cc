@@ -201,12 +201,8 @@ void fused_kernel(Call& c) {
   };
   // A compiled loop (fusion_codegen) takes whole blocks; the array's last few elements, if
   // any, go through the interpreter.
-  const fusion::CompiledGroup* compiled = nullptr;
-  if (fusion::codegen_wanted(n)) {
-    std::vector<bool> scalar(n_in);
-    for (int i = 0; i < n_in; ++i) scalar[i] = ins[i].scalar;
-    compiled = fusion::compiled_group(f, scalar);
-  }
+  const fusion::CompiledGroup* compiled =
+      fusion::codegen_wanted(n) ? fusion::compiled_group(f) : nullptr;
   absl::InlinedVector<const void*, 16> in_data(n_in);
   for (int i = 0; i < n_in; ++i) in_data[i] = ins[i].data;
   auto run_tiles = [&](int64_t first, int64_t last) {

@@ -109,6 +109,16 @@ bool any_committed(const fs::path& dir) {
   return false;
 }
 
+// Polls until the process's first checkpoint under `ckpt` is committed (true) or the process
+// exits first (false; its wait status in *status).
+bool wait_for_first_commit(pid_t pid, const fs::path& ckpt, int* status) {
+  for (;;) {
+    if (::waitpid(pid, status, WNOHANG) == pid) return false;
+    if (any_committed(ckpt)) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+}
+
 TEST(ProcessResumeTest, KilledRunRestartedWithTheSameCommandEndsBitForBit) {
   ASSERT_TRUE(fs::exists(program())) << program();
   const std::string data = fresh_test_dir("process_data");
@@ -120,18 +130,11 @@ TEST(ProcessResumeTest, KilledRunRestartedWithTheSameCommandEndsBitForBit) {
   // and LLVM compiles) takes.
   const pid_t full_pid = start(command_line(full, data, false), full_log);
   ASSERT_GT(full_pid, 0);
-  const fs::path full_ckpt = fs::path(full) / "checkpoint";
   int full_status = 0;
-  bool full_exited = false;
-  while (!any_committed(full_ckpt)) {
-    if (::waitpid(full_pid, &full_status, WNOHANG) == full_pid) {
-      full_exited = true;
-      break;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  }
+  const bool full_running =
+      wait_for_first_commit(full_pid, fs::path(full) / "checkpoint", &full_status);
   const auto first_commit = std::chrono::steady_clock::now();
-  if (!full_exited) full_status = wait_for(full_pid);
+  if (full_running) full_status = wait_for(full_pid);
   ASSERT_TRUE(WIFEXITED(full_status) && WEXITSTATUS(full_status) == 0) << read_file(full_log);
   const int64_t window_us =
       std::max<int64_t>(1000, std::chrono::duration_cast<std::chrono::microseconds>(
@@ -154,18 +157,10 @@ TEST(ProcessResumeTest, KilledRunRestartedWithTheSameCommandEndsBitForBit) {
     ASSERT_GT(pid, 0);
     // Kill at a random moment after the first checkpoint is committed.
     const fs::path ckpt = fs::path(dump) / "checkpoint";
-    bool exited = false;
     int status = 0;
-    for (;;) {
-      if (::waitpid(pid, &status, WNOHANG) == pid) {
-        exited = true;
-        break;
-      }
-      if (any_committed(ckpt)) break;
-      std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    }
+    const bool running = wait_for_first_commit(pid, ckpt, &status);
     const int64_t delay_us = static_cast<int64_t>(rng() % static_cast<uint64_t>(window_us));
-    if (!exited) {
+    if (running) {
       std::this_thread::sleep_for(std::chrono::microseconds(delay_us));
       ::kill(pid, SIGKILL);
       status = wait_for(pid);

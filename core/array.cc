@@ -29,6 +29,25 @@ Node::~Node() {
   }
 }
 
+void Node::set_buffers(std::vector<std::shared_ptr<Buffer>> outputs) {
+  buffers = std::move(outputs);
+  ready_.store(true, std::memory_order_release);
+}
+
+void Node::drop_buffers() {
+  ready_.store(false, std::memory_order_release);
+  buffers.clear();
+  inputs.clear();
+}
+
+bool Node::pending_inputs(std::vector<Array>* out) {
+  if (evaluated()) return false;
+  std::lock_guard<std::mutex> lock(eval_mu);
+  if (evaluated()) return false;
+  *out = inputs;
+  return true;
+}
+
 namespace {
 
 template <typename T>
@@ -61,7 +80,7 @@ Array Array::from_buffer(std::shared_ptr<Buffer> buffer, Shape shape, DType dtyp
   }
   auto node = std::make_shared<Node>();
   node->avals.push_back(Aval{std::move(shape), dtype, weak});
-  node->buffers.push_back(std::move(buffer));
+  node->set_buffers({std::move(buffer)});
   return Array(std::move(node), 0);
 }
 
@@ -85,7 +104,7 @@ int64_t Array::dim(int axis) const { return shape()[normalize_axis("dim", axis, 
 
 bool Array::is_evaluated() const {
   require("is_evaluated");
-  return !node_->buffers.empty();
+  return node_->evaluated();
 }
 
 bool Array::is_tracer() const {
@@ -117,7 +136,7 @@ std::shared_ptr<Buffer> Array::buffer() const {
          "for; if the value is a configuration, pass it as a plain C++ argument listed in "
          "jit's static_argnums; or compute it outside the traced function");
   }
-  if (node_->buffers.empty()) eval({*this});
+  if (!node_->evaluated()) eval({*this});
   return node_->buffers[index_];
 }
 

@@ -3,13 +3,20 @@
 // A node is one application of a primitive to input arrays, with one or more outputs, or a
 // leaf (a constant holding a buffer, or a tracer placeholder). Ops only build nodes; eval()
 // computes them. An evaluated node holds its output buffers and drops its inputs, so the
-// graph does not pin memory. Arrays are cheap to copy (a shared_ptr and an index) and safe to
-// share between threads for reading; building graphs from several threads at once is fine,
-// evaluating the same unevaluated node from two threads at once is not.
+// graph does not pin memory. Arrays are cheap to copy (a shared_ptr and an index).
+//
+// Threads: any number of threads may build graphs over shared arrays and evaluate or read
+// them at the same time, evaluated or not. A node shared by several threads is computed once:
+// the first thread to reach it runs its kernel while holding the node's mutex, the others
+// wait for it and then read the same buffers. What is not allowed is what is not allowed
+// with one thread either (reading a donated array); a jit-compiled function may be called
+// from several threads at once (its cache is locked).
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -50,9 +57,25 @@ struct Node {
   uint64_t reusable_inputs = 0;
 
   Node() = default;
+  // Whether `buffers` holds the outputs. Acquire: a thread that sees true also sees them.
+  bool evaluated() const { return ready_.load(std::memory_order_acquire); }
+  // Stores the outputs and marks the node evaluated (release). Leaves' constructors and the
+  // kernel runner call it; a kernel runner holds `eval_mu` (eval.cc).
+  void set_buffers(std::vector<std::shared_ptr<Buffer>> outputs);
+  // Donation: the buffers are given away, the node reads as unevaluated (and donated).
+  void drop_buffers();
+  // Copies `inputs` (taken under `eval_mu`) into *out and returns true, or returns false when
+  // the node is evaluated: how a graph walk reads a node that another thread may be
+  // evaluating (and so clearing the inputs of) at the same time.
+  bool pending_inputs(std::vector<Array>* out);
+  // Held while this node's kernel runs, so threads sharing the node compute it once.
+  std::mutex eval_mu;
   Node(const Node&) = delete;
   Node& operator=(const Node&) = delete;
   ~Node();  // iterative: destroying a chain of a million nodes does not recurse
+
+ private:
+  std::atomic<bool> ready_{false};
 };
 
 class Array {

@@ -1,5 +1,6 @@
 #include "core/eval.h"
 
+#include <mutex>
 #include <unordered_set>
 #include <utility>
 
@@ -12,19 +13,27 @@ namespace graft {
 std::vector<std::shared_ptr<Node>> pending_nodes(const std::vector<Array>& roots) {
   std::vector<std::shared_ptr<Node>> order;
   std::unordered_set<Node*> seen;
-  std::vector<std::pair<std::shared_ptr<Node>, size_t>> stack;  // node, next input to visit
+  // Node, a copy of its inputs (another thread may evaluate it and clear its own), next input.
+  struct Visit {
+    std::shared_ptr<Node> node;
+    std::vector<Array> inputs;
+    size_t next = 0;
+  };
+  std::vector<Visit> stack;
+  auto visit = [&](const std::shared_ptr<Node>& n) {
+    if (!seen.insert(n.get()).second) return;
+    Visit v{n, {}, 0};
+    if (n->pending_inputs(&v.inputs)) stack.push_back(std::move(v));
+  };
   for (const Array& r : roots) {
     if (!r.valid()) fail("eval", "called on an empty Array handle");
-    const std::shared_ptr<Node>& n = r.node();
-    if (!n->buffers.empty() || !seen.insert(n.get()).second) continue;
-    stack.emplace_back(n, 0);
+    visit(r.node());
     while (!stack.empty()) {
-      auto& [node, next] = stack.back();
-      if (next < node->inputs.size()) {
-        std::shared_ptr<Node> in = node->inputs[next++].node();
-        if (in->buffers.empty() && seen.insert(in.get()).second) stack.emplace_back(in, 0);
+      Visit& v = stack.back();
+      if (v.next < v.inputs.size()) {
+        visit(v.inputs[v.next++].node());  // may reallocate the stack: `v` is not used after
       } else {
-        order.push_back(node);
+        order.push_back(std::move(v.node));
         stack.pop_back();
       }
     }
@@ -39,10 +48,13 @@ void eval(const std::vector<Array>& arrays) {
   // primitive's kernel runs a nested eval that may run, and release, later nodes of `order`.)
   for (std::shared_ptr<Node>& held : order) {
     std::shared_ptr<Node> n = std::move(held);
+    if (n->evaluated()) continue;
+    // Another thread sharing this node waits here until the first one has computed it.
+    std::lock_guard<std::mutex> lock(n->eval_mu);
     if (n->donated) fail_donated();
-    // A call primitive's kernel (custom_vjp, remat) evaluates its function with a nested eval,
-    // which may already have run a constant node this order also holds.
-    if (!n->buffers.empty()) continue;
+    // Computed meanwhile: by another thread, or by a call primitive's nested eval (custom_vjp,
+    // remat evaluate their function inside their kernel) that ran a node this order holds.
+    if (n->evaluated()) continue;
     if (n->tracer || n->primitive == nullptr) {
       fail("eval", "cannot evaluate a traced array ", n->avals[0].str(),
            ": it stands for a value that is only known when the traced function is called");

@@ -30,13 +30,15 @@ namespace {
 bool closed_over(const Array& a, const std::vector<Array>& inputs) {
   std::unordered_set<const Node*> seen, allowed;
   for (const Array& in : inputs) allowed.insert(in.node().get());
-  std::vector<const Node*> stack{a.node().get()};
+  std::vector<std::shared_ptr<Node>> stack{a.node()};
+  std::vector<Array> node_inputs;
   while (!stack.empty()) {
-    const Node* n = stack.back();
+    std::shared_ptr<Node> n = std::move(stack.back());
     stack.pop_back();
-    if (!seen.insert(n).second || allowed.count(n) || !n->buffers.empty()) continue;
+    if (!seen.insert(n.get()).second || allowed.count(n.get())) continue;
+    if (!n->pending_inputs(&node_inputs)) continue;  // evaluated
     if (n->primitive == nullptr) return false;
-    for (const Array& in : n->inputs) stack.push_back(in.node().get());
+    for (const Array& in : node_inputs) stack.push_back(in.node());
   }
   return true;
 }
@@ -59,32 +61,40 @@ std::optional<Program> lower(const Graph& g, const std::vector<Array>& effects) 
     if (id < 0) id = p.add_constant(a);  // only evaluated leaves get here
     return id;
   };
-  // Iterative post-order over pending nodes (evaluated ones are leaves: constants).
-  std::vector<std::pair<Node*, size_t>> stack;
+  // Iterative post-order over pending nodes (evaluated ones are leaves: constants). Each
+  // visit holds a copy of its node's inputs: a captured array may be evaluated by another
+  // thread meanwhile, which clears the node's own list.
+  struct Visit {
+    std::shared_ptr<Node> node;
+    std::vector<Array> inputs;
+    size_t next = 0;
+  };
+  std::vector<Visit> stack;
   std::vector<Array> roots = g.outputs;
   for (const Array& e : effects) {
     if (closed_over(e, g.inputs)) roots.push_back(e);
   }
+  auto visit = [&](const std::shared_ptr<Node>& n) {
+    if (ids.count(n.get())) return;
+    Visit v{n, {}, 0};
+    if (!n->pending_inputs(&v.inputs)) return;  // evaluated: a constant
+    ids[n.get()];                               // mark as being visited
+    stack.push_back(std::move(v));
+  };
   for (const Array& o : roots) {
-    Node* root = o.node().get();
-    if (ids.count(root) || !root->buffers.empty()) continue;
-    stack.emplace_back(root, 0);
-    ids[root];  // mark as being visited
+    visit(o.node());
     while (!stack.empty()) {
-      auto& [n, next] = stack.back();
-      if (n->primitive == nullptr) return std::nullopt;  // an outer trace's placeholder
-      if (next < n->inputs.size()) {
-        Node* in = n->inputs[next++].node().get();
-        if (!in->buffers.empty() || ids.count(in)) continue;
-        ids[in];
-        stack.emplace_back(in, 0);
+      Visit& v = stack.back();
+      if (v.node->primitive == nullptr) return std::nullopt;  // an outer trace's placeholder
+      if (v.next < v.inputs.size()) {
+        visit(v.inputs[v.next++].node());  // may reallocate the stack: `v` is not used after
         continue;
       }
       Instr instr;
-      instr.prim = n->primitive;
-      for (const Array& in : n->inputs) instr.in.push_back(id_of(in));
-      for (const Aval& a : n->avals) instr.out.push_back(p.add_value(a));
-      ids[n] = instr.out;
+      instr.prim = v.node->primitive;
+      for (const Array& in : v.inputs) instr.in.push_back(id_of(in));
+      for (const Aval& a : v.node->avals) instr.out.push_back(p.add_value(a));
+      ids[v.node.get()] = instr.out;
       p.instrs.push_back(std::move(instr));
       stack.pop_back();
     }
@@ -149,8 +159,7 @@ std::vector<Array> execute(const Program& p, const std::vector<Array>& args, con
     // next donation of that output can reuse it again).
     Node& n = *args[j].node();
     n.donated = true;
-    n.buffers.clear();
-    n.inputs.clear();
+    n.drop_buffers();
   }
   return outs;
 }

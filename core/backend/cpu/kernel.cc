@@ -65,7 +65,7 @@ void run_kernel(Node& n) {
   for (size_t i = 0; i < outputs.size(); ++i) {
     if (!outputs[i]) call.out_raw(static_cast<int>(i));  // zero-sized or untouched outputs
   }
-  n.buffers = std::move(outputs);
+  n.set_buffers(std::move(outputs));
 }
 
 }  // namespace graft::cpu

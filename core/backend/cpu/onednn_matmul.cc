@@ -7,6 +7,7 @@
 #include <unordered_map>
 #include <utility>
 
+#include "core/backend/cpu/onednn_exec.h"
 #include "oneapi/dnnl/dnnl.hpp"
 
 namespace graft::cpu {
@@ -28,15 +29,11 @@ dnnl::memory::data_type dnnl_type(DType t) {
   return t == DType::kBF16 ? dnnl::memory::data_type::bf16 : dnnl::memory::data_type::f32;
 }
 
-dnnl::engine& engine() {
-  static dnnl::engine* e = new dnnl::engine(dnnl::engine::kind::cpu, 0);
-  return *e;
-}
-
 // A created primitive with its descriptors (null primitive: oneDNN has no implementation).
 struct Entry {
   std::unique_ptr<dnnl::matmul> prim;
   dnnl::memory::desc a_md, b_md, c_md;
+  size_t scratch_bytes = 0;  // the scratchpad execute_primitive() provides
 };
 
 std::shared_ptr<const Entry> create(const GemmDesc& d) {
@@ -48,8 +45,10 @@ std::shared_ptr<const Entry> create(const GemmDesc& d) {
                                dims{d.b_strides[0], d.b_strides[1], d.b_strides[2]});
   e->c_md = dnnl::memory::desc(dims{d.batch, d.m, d.n}, dnnl_type(d.out), dims{d.m * d.n, d.n, 1});
   try {
-    dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(e->a_md, e->b_md, e->c_md), engine());
+    dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(e->a_md, e->b_md, e->c_md),
+                                    user_scratchpad_attr(), onednn_engine());
     e->prim = std::make_unique<dnnl::matmul>(pd);
+    e->scratch_bytes = pd.scratchpad_desc().get_size();
   } catch (const dnnl::error&) {
     e->prim.reset();  // unimplemented for these types / strides on this CPU
   }
@@ -113,12 +112,11 @@ bool onednn_matmul(const GemmDesc& d, const void* a, const void* b, void* c) {
   if (!enabled.load(std::memory_order_relaxed)) return false;
   std::shared_ptr<const Entry> e = cache().get(d);
   if (!e->prim) return false;
-  thread_local dnnl::stream stream(engine());
-  dnnl::memory ma(e->a_md, engine(), const_cast<void*>(a));
-  dnnl::memory mb(e->b_md, engine(), const_cast<void*>(b));
-  dnnl::memory mc(e->c_md, engine(), c);
-  e->prim->execute(stream, {{DNNL_ARG_SRC, ma}, {DNNL_ARG_WEIGHTS, mb}, {DNNL_ARG_DST, mc}});
-  stream.wait();
+  dnnl::memory ma(e->a_md, onednn_engine(), const_cast<void*>(a));
+  dnnl::memory mb(e->b_md, onednn_engine(), const_cast<void*>(b));
+  dnnl::memory mc(e->c_md, onednn_engine(), c);
+  execute_primitive(*e->prim, e->scratch_bytes,
+                    {{DNNL_ARG_SRC, ma}, {DNNL_ARG_WEIGHTS, mb}, {DNNL_ARG_DST, mc}});
   return true;
 }
 

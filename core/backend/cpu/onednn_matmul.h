@@ -4,7 +4,8 @@
 // element strides (any strides oneDNN accepts: in practice one of each operand's two inner
 // strides is 1) and C dense row-major [batch, m, n]. Inputs are f32 or bf16 (both the same);
 // the output is f32 or bf16 (bf16 inputs accumulate in f32). Thread-safe: the cache is
-// locked, primitives are immutable, and each thread executes on its own stream.
+// locked, and a cached primitive runs with the calling thread's own stream and scratchpad
+// (onednn_exec.h), so any number of threads may run the same shape at once.
 #pragma once
 
 #include <array>

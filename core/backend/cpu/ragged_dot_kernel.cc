@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "core/backend/cpu/kernel.h"
+#include "core/backend/cpu/onednn_exec.h"
 #include "core/backend/cpu/onednn_matmul.h"
 #include "core/backend/cpu/parallel.h"
 #include "core/error.h"
@@ -63,11 +64,6 @@ dnnl::memory::data_type dnnl_type(DType t) {
   return t == DType::kBF16 ? dnnl::memory::data_type::bf16 : dnnl::memory::data_type::f32;
 }
 
-dnnl::engine& rt_engine() {
-  static dnnl::engine* e = new dnnl::engine(dnnl::engine::kind::cpu, 0);
-  return *e;
-}
-
 using dims = dnnl::memory::dims;
 
 // Memory descriptors for `rows` ragged rows (DNNL_RUNTIME_DIM_VAL when creating).
@@ -86,20 +82,26 @@ std::array<dnnl::memory::desc, 3> rt_descs(const RtKey& key, int64_t rows) {
 
 // The created primitive for `key` (null: unimplemented). Few keys (one per layer shape),
 // so the map is cleared rather than evicted if it ever grows large.
-std::shared_ptr<const dnnl::matmul> rt_primitive(const RtKey& key) {
+struct RtEntry {
+  dnnl::matmul prim;
+  size_t scratch_bytes;  // the scratchpad execute_primitive() provides
+};
+
+std::shared_ptr<const RtEntry> rt_primitive(const RtKey& key) {
   static std::mutex mu;
-  static auto* cache =
-      new std::unordered_map<RtKey, std::shared_ptr<const dnnl::matmul>, RtKeyHash>();
+  static auto* cache = new std::unordered_map<RtKey, std::shared_ptr<const RtEntry>, RtKeyHash>();
   {
     std::lock_guard<std::mutex> l(mu);
     auto it = cache->find(key);
     if (it != cache->end()) return it->second;
   }
-  std::shared_ptr<const dnnl::matmul> prim;
+  std::shared_ptr<const RtEntry> prim;
   try {
     auto d = rt_descs(key, DNNL_RUNTIME_DIM_VAL);
-    dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(d[0], d[1], d[2]), rt_engine());
-    prim = std::make_shared<const dnnl::matmul>(pd);
+    dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(d[0], d[1], d[2]),
+                                    user_scratchpad_attr(), onednn_engine());
+    prim = std::make_shared<const RtEntry>(
+        RtEntry{dnnl::matmul(pd), pd.scratchpad_desc().get_size()});
   } catch (const dnnl::error&) {
     prim = nullptr;  // unimplemented for these types on this CPU
   }
@@ -111,15 +113,14 @@ std::shared_ptr<const dnnl::matmul> rt_primitive(const RtKey& key) {
 
 bool rt_matmul(const RtKey& key, int64_t rows, const void* a, const void* b, void* c) {
   if (!onednn_enabled()) return false;
-  std::shared_ptr<const dnnl::matmul> prim = rt_primitive(key);
+  std::shared_ptr<const RtEntry> prim = rt_primitive(key);
   if (!prim) return false;
-  thread_local dnnl::stream stream(rt_engine());
   auto d = rt_descs(key, rows);
-  dnnl::memory ma(d[0], rt_engine(), const_cast<void*>(a));
-  dnnl::memory mb(d[1], rt_engine(), const_cast<void*>(b));
-  dnnl::memory mc(d[2], rt_engine(), c);
-  prim->execute(stream, {{DNNL_ARG_SRC, ma}, {DNNL_ARG_WEIGHTS, mb}, {DNNL_ARG_DST, mc}});
-  stream.wait();
+  dnnl::memory ma(d[0], onednn_engine(), const_cast<void*>(a));
+  dnnl::memory mb(d[1], onednn_engine(), const_cast<void*>(b));
+  dnnl::memory mc(d[2], onednn_engine(), c);
+  execute_primitive(prim->prim, prim->scratch_bytes,
+                    {{DNNL_ARG_SRC, ma}, {DNNL_ARG_WEIGHTS, mb}, {DNNL_ARG_DST, mc}});
   return true;
 }
 

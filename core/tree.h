@@ -258,6 +258,7 @@ T tree_map(Fn&& fn, const T& tree, const Rest&... rest) {
     return l;
   };
   std::array<std::vector<Array>, sizeof...(Rest)> others{leaves_of(rest)...};
+  (void)leaves_of;  // unused when there is one tree
   std::vector<Array> out(leaves.size());
   for (size_t i = 0; i < leaves.size(); ++i) {
     out[i] = detail::map_leaf(fn, leaves[i], others, i, std::index_sequence_for<Rest...>{});

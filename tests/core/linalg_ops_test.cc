@@ -23,7 +23,9 @@ void expect_error(F f, const std::string& prefix, const std::string& contains = 
   } catch (const Error& e) {
     std::string m = e.what();
     EXPECT_EQ(m.rfind(prefix, 0), 0u) << m;
-    if (!contains.empty()) EXPECT_NE(m.find(contains), std::string::npos) << m;
+    if (!contains.empty()) {
+      EXPECT_NE(m.find(contains), std::string::npos) << m;
+    }
   }
 }
 

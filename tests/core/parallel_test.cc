@@ -32,7 +32,9 @@ TEST(ParallelTest, AlignedChunksStartAtMultiples) {
       for (int64_t i = b; i < e; ++i) hits[i]++;
     });
     EXPECT_FALSE(misaligned.load()) << n;
-    if (n >= 1000 && num_threads() > 1) EXPECT_GT(chunks.load(), 1) << n;
+    if (n >= 1000 && num_threads() > 1) {
+      EXPECT_GT(chunks.load(), 1) << n;
+    }
     for (int64_t i = 0; i < n; ++i) ASSERT_EQ(hits[i].load(), 1) << n << " " << i;
   }
 }

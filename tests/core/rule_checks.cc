@@ -142,7 +142,9 @@ void check_ad(const Prim& p, const Arrays& in, const AdCheck& o) {
   Arrays got = p->jvp(in, t, outs);
   ASSERT_EQ(got.size(), outs.size());
   for (size_t k = 0; k < outs.size(); ++k) {
-    if (o.check_each_input) ASSERT_TRUE(got[k].valid()) << "output " << k;
+    if (o.check_each_input) {
+      ASSERT_TRUE(got[k].valid()) << "output " << k;
+    }
     if (!got[k].valid()) continue;
     EXPECT_EQ(got[k].shape(), outs[k].shape());
     EXPECT_EQ(got[k].dtype(), outs[k].dtype());

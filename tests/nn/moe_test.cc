@@ -75,8 +75,6 @@ Array dense_moe(const MoEParams& p, const Array& x, const MoEConfig& cfg) {
   return y;
 }
 
-double loss_with(const Array& y, const Array& ct) { return host(sum(y * ct))[0]; }
-
 TEST(MoEConfig, ValidateAndErrors) {
   MoEConfig c = small_cfg();
   EXPECT_TRUE(c.validate().ok());
@@ -183,7 +181,9 @@ TEST(MoE, RoutingInvariants) {
     double s1 = s[t * 4 + static_cast<int>(ex[2 * t + 1])];
     EXPECT_GE(s0, s1);
     for (int e = 0; e < 4; ++e) {
-      if (e != ex[2 * t] && e != ex[2 * t + 1]) EXPECT_LE(s[t * 4 + e], s1);
+      if (e != ex[2 * t] && e != ex[2 * t + 1]) {
+        EXPECT_LE(s[t * 4 + e], s1);
+      }
     }
   }
   EXPECT_EQ(std::accumulate(gs.begin(), gs.end(), 0.0), 64.0);

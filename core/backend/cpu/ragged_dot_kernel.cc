@@ -218,7 +218,7 @@ bool bf16_onednn(RaggedMode mode, const std::vector<Group>& groups, const bf16* 
     const Group& gr = groups[i];
     end = gr.start + gr.rows;
     if (gr.rows == 0) {
-      if (contract) std::memset(out + i * k * n, 0, k * n * sizeof(bf16));
+      if (contract) std::fill_n(out + i * k * n, k * n, bf16{});
       continue;
     }
     bool ok =
@@ -226,7 +226,7 @@ bool bf16_onednn(RaggedMode mode, const std::vector<Group>& groups, const bf16* 
                  : rt_matmul(key, gr.rows, lhs + gr.start * k, rhs + i * k * n, out + gr.start * n);
     if (!ok) return false;
   }
-  if (!contract) std::memset(out + end * n, 0, (m - end) * n * sizeof(bf16));
+  if (!contract) std::fill_n(out + end * n, (m - end) * n, bf16{});
   return true;
 }
 

@@ -7,10 +7,12 @@
 
 #include <cerrno>
 #include <chrono>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <set>
 
+#include "checkpoint/dir_lock.h"
 #include "checkpoint/file_util.h"
 #include "checkpoint/safetensors.h"
 #include "checkpoint/save_job.h"
@@ -22,18 +24,29 @@ namespace fs = std::filesystem;
 
 namespace {
 
-bool all_digits(const std::string& s) {
-  if (s.empty() || s.size() > 18) return false;
-  for (char c : s) {
-    if (c < '0' || c > '9') return false;
-  }
-  return true;
+bool lstat_is(const std::string& path, mode_t type) {
+  struct stat st;
+  return ::lstat(path.c_str(), &st) == 0 && (st.st_mode & S_IFMT) == type;
+}
+
+bool lstat_exists(const std::string& path) {
+  struct stat st;
+  return ::lstat(path.c_str(), &st) == 0;
+}
+
+// A step directory of graft's: its metadata file is a regular file in graft's format.
+bool has_graft_metadata(const std::string& step_dir) {
+  const std::string path = step_dir + "/" + kMetadataFile;
+  if (!lstat_is(path, S_IFREG)) return false;
+  std::string text;
+  return read_file(path, text, size_t{1} << 30).ok() && parse_metadata(text).ok();
 }
 
 }  // namespace
 
-CheckpointManager::CheckpointManager(std::string dir, CheckpointManagerOptions options)
-    : dir_(std::move(dir)), options_(std::move(options)) {}
+CheckpointManager::CheckpointManager(std::string dir, CheckpointManagerOptions options,
+                                     std::unique_ptr<DirLock> lock)
+    : dir_(std::move(dir)), options_(std::move(options)), lock_(std::move(lock)) {}
 
 absl::StatusOr<std::unique_ptr<CheckpointManager>> CheckpointManager::open(
     const std::string& directory, CheckpointManagerOptions options) {
@@ -50,7 +63,12 @@ absl::StatusOr<std::unique_ptr<CheckpointManager>> CheckpointManager::open(
       return absl::PermissionDeniedError("cannot create " + directory + ": " + ec.message());
     }
   }
-  std::unique_ptr<CheckpointManager> m(new CheckpointManager(directory, std::move(options)));
+  // Locked before anything is removed: another writer's temporary directory looks exactly
+  // like one a crash left.
+  absl::StatusOr<DirLock> lock = DirLock::acquire(directory);
+  if (!lock.ok()) return lock.status();
+  std::unique_ptr<CheckpointManager> m(new CheckpointManager(
+      directory, std::move(options), std::make_unique<DirLock>(std::move(*lock))));
   if (absl::Status s = m->scan(); !s.ok()) return s;
   return m;
 }
@@ -63,25 +81,34 @@ CheckpointManager::~CheckpointManager() {
 
 absl::Status CheckpointManager::scan() {
   std::error_code ec;
-  std::vector<std::string> doomed;
+  std::vector<std::pair<std::string, const char*>> doomed;  // path, why
   std::vector<int64_t> found;
   for (auto it = fs::directory_iterator(dir_, ec); !ec && it != fs::directory_iterator();
        it.increment(ec)) {
-    std::string name = it->path().filename().string();
-    if (name.find(".orbax-checkpoint-tmp-") != std::string::npos) {
-      doomed.push_back(it->path().string());
-    } else if (all_digits(name) && it->is_directory(ec)) {
-      if (fs::exists(it->path() / kCommitFile, ec)) {
-        found.push_back(std::stoll(name));
-      } else {
-        doomed.push_back(it->path().string());  // renamed but never marked: a crashed save
-      }
+    const std::string name = it->path().filename().string();
+    const std::string path = it->path().string();
+    const bool step_name = is_step_name(name);
+    if (!step_name && !is_temp_name(name)) continue;  // not graft's: not looked at
+    if (lstat_is(path, S_IFLNK)) {
+      std::fprintf(stderr, "checkpoint: ignoring %s: a symlink is never a step nor deleted\n",
+                   path.c_str());
+      continue;
+    }
+    if (!lstat_is(path, S_IFDIR)) continue;
+    if (!step_name) {
+      doomed.push_back({path, "left by an interrupted save or delete"});
+    } else if (lstat_is(path + "/" + kCommitFile, S_IFREG)) {
+      if (lstat_is(path + "/" + kMetadataFile, S_IFREG)) found.push_back(std::stoll(name));
+    } else if (!lstat_exists(path + "/" + kCommitFile) && has_graft_metadata(path)) {
+      doomed.push_back({path, "renamed but never committed"});  // a crash after the rename
     }
   }
   if (ec) return absl::InternalError("listing " + dir_ + ": " + ec.message());
-  for (const std::string& p : doomed) {
-    fs::remove_all(p, ec);
+  for (const auto& [p, why] : doomed) {
+    fs::remove_all(p, ec);  // removes links inside, never what they point to
     if (ec) return absl::InternalError("removing stale " + p + ": " + ec.message());
+    std::fprintf(stderr, "checkpoint: removed %s (%s)\n", p.c_str(), why);
+    removed_on_open_.push_back(p);
   }
   std::lock_guard<std::mutex> lock(mu_);
   for (int64_t s : found) {
@@ -279,15 +306,16 @@ absl::Status CheckpointManager::delete_step(int64_t step) {
 
 absl::Status CheckpointManager::delete_step_locked(int64_t step) {
   steps_.erase(step);
-  std::string d = step_dir(step);
-  // Uncommit first: a crash below leaves a directory that open() discards.
-  if (::unlink((d + "/" + kCommitFile).c_str()) != 0 && errno != ENOENT) {
-    return errno_status("unlink", d + "/" + kCommitFile);
-  }
-  if (absl::Status s = fsync_dir(d); !s.ok()) return s;
+  const std::string d = step_dir(step);
+  // Renamed out of the listing in one atomic step: a crash below leaves a temporary
+  // directory that open() removes. rename() and remove_all() act on a symlink itself, never
+  // on its target.
+  const std::string doomed = temp_dir_for(dir_, step);
+  if (::rename(d.c_str(), doomed.c_str()) != 0) return errno_status("rename", d);
+  if (absl::Status s = fsync_dir(dir_); !s.ok()) return s;
   std::error_code ec;
-  fs::remove_all(d, ec);
-  if (ec) return absl::InternalError("removing " + d + ": " + ec.message());
+  fs::remove_all(doomed, ec);
+  if (ec) return absl::InternalError("removing " + doomed + ": " + ec.message());
   return absl::OkStatus();
 }
 

@@ -4,14 +4,22 @@
 //     _CHECKPOINT_METADATA            JSON: structure, shapes, dtypes, checksums (metadata.h)
 //     <item>.safetensors              one file per pytree item, tensors named by leaf path
 //     _COMMITTED                      written last
-//   <dir>/<step>.orbax-checkpoint-tmp-<nonce>/   a save in progress
+//   <dir>/<step>.orbax-checkpoint-tmp-<nonce>/   a save in progress (nonce: 16 hex digits)
+//   <dir>/_LOCK                       held (flock) by the manager that has the folder open
 //
 // Commit protocol: a save writes every file into the temporary directory and fsyncs it,
 // fsyncs the directory, renames it to <dir>/<step>, fsyncs <dir>, then writes and fsyncs
-// _COMMITTED. Only steps with _COMMITTED are listed or restored; open() deletes temporary
-// and uncommitted directories (a crash mid-save leaves one). Deleting a step removes
-// _COMMITTED first, so a crash mid-delete leaves an uncommitted directory, never a broken
-// committed one.
+// _COMMITTED. Only steps with _COMMITTED are listed or restored. Deleting a step renames it
+// to a temporary name first, so a crash mid-delete leaves a temporary directory, never a
+// broken step.
+//
+// open() locks the folder (dir_lock.h: a second manager, in this process or another, gets
+// FailedPrecondition naming the holder's pid and host) and then removes only what graft
+// made and a crash left: directories with the temporary name, and step directories
+// (canonical step number) holding graft's metadata but no _COMMITTED. Each removal is a line
+// on stderr and listed by removed_on_open(). Everything else is left alone and is not a
+// step: other names ("2024/" without graft's metadata, "007/"), and symlinks, which are
+// never followed, listed, or deleted.
 //
 // Async (enable_async): save() evaluates the arrays and snapshots them (see AsyncSnapshot),
 // then returns; a background thread checksums, writes, commits and applies the retention
@@ -20,7 +28,7 @@
 // wait_until_finished() (exactly once), never dropped.
 //
 // Thread safety: every method may be called from any thread; saves are serialized. One
-// manager (one process) writes a directory at a time.
+// manager (one process) has a directory open at a time (the lock).
 #pragma once
 
 #include <condition_variable>
@@ -42,6 +50,7 @@
 namespace graft::checkpoint {
 
 struct SaveJob;
+class DirLock;
 
 enum class BestMode { kMin, kMax };
 
@@ -112,11 +121,14 @@ class CheckpointManager {
   absl::Status delete_step(int64_t step);
 
   const std::string& directory() const { return dir_; }
+  // What open() removed (paths of interrupted saves), as also printed on stderr.
+  const std::vector<std::string>& removed_on_open() const { return removed_on_open_; }
   std::string step_dir(int64_t step) const { return dir_ + "/" + std::to_string(step); }
 
  private:
-  CheckpointManager(std::string dir, CheckpointManagerOptions options);
-  absl::Status scan();  // lists committed steps, removes temporaries
+  CheckpointManager(std::string dir, CheckpointManagerOptions options,
+                    std::unique_ptr<DirLock> lock);
+  absl::Status scan();  // lists committed steps, removes what interrupted saves left
   absl::Status join_locked(std::unique_lock<std::mutex>& lock);
   absl::Status run_job(SaveJob& job);  // writes and commits one step, then retention
   absl::Status apply_retention();
@@ -125,6 +137,7 @@ class CheckpointManager {
 
   const std::string dir_;
   const CheckpointManagerOptions options_;
+  const std::unique_ptr<DirLock> lock_;      // released last, after the worker is joined
   mutable std::mutex mu_;                    // guards everything below
   mutable std::condition_variable idle_cv_;  // signalled when worker_done_ turns true
   std::mutex save_mu_;                       // serializes save() callers
@@ -135,6 +148,7 @@ class CheckpointManager {
   absl::Status pending_error_;       // from the background, not yet reported
   std::unique_ptr<char[]> staging_;  // async host copies, reused between saves
   size_t staging_size_ = 0;
+  std::vector<std::string> removed_on_open_;
 };
 
 }  // namespace graft::checkpoint

@@ -3,10 +3,12 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <random>
+#include <string_view>
 
 #include "checkpoint/crc32c.h"
 #include "checkpoint/file_util.h"
@@ -49,11 +51,39 @@ absl::Status write_into(const std::string& tmp, SaveJob& job) {
   return write_file(tmp + "/" + kMetadataFile, metadata_to_json(job.meta), /*sync=*/true);
 }
 
+constexpr std::string_view kTempMarker = ".orbax-checkpoint-tmp-";
+
 }  // namespace
+
+std::string temp_dir_for(const std::string& dir, int64_t step) {
+  return dir + "/" + std::to_string(step) + std::string(kTempMarker) + nonce();
+}
+
+bool is_step_name(const std::string& name) {
+  if (name.empty() || name.size() > 18 || (name.size() > 1 && name[0] == '0')) return false;
+  for (char c : name) {
+    if (c < '0' || c > '9') return false;
+  }
+  return true;
+}
+
+bool is_temp_name(const std::string& name) {
+  const size_t at = name.find(kTempMarker);
+  if (at == std::string::npos || at == 0) return false;
+  for (size_t i = 0; i < at; ++i) {
+    if (name[i] < '0' || name[i] > '9') return false;
+  }
+  const std::string_view tail = std::string_view(name).substr(at + kTempMarker.size());
+  if (tail.empty()) return false;
+  for (char c : tail) {
+    if (!std::isxdigit(static_cast<unsigned char>(c))) return false;
+  }
+  return true;
+}
 
 absl::Status write_step(const std::string& dir, SaveJob& job) {
   const std::string final_dir = dir + "/" + std::to_string(job.meta.step);
-  const std::string tmp = final_dir + ".orbax-checkpoint-tmp-" + nonce();
+  const std::string tmp = temp_dir_for(dir, job.meta.step);
   if (::mkdir(tmp.c_str(), 0755) != 0) return errno_status("mkdir", tmp);
   absl::Status s = write_into(tmp, job);
   if (s.ok()) s = fsync_dir(tmp);

@@ -30,6 +30,7 @@ inline constexpr const char* kGraftVersion = "0.1.0";
 inline constexpr const char* kFormat = "graft-checkpoint-1";
 inline constexpr const char* kMetadataFile = "_CHECKPOINT_METADATA";
 inline constexpr const char* kCommitFile = "_COMMITTED";
+inline constexpr const char* kLockFile = "_LOCK";  // in the folder, see dir_lock.h
 inline constexpr int kMaxTreeDepth = 200;
 
 struct LeafMeta {

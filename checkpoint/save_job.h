@@ -24,4 +24,12 @@ struct SaveJob {
 // Runs the commit protocol of manager.h for job.meta.step under `dir`.
 absl::Status write_step(const std::string& dir, SaveJob& job);
 
+// <dir>/<step>.orbax-checkpoint-tmp-<16 hex digits, random>: where a save writes before its
+// rename, and where a deleted step is moved before it is removed.
+std::string temp_dir_for(const std::string& dir, int64_t step);
+// Whether a folder entry's name has that form (what open() may remove as graft's own).
+bool is_temp_name(const std::string& name);
+// "0", "17": a step's directory name (no sign, no leading zeros, at most 18 digits).
+bool is_step_name(const std::string& name);
+
 }  // namespace graft::checkpoint

@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "core/error.h"
+#include "data/atomic_file.h"
 #include "data/pretokenize.h"
 
 namespace graft::data {
@@ -127,14 +128,11 @@ std::string BpeTokenizer::decode(const std::vector<int32_t>& ids) const {
 }
 
 absl::Status BpeTokenizer::save(const std::string& path) const {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if (!out) return absl::PermissionDeniedError("cannot write " + path);
+  std::ostringstream out;
   out << "graft-bpe 1\nvocab_size " << vocab_size() << "\nmerges " << merges_.size() << "\n";
   for (const auto& [a, b] : merges_) out << a << ' ' << b << '\n';
   out << "end\n";
-  out.close();
-  if (!out) return absl::DataLossError("write failed: " + path);
-  return absl::OkStatus();
+  return write_file_atomically(path, {out.str()});
 }
 
 absl::StatusOr<BpeTokenizer> parse_bpe(const std::string& text, const std::string& path) {

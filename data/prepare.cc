@@ -1,7 +1,5 @@
 #include "data/prepare.h"
 
-#include <unistd.h>
-
 #include <chrono>
 #include <cmath>
 #include <filesystem>
@@ -11,6 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "data/atomic_file.h"
 #include "data/baseline.h"
 #include "data/bpe.h"
 #include "data/corpus.h"
@@ -190,10 +189,9 @@ absl::StatusOr<PrepareResult> prepare(const PrepareOptions& o) {
   r.unigram_nats = val.empty() ? std::numeric_limits<double>::quiet_NaN()
                                : unigram_cross_entropy(train, val, r.vocab_size);
 
-  const std::string tok_tmp = r.tokenizer_path + ".tmp." + std::to_string(::getpid());
-  if (auto s = tok->save(tok_tmp); !s.ok()) return s;
-  fs::rename(tok_tmp, r.tokenizer_path, ec);
-  if (ec) return absl::InternalError("rename " + tok_tmp + ": " + ec.message());
+  // Each file is written atomically: a failure (a full disk) leaves no temporary behind and
+  // names the cause; meta.json, removed above, is only written once the rest is in place.
+  if (auto s = tok->save(r.tokenizer_path); !s.ok()) return s;
   if (auto s = write_token_file(r.train_path, train, r.vocab_size); !s.ok()) return s;
   if (auto s = write_token_file(r.val_path, val, r.vocab_size); !s.ok()) return s;
 
@@ -221,16 +219,7 @@ absl::StatusOr<PrepareResult> prepare(const PrepareOptions& o) {
       {"files", {{"train", "train.tokens"}, {"val", "val.tokens"}}},
       {"unigram_nats_per_token", std::isnan(r.unigram_nats) ? json(nullptr) : json(r.unigram_nats)},
   };
-  const std::string meta_tmp = r.meta_path + ".tmp." + std::to_string(::getpid());
-  {
-    std::ofstream out(meta_tmp, std::ios::trunc);
-    if (!out) return absl::PermissionDeniedError("cannot write " + meta_tmp);
-    out << meta.dump(2) << "\n";
-    out.close();
-    if (!out) return absl::DataLossError("write failed: " + meta_tmp);
-  }
-  fs::rename(meta_tmp, r.meta_path, ec);
-  if (ec) return absl::InternalError("rename " + meta_tmp + ": " + ec.message());
+  if (auto s = write_file_atomically(r.meta_path, {meta.dump(2), "\n"}); !s.ok()) return s;
   return r;
 }
 

@@ -8,10 +8,9 @@
 #include <bit>
 #include <cerrno>
 #include <cstring>
-#include <filesystem>
-#include <fstream>
 
 #include "core/error.h"
+#include "data/atomic_file.h"
 
 namespace graft::data {
 namespace {
@@ -61,19 +60,7 @@ absl::Status write_token_file(const std::string& path, const std::vector<int32_t
       put<uint32_t>(body, static_cast<uint32_t>(t));
     }
   }
-  const std::string tmp = path + ".tmp." + std::to_string(::getpid());
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) return absl::PermissionDeniedError("cannot write " + tmp);
-    out.write(header.data(), static_cast<std::streamsize>(header.size()));
-    out.write(body.data(), static_cast<std::streamsize>(body.size()));
-    out.close();
-    if (!out) return absl::DataLossError("write failed: " + tmp);
-  }
-  std::error_code ec;
-  std::filesystem::rename(tmp, path, ec);
-  if (ec) return absl::InternalError("rename " + tmp + " -> " + path + ": " + ec.message());
-  return absl::OkStatus();
+  return write_file_atomically(path, {header, body});
 }
 
 absl::StatusOr<std::shared_ptr<const TokenFile>> TokenFile::open(const std::string& path,

@@ -28,8 +28,8 @@ inline constexpr int64_t kTokenHeaderBytes = 32;
 
 inline int token_width_for(int64_t vocab_size) { return vocab_size <= 65535 ? 2 : 4; }
 
-// Writes atomically (a temporary file renamed into place). InvalidArgument if an id is
-// outside [0, vocab_size).
+// Writes atomically (data/atomic_file.h: no temporary is left on failure, and the status
+// names the cause). InvalidArgument if an id is outside [0, vocab_size).
 absl::Status write_token_file(const std::string& path, const std::vector<int32_t>& tokens,
                               int64_t vocab_size);
 

@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "core/error.h"
+#include "data/atomic_file.h"
 #include "data/bpe.h"
 
 namespace graft::data {
@@ -29,12 +30,7 @@ std::string ByteTokenizer::decode(const std::vector<int32_t>& ids) const {
 }
 
 absl::Status ByteTokenizer::save(const std::string& path) const {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if (!out) return absl::PermissionDeniedError("cannot write " + path);
-  out << "graft-byte 1\nvocab_size 257\nend\n";
-  out.close();
-  if (!out) return absl::DataLossError("write failed: " + path);
-  return absl::OkStatus();
+  return write_file_atomically(path, {"graft-byte 1\nvocab_size 257\nend\n"});
 }
 
 absl::StatusOr<std::unique_ptr<Tokenizer>> load_tokenizer(const std::string& path) {

@@ -28,7 +28,8 @@ class Tokenizer {
   virtual int32_t vocab_size() const = 0;  // ids are in [0, vocab_size), eot included
   virtual int32_t eot_id() const = 0;
   virtual std::string kind() const = 0;  // "byte" or "bpe"
-  // Text file; load_tokenizer reads it back whatever the kind.
+  // Text file, written atomically (data/atomic_file.h); load_tokenizer reads it back
+  // whatever the kind.
   virtual absl::Status save(const std::string& path) const = 0;
 };
 

@@ -13,6 +13,7 @@
 #include "examples/llama/model.h"
 #include "examples/llama/optimizer.h"
 #include "examples/llama/train_step.h"
+#include "examples/train/mfu_peak.h"
 #include "examples/train/progress.h"
 #include "examples/train/tensorboard.h"
 
@@ -154,15 +155,10 @@ absl::StatusOr<TrainResult> Run::train(const Model& model) {
   out_ << "model: " << model.describe() << "\n";
 
   const double flops_per_token = model.flops_per_token(t.seq_len);
-  double peak = config_.metrics.peak_flops;
-  if (peak <= 0) {
-    const DType dt = config_.model.compute_dtype == "bfloat16" ? DType::kBF16 : DType::kF32;
-    train::PeakFlops pf = train::measure_peak_flops(dt, {.sizes = {1024}, .seconds_per_size = 0.3});
-    peak = pf.flops_per_second;
-    out_ << "peak " << dtype_name(dt) << " matmul measured now: " << peak / 1e9
-         << " GFLOP/s (n=" << pf.n << "); MFU = " << flops_per_token
-         << " FLOPs/token (6N + 12 L H d_head T) x tokens/s / peak\n";
-  }
+  train::MfuPeak peak = train::MfuPeak::for_training(
+      config_.metrics.peak_flops,
+      config_.model.compute_dtype == "bfloat16" ? DType::kBF16 : DType::kF32, flops_per_token,
+      out_);
 
   optim::Schedule schedule = make_schedule(config_);
   optim::GradientTransformation opt = make_optimizer(config_, schedule);
@@ -223,7 +219,7 @@ absl::StatusOr<TrainResult> Run::train(const Model& model) {
                                       .lr = lr,
                                       .grad_norm = gnorm,
                                       .tokens_per_second = tps,
-                                      .mfu_percent = train::mfu(flops_per_token, tps, peak),
+                                      .mfu_percent = peak.mfu_percent(tps),
                                       .elapsed_seconds = run_clock.seconds(),
                                       .eta_seconds = step_timer.eta_seconds(t.steps - step)})
            << "\n";
@@ -232,7 +228,7 @@ absl::StatusOr<TrainResult> Run::train(const Model& model) {
           {"lr", lr},
           {"grad_norm", gnorm},
           {"throughput/tokens_per_second", tps},
-          {"throughput/mfu_percent", train::mfu(flops_per_token, tps, peak)}};
+          {"throughput/mfu_percent", peak.mfu_percent(tps)}};
       for (const auto& [name, v] : metrics) {
         if (name == "loss" || name == "grad_norm") continue;
         std::vector<float> values = astype(v, DType::kF32).template to_vector<float>();
@@ -285,6 +281,7 @@ absl::StatusOr<TrainResult> Run::train(const Model& model) {
     if (auto s = export_hf(model, params); !s.ok()) return s;
   }
   result_.tokens_per_second = timed_steps > 0 ? tokens_per_step * timed_steps / train_seconds : 0;
+  peak.finish(result_.tokens_per_second);  // re-measured, the higher kept
   if (data_.val) validate<Model>(params, eval_step, step);
   if (config_.sample.max_new_tokens > 0) {
     result_.sample = sample(model, params);

@@ -10,7 +10,7 @@ int main(int argc, char** argv) {
   for (graft::DType dtype : {graft::DType::kF32, graft::DType::kBF16}) {
     graft::train::PeakFlops peak = graft::train::measure_peak_flops(dtype, options);
     std::cout << graft::dtype_name(dtype) << ": " << peak.flops_per_second / 1e9
-              << " GFLOP/s (n = " << peak.n << ")\n";
+              << " GFLOP/s (n = " << peak.n << ", best of " << peak.runs << " runs)\n";
   }
   return 0;
 }

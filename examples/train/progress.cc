@@ -82,7 +82,10 @@ PeakFlops measure_peak_flops(DType dtype, const PeakFlopsOptions& options) {
     fail("measure_peak_flops", "needs a float dtype, got ", dtype_name(dtype));
   }
   if (options.sizes.empty()) fail("measure_peak_flops", "no sizes given");
+  if (options.repeats < 1)
+    fail("measure_peak_flops", "repeats must be >= 1, got ", options.repeats);
   PeakFlops best;
+  best.runs = options.repeats;
   Array key = random::key(0);
   for (int64_t n : options.sizes) {
     if (n <= 0) fail("measure_peak_flops", "sizes must be positive, got ", n);
@@ -90,14 +93,16 @@ PeakFlops measure_peak_flops(DType dtype, const PeakFlopsOptions& options) {
     Array b = random::normal(random::fold_in(key, 1), {n, n}, dtype);
     eval(a, b);
     eval(matmul(a, b));  // warm-up: kernel selection, first-touch of the output pages
-    int64_t iterations = 0;
-    Stopwatch watch;
-    do {
-      eval(matmul(a, b));
-      ++iterations;
-    } while (watch.seconds() < options.seconds_per_size);
-    double rate = 2.0 * n * n * n * iterations / watch.seconds();
-    if (rate > best.flops_per_second) best = {rate, n};
+    for (int run = 0; run < options.repeats; ++run) {
+      int64_t iterations = 0;
+      Stopwatch watch;
+      do {
+        eval(matmul(a, b));
+        ++iterations;
+      } while (watch.seconds() < options.seconds_per_size / options.repeats);
+      const double rate = 2.0 * n * n * n * iterations / watch.seconds();
+      if (rate > best.flops_per_second) best = {rate, n, options.repeats};
+    }
   }
   return best;
 }

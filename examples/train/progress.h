@@ -58,16 +58,19 @@ double transformer_flops_per_token(double n_params, int64_t n_layers, int64_t di
 struct PeakFlopsOptions {
   std::vector<int64_t> sizes = {1024, 1536, 2048};  // square matmuls n x n @ n x n
   double seconds_per_size = 0.5;
+  int repeats = 4;  // seconds_per_size is split into this many timed runs; the best counts
 };
 
 struct PeakFlops {
-  double flops_per_second = 0;  // best over the sizes
+  double flops_per_second = 0;  // best over the sizes and runs
   int64_t n = 0;                // the size that reached it
+  int runs = 0;                 // timed runs per size
 };
 
-// Times graft::matmul (after one warm-up per size) for each size until seconds_per_size
-// have passed; the best rate is the peak that MFU is reported against. dtype must be a float
-// type (graft::Error "[measure_peak_flops]" otherwise).
+// Times graft::matmul (after one warm-up per size) for each size, in `repeats` runs of
+// seconds_per_size / repeats each; the best run's rate is the peak that MFU is reported
+// against (a busy machine slows some runs, rarely all). dtype must be a float type and
+// repeats >= 1 (graft::Error "[measure_peak_flops]" otherwise). See mfu_peak.h.
 PeakFlops measure_peak_flops(DType dtype, const PeakFlopsOptions& options = {});
 
 class Stopwatch {

@@ -113,7 +113,8 @@ class DamagedCheckpoint : public ::testing::Test {
     file_ = dir_ + "/1/p.safetensors";
   }
   absl::Status restore() {
-    // Re-open, as a restarted job would.
+    // Re-open, as a restarted job would (the first manager is gone: it holds the lock).
+    mgr_.reset();
     auto m = CheckpointManager::open(dir_, {.enable_async = false});
     if (!m.ok()) return m.status();
     return (*m)->restore(1, {{"p", Item::tree(tree_)}}).status();

@@ -27,11 +27,13 @@ std::string child_path() {
   return (fs::path(program_invocation_name).parent_path() / "crash_child").string();
 }
 
-// Entries a crash left behind: temporary dirs and step dirs without _COMMITTED.
+// Entries a crash left behind: temporary dirs and step dirs without _COMMITTED (the lock
+// file stays).
 int leftovers(const std::string& dir) {
   int n = 0;
   for (const auto& e : fs::directory_iterator(dir)) {
     std::string name = e.path().filename().string();
+    if (name == kLockFile) continue;
     if (name.find(".orbax-checkpoint-tmp-") != std::string::npos ||
         !fs::exists(e.path() / kCommitFile)) {
       ++n;

@@ -81,6 +81,7 @@ TEST_P(RoundTrip, EveryDTypeAndNesting) {
   EXPECT_EQ(mgr->latest_step(), 10);
 
   // A fresh manager (as after a restart) sees the step and restores it.
+  mgr.reset();
   auto again = open_or_die(dir, o);
   ASSERT_EQ(again->all_steps(), std::vector<int64_t>{10});
   auto got = again->restore(10, {{"params", Item::tree(make_model(2))},

@@ -116,6 +116,7 @@ TEST(Manager, TemporaryAndUncommittedDirsAreRemovedAndNeverRestored) {
   EXPECT_EQ(mgr->restore(4).status().code(), absl::StatusCode::kNotFound);
   // Unrelated files are left alone.
   std::ofstream(dir + "/notes.txt") << "hi";
+  mgr.reset();
   open_or_die(dir);
   EXPECT_TRUE(fs::exists(dir + "/notes.txt"));
 }

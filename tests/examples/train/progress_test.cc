@@ -121,6 +121,7 @@ TEST(Progress, MeasurePeakFlops) {
   for (DType dtype : {DType::kF32, DType::kBF16}) {
     PeakFlops peak = measure_peak_flops(dtype, small);
     EXPECT_TRUE(peak.n == 32 || peak.n == 64);
+    EXPECT_EQ(peak.runs, small.repeats);
     // Sane magnitudes: more than 1 MFLOP/s, less than 1 PFLOP/s on a CPU.
     EXPECT_GT(peak.flops_per_second, 1e6) << dtype_name(dtype);
     EXPECT_LT(peak.flops_per_second, 1e15) << dtype_name(dtype);
@@ -132,6 +133,7 @@ TEST(Progress, MeasurePeakFlops) {
     EXPECT_EQ(std::string(e.what()).rfind("[measure_peak_flops]", 0), 0u) << e.what();
   }
   EXPECT_THROW(measure_peak_flops(DType::kF32, PeakFlopsOptions{{}, 0.01}), Error);
+  EXPECT_THROW(measure_peak_flops(DType::kF32, PeakFlopsOptions{{32}, 0.01, 0}), Error);
 }
 
 }  // namespace

@@ -1,5 +1,8 @@
 #include "examples/llama/checkpointing.h"
 
+#include <string>
+#include <vector>
+
 #include "examples/llama/data_setup.h"
 
 namespace graft::llama_train {
@@ -17,6 +20,65 @@ absl::StatusOr<std::unique_ptr<RunCheckpoints>> RunCheckpoints::open(
   out << "checkpoint: " << dir << " (every " << options.save_interval_steps << " steps, keep "
       << options.max_to_keep << ", " << config.checkpoint.async_mode << ")\n";
   return std::unique_ptr<RunCheckpoints>(new RunCheckpoints(config, std::move(*manager), out));
+}
+
+absl::StatusOr<int64_t> RunCheckpoints::resume_step() const {
+  const int64_t load_step = config_.checkpoint.load_step;
+  const int64_t steps = config_.training.steps;
+  const std::string& dir = manager_->directory();
+  std::optional<int64_t> step = manager_->latest_step();
+  if (load_step >= 0) {
+    // Training on from an older step would save steps that exist already (the final save
+    // fails with AlreadyExists after all the work) and mix two runs in one folder.
+    std::vector<int64_t> later;
+    for (int64_t s : manager_->all_steps()) {
+      if (s > load_step) later.push_back(s);
+    }
+    if (!later.empty() && steps > load_step) {
+      std::string list;
+      for (int64_t s : later) list += (list.empty() ? "" : ", ") + std::to_string(s);
+      return absl::FailedPreconditionError(
+          "checkpoint.load_step = " + std::to_string(load_step) + ": " + dir +
+          " also holds later step(s) " + list + ", which training to step " +
+          std::to_string(steps) +
+          " would collide with; move or delete them, or resume into another "
+          "checkpoint.folder (copy step " +
+          std::to_string(load_step) +
+          " there), or set training.steps = " + std::to_string(load_step) + " to evaluate only");
+    }
+    step = load_step;
+  }
+  if (!step) return 0;
+  if (steps > 0 && steps < *step) {
+    return absl::FailedPreconditionError(
+        "training.steps = " + std::to_string(steps) + " is below step " + std::to_string(*step) +
+        " that this run resumes from (" + dir +
+        "): nothing to train. Raise training.steps to train on, set it to 0 to only evaluate "
+        "and sample, or pick another checkpoint.folder / checkpoint.load_step");
+  }
+  return *step;
+}
+
+checkpoint::SaveArgs RunCheckpoints::save_args(double loss) const {
+  checkpoint::SaveArgs args;
+  args.metrics = {{"loss", loss}};
+  args.user_metadata = {{"config", train::to_toml(config_)}};
+  args.force = true;  // the interval was checked when the step was taken
+  return args;
+}
+
+absl::Status RunCheckpoints::confirm() {
+  if (!held_) return absl::OkStatus();
+  Held h = std::move(*held_);
+  held_.reset();
+  return manager_->save(h.step, h.items, save_args(h.loss));
+}
+
+std::optional<int64_t> RunCheckpoints::discard() {
+  std::optional<int64_t> step;
+  if (held_) step = held_->step;
+  held_.reset();
+  return step;
 }
 
 absl::Status RunCheckpoints::restore_loader(const checkpoint::Item& item,

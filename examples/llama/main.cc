@@ -6,12 +6,18 @@
 // The config is torchtitan-style TOML ([job] [model] [optimizer] [lr_scheduler] [training]
 // [checkpoint] [metrics] [sample]); every key can be overridden as --section.key=value.
 // --help lists them all.
+//
+// Exit status: 0 done; 1 the run failed (divergence, I/O, out of memory: the message says);
+// 2 a bad command line or config; 128 + signal when SIGINT / SIGTERM stopped it after
+// checkpointing the step it was in (a second signal exits at once, without a checkpoint).
 #include <unistd.h>
 
 #include <cstdlib>
 #include <iostream>
+#include <new>
 
 #include "core/backend/cpu/openmp_policy.h"
+#include "examples/llama/stop_signal.h"
 #include "examples/llama/trainer.h"
 #include "examples/train/train_config.h"
 
@@ -37,10 +43,21 @@ int main(int argc, char** argv) {
     std::cerr << "error: " << config.status().message() << "\n";
     return 2;
   }
-  std::cout << "# effective config\n" << train::to_toml(*config) << "\n";
-  auto result = graft::llama_train::run_training(*config, std::cout);
-  if (!result.ok()) {
-    std::cerr << "error: " << result.status() << "\n";
+  // Flushed: whatever happens next (an allocation that fails, a kill), the config is out.
+  std::cout << "# effective config\n" << train::to_toml(*config) << std::endl;
+  graft::llama_train::install_stop_handlers();
+  try {
+    auto result = graft::llama_train::run_training(
+        *config, std::cout, {.stop_signal = &graft::llama_train::stop_signal()});
+    std::cout.flush();
+    if (!result.ok()) {
+      std::cerr << "error: " << result.status() << "\n";
+      return 1;
+    }
+    if (result->stop_signal != 0) return 128 + result->stop_signal;
+  } catch (const std::bad_alloc&) {  // run_training catches its own; this is the last resort
+    std::cout.flush();
+    std::cerr << "error: out of memory (std::bad_alloc)\n";
     return 1;
   }
   return 0;

@@ -3,6 +3,7 @@
 #include <sstream>
 
 #include "core/error.h"
+#include "core/ops.h"
 #include "examples/llama/hf_names.h"
 #include "nn/generate.h"
 
@@ -43,12 +44,14 @@ std::pair<Array, Metrics> MoELlama::loss(const Params& params, const Array& inpu
 }
 
 Array MoELlama::generate(const Params& params, const Array& prompt, int64_t max_new_tokens,
-                         double temperature, int64_t top_k, const Array& key) const {
+                         double temperature, int64_t top_k, int64_t vocab, const Array& key) const {
   const nn::MoELlamaConfig c = config;
   return nn::generate_with(
       params, [c](const Params& p, const Array& t) { return nn::moe_llama_hidden(p, t, c).hidden; },
-      [c](const Params& p) { return nn::moe_llama_output_weight(p, c); }, c.base.vocab_size, prompt,
-      max_new_tokens, temperature, top_k, key);
+      [c, vocab](const Params& p) {
+        return slice_axis(nn::moe_llama_output_weight(p, c), 1, 0, vocab);  // [dim, vocab]
+      },
+      vocab, prompt, max_new_tokens, temperature, top_k, key);
 }
 
 std::string MoELlama::describe() const {
@@ -90,8 +93,15 @@ absl::StatusOr<nn::LlamaConfig> llama_config(const train::ModelConfig& m, int64_
 }
 
 Array DenseLlama::generate(const Params& params, const Array& prompt, int64_t max_new_tokens,
-                           double temperature, int64_t top_k, const Array& key) const {
-  return nn::generate(params, config, prompt, max_new_tokens, temperature, top_k, key);
+                           double temperature, int64_t top_k, int64_t vocab,
+                           const Array& key) const {
+  const nn::LlamaConfig c = config;
+  return nn::generate_with(
+      params, [c](const Params& p, const Array& t) { return nn::llama_hidden(p, t, c); },
+      [c, vocab](const Params& p) {
+        return slice_axis(nn::llama_output_weight(p, c), 1, 0, vocab);  // [dim, vocab]
+      },
+      vocab, prompt, max_new_tokens, temperature, top_k, key);
 }
 
 std::optional<checkpoint::HfNameFn> DenseLlama::hf_names() const { return llama_hf_names(); }

@@ -43,8 +43,10 @@ struct DenseLlama {
   }
   // Names for Hugging Face import / export (examples/llama/hf_names.h).
   std::optional<checkpoint::HfNameFn> hf_names() const;
+  // Samples among the first `vocab` ids only (the tokenizer's: a padded model vocabulary's
+  // extra rows are never targets, so they are not tokens).
   Array generate(const Params& params, const Array& prompt, int64_t max_new_tokens,
-                 double temperature, int64_t top_k, const Array& key) const;
+                 double temperature, int64_t top_k, int64_t vocab, const Array& key) const;
   double flops_per_token(int64_t seq_len) const { return nn::flops_per_token(config, seq_len); }
   int64_t num_params() const { return nn::count_params(config); }
   std::string describe() const;
@@ -66,8 +68,10 @@ struct MoELlama {
   Array cross_entropy(const Params& params, const Array& inputs, const Array& targets) const {
     return nn::moe_llama_loss(params, inputs, targets, config).cross_entropy;
   }
+  // Samples among the first `vocab` ids only (the tokenizer's: a padded model vocabulary's
+  // extra rows are never targets, so they are not tokens).
   Array generate(const Params& params, const Array& prompt, int64_t max_new_tokens,
-                 double temperature, int64_t top_k, const Array& key) const;
+                 double temperature, int64_t top_k, int64_t vocab, const Array& key) const;
   double flops_per_token(int64_t seq_len) const { return nn::flops_per_token(config, seq_len); }
   int64_t num_params() const { return nn::count_params(config); }
   std::optional<checkpoint::HfNameFn> hf_names() const { return std::nullopt; }

@@ -1,6 +1,7 @@
 // The jitted pieces of a run, for any Model (see model.h):
 //   train step: (params, opt_state, inputs [k, B/k, T], targets [k, B/k, T]) ->
-//               (params', opt_state', metrics{loss, grad_norm, model aux...})
+//               (params', opt_state', metrics{loss, grad_norm, param_norm (of params'),
+//                model aux...})
 //     value_and_grad over k micro-batches (gradients averaged: accumulation), then the
 //     optimizer (clipping included) and apply_updates. params and opt_state are donated, so
 //     the update writes in place.
@@ -55,7 +56,11 @@ auto make_train_step(const Model& model, const optim::GradientTransformation& op
     metrics["loss"] = loss;
     metrics["grad_norm"] = optim::global_norm(grads);
     auto [updates, new_state] = opt.update(grads, state, params);
-    return std::make_tuple(optim::apply_updates(params, updates), new_state, metrics);
+    Params new_params = optim::apply_updates(params, updates);
+    // Finite loss and gradient can still give a non-finite update (eps = 0 dividing 0 by 0,
+    // an overflow): the trainer checks this before it saves the new params.
+    metrics["param_norm"] = optim::global_norm(new_params);
+    return std::make_tuple(std::move(new_params), new_state, metrics);
   };
   return jit(step, {.donate_argnums = {0, 1}});
 }

@@ -1,8 +1,12 @@
 #include "examples/llama/trainer.h"
 
+#include <signal.h>
+
 #include <cmath>
 #include <filesystem>
+#include <new>
 #include <optional>
+#include <sstream>
 
 #include "checkpoint/hf.h"
 #include "core/error.h"
@@ -10,6 +14,7 @@
 #include "core/random.h"
 #include "examples/llama/checkpointing.h"
 #include "examples/llama/data_setup.h"
+#include "examples/llama/memory_estimate.h"
 #include "examples/llama/model.h"
 #include "examples/llama/optimizer.h"
 #include "examples/llama/train_step.h"
@@ -27,6 +32,10 @@ std::pair<Array, Array> next_batches(data::TokenLoader& loader, int64_t k) {
   return {reshape(b.inputs, {k, B / k, T}), reshape(b.targets, {k, B / k, T})};
 }
 
+std::string signal_name(int sig) {
+  return sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "signal " + std::to_string(sig);
+}
+
 class Run {
  public:
   Run(const train::TrainConfig& config, RunData& data, std::ostream& out, const RunOptions& options)
@@ -42,6 +51,11 @@ class Run {
   double validate(const typename Model::Params& params, EvalStep& eval_step, int64_t step);
   template <class Model>
   std::string sample(const Model& model, const typename Model::Params& params);
+  void log_progress(int64_t step, double lr, double seconds, const Metrics& metrics);
+  absl::Status diverged(int64_t step, double loss, double gnorm, double pnorm,
+                        RunCheckpoints* ckpt);
+  absl::StatusOr<TrainResult> stopped(int64_t step, int sig, RunCheckpoints* ckpt);
+  int pending_signal() const { return options_.stop_signal ? options_.stop_signal->load() : 0; }
 
   const train::TrainConfig& config_;
   RunData& data_;
@@ -54,6 +68,12 @@ class Run {
   const RunOptions options_;
   std::optional<train::SummaryWriter> tb_;
   TrainResult result_;
+  // Progress-line state: the interval since the last line.
+  std::optional<train::MfuPeak> peak_;  // set once the model is known
+  double interval_loss_ = 0;
+  int64_t interval_steps_ = 0;
+  train::Stopwatch run_clock_;
+  train::StepTimer step_timer_;
 };
 
 absl::Status Run::open_tensorboard() {
@@ -106,7 +126,8 @@ std::string Run::sample(const Model& model, const typename Model::Params& params
   const int64_t room = config_.training.seq_len - static_cast<int64_t>(prompt.size());
   const int64_t n = std::min(s.max_new_tokens, std::max<int64_t>(room, 0));
   Array key = random::fold_in(random::key(config_.training.seed), 0x5a3b1e);
-  Array tokens = model.generate(params, p, n, s.temperature, s.top_k, key);
+  Array tokens =
+      model.generate(params, p, n, s.temperature, s.top_k, data_.tokenizer->vocab_size(), key);
   return data_.tokenizer->decode(tokens.to_vector<int32_t>());
 }
 
@@ -132,6 +153,110 @@ absl::Status Run::export_hf(const Model& model, const typename Model::Params& pa
   return absl::OkStatus();
 }
 
+void Run::log_progress(int64_t step, double lr, double seconds, const Metrics& metrics) {
+  const auto& t = config_.training;
+  step_timer_.record(interval_steps_, seconds);
+  const double tps = double(t.batch_size * t.seq_len) * interval_steps_ / seconds;
+  const double gnorm = metrics.at("grad_norm").template item<float>();
+  const double mean_loss = interval_loss_ / interval_steps_;
+  const double mfu = peak_->mfu_percent(tps);
+  out_ << train::format_progress({.step = step,
+                                  .total_steps = t.steps,
+                                  .loss = mean_loss,
+                                  .lr = lr,
+                                  .grad_norm = gnorm,
+                                  .tokens_per_second = tps,
+                                  .mfu_percent = mfu,
+                                  .elapsed_seconds = run_clock_.seconds(),
+                                  .eta_seconds = step_timer_.eta_seconds(t.steps - step)})
+       << "\n";
+  std::vector<std::pair<std::string, double>> scalars = {{"loss/train", mean_loss},
+                                                         {"lr", lr},
+                                                         {"grad_norm", gnorm},
+                                                         {"throughput/tokens_per_second", tps},
+                                                         {"throughput/mfu_percent", mfu}};
+  bool model_metrics = false;
+  for (const auto& [name, v] : metrics) {
+    if (name == "loss" || name == "grad_norm" || name == "param_norm") continue;
+    model_metrics = true;
+    std::vector<float> values = astype(v, DType::kF32).template to_vector<float>();
+    if (values.size() == 1) {
+      out_ << "  " << name << " " << values[0];
+      scalars.emplace_back(name, values[0]);
+    } else {  // per-expert vectors: one tag per entry
+      out_ << "  " << name << " [";
+      for (size_t i = 0; i < values.size(); ++i) {
+        out_ << (i ? " " : "") << values[i];
+        scalars.emplace_back(name + "/" + std::to_string(i), values[i]);
+      }
+      out_ << "]";
+    }
+  }
+  if (model_metrics) out_ << "\n";  // the model's own metrics, on a second line
+  out_.flush();
+  log_scalars(scalars, step);
+  interval_loss_ = 0;
+  interval_steps_ = 0;
+}
+
+// Step `step` gave a non-finite loss or gradient (so the params of step - 1 are bad, and a
+// held checkpoint of them is dropped) or a non-finite update (the params of step - 1 were
+// fine: their held checkpoint is written). Nothing of `step` itself is saved.
+absl::Status Run::diverged(int64_t step, double loss, double gnorm, double pnorm,
+                           RunCheckpoints* ckpt) {
+  const bool bad_gradient = !std::isfinite(loss) || !std::isfinite(gnorm);
+  std::ostringstream os;
+  os << "training diverged at step " << step << ": loss " << loss << ", grad norm " << gnorm;
+  if (!bad_gradient) os << ", and the update made the params non-finite (norm " << pnorm << ")";
+  if (ckpt != nullptr) {
+    std::optional<int64_t> dropped;
+    absl::Status s = absl::OkStatus();
+    if (bad_gradient) {
+      dropped = ckpt->discard();
+    } else {
+      s = ckpt->confirm();
+    }
+    if (absl::Status f = ckpt->finish(); s.ok()) s = f;
+    if (!s.ok()) os << "; saving the last good step failed: " << s;
+    os << "; nothing of step " << step;
+    if (dropped) os << " or of step " << *dropped << " (whose params gave this)";
+    os << " was saved";
+    if (std::optional<int64_t> latest = ckpt->latest_step()) {
+      os << "; the latest checkpoint is step " << *latest << " in " << ckpt->directory();
+      if (bad_gradient && *latest == step - 1) {
+        os << " (its own params gave this: resume from an earlier step with "
+              "checkpoint.load_step)";
+      }
+    } else {
+      os << "; there is no checkpoint yet";
+    }
+  }
+  os << ". Lower optimizer.lr (now " << config_.optimizer.lr
+     << ") or raise lr_scheduler.warmup_steps (now " << config_.lr_scheduler.warmup_steps
+     << "), then rerun (a checkpoint resumes)";
+  return absl::InternalError(os.str());
+}
+
+// A signal asked the run to stop after `step` (its checkpoint, if any, is being written).
+absl::StatusOr<TrainResult> Run::stopped(int64_t step, int sig, RunCheckpoints* ckpt) {
+  out_ << "stopped by " << signal_name(sig) << " after step " << step;
+  if (ckpt != nullptr) {
+    if (auto s = ckpt->finish(); !s.ok()) return s;
+    std::optional<int64_t> latest = ckpt->latest_step();
+    if (latest) {
+      out_ << ": checkpoint of step " << *latest << " committed in " << ckpt->directory()
+           << "; run the same command again to resume from it";
+    }
+  } else {
+    out_ << " (checkpoint.enable is false: nothing was saved)";
+  }
+  out_ << "\n";
+  out_.flush();
+  result_.steps_done = step;
+  result_.stop_signal = sig;
+  return result_;
+}
+
 template <class Model>
 absl::StatusOr<TrainResult> Run::train(const Model& model) {
   using Params = typename Model::Params;
@@ -153,37 +278,46 @@ absl::StatusOr<TrainResult> Run::train(const Model& model) {
     }
   }
   out_ << "model: " << model.describe() << "\n";
+  // The checkpoint plan is checked before anything big is allocated or measured.
+  auto checkpoints = RunCheckpoints::open(config_, out_);
+  if (!checkpoints.ok()) return checkpoints.status();
+  RunCheckpoints* ckpt = checkpoints->get();
+  if (ckpt != nullptr) {
+    auto resume = ckpt->resume_step();
+    if (!resume.ok()) return resume.status();
+    result_.first_step = *resume;
+  }
+  out_.flush();
 
-  const double flops_per_token = model.flops_per_token(t.seq_len);
-  train::MfuPeak peak = train::MfuPeak::for_training(
+  peak_.emplace(train::MfuPeak::for_training(
       config_.metrics.peak_flops,
-      config_.model.compute_dtype == "bfloat16" ? DType::kBF16 : DType::kF32, flops_per_token,
-      out_);
+      config_.model.compute_dtype == "bfloat16" ? DType::kBF16 : DType::kF32,
+      model.flops_per_token(t.seq_len), out_));
 
   optim::Schedule schedule = make_schedule(config_);
   optim::GradientTransformation opt = make_optimizer(config_, schedule);
   Params params = model.init(random::key(t.seed));
   optim::State opt_state = opt.init(params);
-  auto checkpoints = RunCheckpoints::open(config_, out_);
-  if (!checkpoints.ok()) return checkpoints.status();
-  RunCheckpoints* ckpt = checkpoints->get();
-  if (ckpt != nullptr) {
-    auto resumed = ckpt->restore(params, opt_state, *data_.train);
-    if (!resumed.ok()) return resumed.status();
-    result_.first_step = *resumed;
+  if (result_.first_step > 0) {
+    if (auto s = ckpt->restore(result_.first_step, params, opt_state, *data_.train); !s.ok()) {
+      return s;
+    }
   }
   if (result_.first_step == 0 && !config_.checkpoint.initial_load_hf.empty()) {
     if (auto s = load_hf(model, params); !s.ok()) return s;
+  }
+  if (result_.first_step > 0 && result_.first_step == t.steps) {
+    out_ << "training.steps = " << t.steps << " is reached already: nothing to train\n";
   }
   auto train_step = make_train_step(model, opt);
   auto eval_step = make_eval_step(model);
 
   const int64_t k = t.gradient_accumulation_steps;
   const double tokens_per_step = static_cast<double>(t.batch_size * t.seq_len);
-  train::Stopwatch run_clock, interval_clock;
-  train::StepTimer step_timer;
-  double interval_loss = 0, train_seconds = 0;
-  int64_t interval_steps = 0, timed_steps = 0;
+  train::Stopwatch interval_clock;
+  run_clock_.reset();
+  double train_seconds = 0;
+  int64_t timed_steps = 0;
   int64_t step = result_.first_step;
   while (step < t.steps) {
     auto [xs, ys] = next_batches(*data_.train, k);
@@ -191,71 +325,35 @@ absl::StatusOr<TrainResult> Run::train(const Model& model) {
     params = std::move(new_params);
     opt_state = std::move(new_state);
     ++step;
+    // Checked before anything of this step is logged or saved.
     const double loss = metrics.at("loss").template item<float>();
-    if (!std::isfinite(loss)) {
-      return absl::InternalError("training diverged: loss " + std::to_string(loss) + " at step " +
-                                 std::to_string(step) + " (lower [optimizer].lr or raise warmup)");
+    const double gnorm = metrics.at("grad_norm").template item<float>();
+    const double pnorm = metrics.at("param_norm").template item<float>();
+    if (!std::isfinite(loss) || !std::isfinite(gnorm) || !std::isfinite(pnorm)) {
+      return diverged(step, loss, gnorm, pnorm, ckpt);
     }
     result_.step_losses.push_back(loss);
-    interval_loss += loss;
-    ++interval_steps;
+    interval_loss_ += loss;
+    ++interval_steps_;
+    const int sig = pending_signal();
     const bool last = step == t.steps;
     const bool out_of_time =
-        t.time_limit_seconds > 0 && run_clock.seconds() >= t.time_limit_seconds;
-    if (step % config_.metrics.log_freq == 0 || last || out_of_time) {
+        t.time_limit_seconds > 0 && run_clock_.seconds() >= t.time_limit_seconds;
+    if (step % config_.metrics.log_freq == 0 || last || out_of_time || sig != 0) {
       const double seconds = interval_clock.lap();
-      step_timer.record(interval_steps, seconds);
-      if (step > result_.first_step + interval_steps) {  // the first interval includes compiling
+      if (step > result_.first_step + interval_steps_) {  // the first interval includes compiling
         train_seconds += seconds;
-        timed_steps += interval_steps;
+        timed_steps += interval_steps_;
       }
-      const double tps = tokens_per_step * interval_steps / seconds;
-      const double lr = schedule(step - 1);
-      const double gnorm = metrics.at("grad_norm").template item<float>();
-      const double mean_loss = interval_loss / interval_steps;
-      out_ << train::format_progress({.step = step,
-                                      .total_steps = t.steps,
-                                      .loss = mean_loss,
-                                      .lr = lr,
-                                      .grad_norm = gnorm,
-                                      .tokens_per_second = tps,
-                                      .mfu_percent = peak.mfu_percent(tps),
-                                      .elapsed_seconds = run_clock.seconds(),
-                                      .eta_seconds = step_timer.eta_seconds(t.steps - step)})
-           << "\n";
-      std::vector<std::pair<std::string, double>> scalars = {
-          {"loss/train", mean_loss},
-          {"lr", lr},
-          {"grad_norm", gnorm},
-          {"throughput/tokens_per_second", tps},
-          {"throughput/mfu_percent", peak.mfu_percent(tps)}};
-      for (const auto& [name, v] : metrics) {
-        if (name == "loss" || name == "grad_norm") continue;
-        std::vector<float> values = astype(v, DType::kF32).template to_vector<float>();
-        if (values.size() == 1) {
-          out_ << "  " << name << " " << values[0];
-          scalars.emplace_back(name, values[0]);
-        } else {  // per-expert vectors: one tag per entry
-          out_ << "  " << name << " [";
-          for (size_t i = 0; i < values.size(); ++i) {
-            out_ << (i ? " " : "") << values[i];
-            scalars.emplace_back(name + "/" + std::to_string(i), values[i]);
-          }
-          out_ << "]";
-        }
-      }
-      if (metrics.size() > 2) out_ << "\n";  // the model's own metrics, on a second line
-      out_.flush();
-      log_scalars(scalars, step);
-      interval_loss = 0;
-      interval_steps = 0;
+      log_progress(step, schedule(step - 1), seconds, metrics);
     }
+    const bool final_step = last || out_of_time || sig != 0 || step == options_.stop_after_step;
     if (ckpt != nullptr) {
-      const bool final_step = last || out_of_time || step == options_.stop_after_step;
       if (auto s = ckpt->save(step, params, opt_state, *data_.train, loss, final_step); !s.ok()) {
         return s;
       }
     }
+    if (sig != 0) return stopped(step, sig, ckpt);
     if (step == options_.stop_after_step) {  // a test's simulated crash
       if (ckpt != nullptr) {
         if (auto s = ckpt->finish(); !s.ok()) return s;
@@ -277,11 +375,12 @@ absl::StatusOr<TrainResult> Run::train(const Model& model) {
   if (ckpt != nullptr) {
     if (auto s = ckpt->finish(); !s.ok()) return s;
   }
+  if (int sig = pending_signal(); sig != 0) return stopped(step, sig, ckpt);
   if (!config_.checkpoint.export_hf.empty()) {
     if (auto s = export_hf(model, params); !s.ok()) return s;
   }
   result_.tokens_per_second = timed_steps > 0 ? tokens_per_step * timed_steps / train_seconds : 0;
-  peak.finish(result_.tokens_per_second);  // re-measured, the higher kept
+  peak_->finish(result_.tokens_per_second);  // re-measured, the higher kept
   if (data_.val) validate<Model>(params, eval_step, step);
   if (config_.sample.max_new_tokens > 0) {
     result_.sample = sample(model, params);
@@ -296,16 +395,54 @@ absl::StatusOr<TrainResult> Run::train(const Model& model) {
   return result_;
 }
 
+// Checks that need the tokenizer: sampling draws from the tokenizer's ids only.
+absl::Status check_sampling(const train::TrainConfig& config, int64_t tokenizer_vocab) {
+  const auto& s = config.sample;
+  if (s.max_new_tokens > 0 && s.top_k > tokenizer_vocab) {
+    return absl::InvalidArgumentError(
+        "sample.top_k = " + std::to_string(s.top_k) + " is larger than the tokenizer's " +
+        std::to_string(tokenizer_vocab) + " ids that sampling draws from; use at most " +
+        std::to_string(tokenizer_vocab) + ", or 0 for all of them");
+  }
+  return absl::OkStatus();
+}
+
+std::string number(double v) {
+  std::ostringstream os;
+  os.precision(15);
+  os << v;
+  return os.str();
+}
+
+std::string memory_hint(const std::optional<MemoryEstimate>& m) {
+  if (!m) return "";
+  std::string s = "; params + grads + optimizer state need an estimated " + human_bytes(m->bytes) +
+                  " (" + number(m->bytes) + " bytes)";
+  if (m->machine_bytes > 0)
+    s += ", this machine has " + human_bytes(m->machine_bytes) + " (RAM + swap)";
+  return s + "; make the model smaller ([model] dim, n_layers, ffn_dim, vocab_size)";
+}
+
 }  // namespace
 
 absl::StatusOr<TrainResult> run_training(const train::TrainConfig& config, std::ostream& out,
                                          const RunOptions& options) {
   if (auto s = train::validate(config); !s.ok()) return s;
+  std::optional<MemoryEstimate> memory;
   try {
     auto data = setup_data(config, out);
     if (!data.ok()) return data.status();
-    Run run(config, *data, out, options);
     const int64_t vocab = data->tokenizer->vocab_size();
+    if (auto s = check_sampling(config, vocab); !s.ok()) return s;
+    const int64_t model_vocab = config.model.vocab_size == 0 ? vocab : config.model.vocab_size;
+    memory = estimate_memory(config, model_vocab);
+    out << describe(*memory, config) << std::endl;
+    if (memory->too_big() || memory->params >= 0x1p63) {
+      return absl::ResourceExhaustedError(
+          "the model is too big for this machine: " + number(memory->params) + " parameters" +
+          memory_hint(memory));
+    }
+    Run run(config, *data, out, options);
     if (config.model.n_routed_experts > 0) {
       auto moe = moe_llama_config(config.model, vocab);
       if (!moe.ok()) return moe.status();
@@ -314,8 +451,12 @@ absl::StatusOr<TrainResult> run_training(const train::TrainConfig& config, std::
     auto llama = llama_config(config.model, vocab);
     if (!llama.ok()) return llama.status();
     return run.train(DenseLlama{*llama});
-  } catch (const Error& e) {  // a model or op misuse that slipped past validation
-    return absl::InternalError(e.what());
+  } catch (const std::bad_alloc&) {
+    out.flush();
+    return absl::ResourceExhaustedError("out of memory (std::bad_alloc)" + memory_hint(memory));
+  } catch (const Error& e) {  // a model or op misuse that slipped past validation, or an
+    out.flush();              // allocation that failed (the message names its bytes)
+    return absl::InternalError(e.what() + memory_hint(memory));
   }
 }
 

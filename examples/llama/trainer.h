@@ -6,8 +6,15 @@
 // params and optimizer state donated), then loops: a progress line every log_freq steps,
 // validation every eval_freq steps and at the end (against the unigram baseline),
 // TensorBoard scalars, and finally a text sample from the trained model.
+//
+// Before the first step it validates everything that needs the tokenizer (model.vocab_size,
+// sample.top_k), prints the parameter count and the estimated memory, and checks the
+// checkpoint plan (memory_estimate.h, checkpointing.h). A non-finite loss, grad norm or
+// updated param norm stops the run before anything of that step is saved (an error naming
+// the step); the latest checkpoint stays the last good one.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <ostream>
 #include <string>
@@ -28,16 +35,21 @@ struct TrainResult {
   double tokens_per_second = 0;                        // over the whole run, compile excluded
   std::string sample;                                  // generated text (prompt included)
   std::string tensorboard_file;                        // "" when disabled
+  int stop_signal = 0;  // the signal that stopped the run after steps_done (0: none)
 };
 
 struct RunOptions {
   // Tests: stop right after this step (and its checkpoint) as if the process had died there;
   // no final validation or sample. -1: run to the end.
   int64_t stop_after_step = -1;
+  // Polled after every step (stop_signal.h): non-zero = checkpoint this step and stop, with
+  // TrainResult::stop_signal set; nothing more is trained, exported, validated or sampled.
+  const std::atomic<int>* stop_signal = nullptr;
 };
 
-// Everything it prints goes to `out`. Bad configs, missing corpora and I/O errors come back
-// as a Status; nothing aborts.
+// Everything it prints goes to `out`. Bad configs, missing corpora, I/O errors, divergence
+// and failed allocations (std::bad_alloc: ResourceExhausted with the estimate) come back as a
+// Status; nothing aborts.
 absl::StatusOr<TrainResult> run_training(const train::TrainConfig& config, std::ostream& out,
                                          const RunOptions& options = {});
 

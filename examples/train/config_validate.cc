@@ -75,6 +75,12 @@ absl::Status check_ranges(const TrainConfig& c,
   k.require(o.beta1 >= 0 && o.beta1 < 1, "optimizer.beta1", "must be in [0, 1)");
   k.require(o.beta2 >= 0 && o.beta2 < 1, "optimizer.beta2", "must be in [0, 1)");
   k.require(o.eps >= 0, "optimizer.eps", "must be >= 0");
+  // Adam divides by sqrt(nu) + eps: with eps = 0 a parameter whose gradients have all been 0
+  // gets 0 / 0 = NaN.
+  k.require(o.eps > 0 || (o.name != "adam" && o.name != "adamw"), "optimizer.eps",
+            "must be > 0 for " + o.name +
+                " (it divides by sqrt(nu) + eps: a zero gradient "
+                "gives 0 / 0 = NaN)");
   k.require(o.weight_decay >= 0, "optimizer.weight_decay", "must be >= 0");
   k.require(o.momentum >= 0 && o.momentum < 1, "optimizer.momentum", "must be in [0, 1)");
 
@@ -117,6 +123,8 @@ absl::Status check_ranges(const TrainConfig& c,
   k.require(s.max_new_tokens >= 0, "sample.max_new_tokens", "must be >= 0");
   k.require(s.temperature >= 0, "sample.temperature", "must be >= 0 (0 = greedy)");
   k.require(s.top_k >= 0, "sample.top_k", "must be >= 0 (0 = whole vocabulary)");
+  k.require(m.vocab_size == 0 || s.max_new_tokens == 0 || s.top_k <= m.vocab_size, "sample.top_k",
+            "must be <= model.vocab_size = " + str(m.vocab_size) + " (0 = whole vocabulary)");
   return k.status();
 }
 

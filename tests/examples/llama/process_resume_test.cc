@@ -21,6 +21,7 @@
 #include <thread>
 #include <vector>
 
+#include "tests/examples/llama/process_util.h"
 #include "tests/examples/llama/tiny_run.h"
 
 namespace graft::llama_train {
@@ -30,12 +31,7 @@ namespace fs = std::filesystem;
 
 constexpr int kSteps = 30;
 
-std::string program() {
-  const char* srcdir = std::getenv("TEST_SRCDIR");
-  const char* ws = std::getenv("TEST_WORKSPACE");
-  if (srcdir && ws) return std::string(srcdir) + "/" + ws + "/examples/llama/llama";
-  return "examples/llama/llama";
-}
+std::string program() { return llama_program(); }
 
 std::vector<std::string> command_line(const std::string& dump, const std::string& data,
                                       bool async) {
@@ -64,28 +60,7 @@ std::vector<std::string> command_line(const std::string& dump, const std::string
 }
 
 pid_t start(const std::vector<std::string>& args, const std::string& log) {
-  pid_t pid = ::fork();
-  if (pid == 0) {
-    FILE* f = std::freopen(log.c_str(), "w", stdout);
-    if (f == nullptr) ::_exit(126);
-    std::vector<char*> argv;
-    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-    argv.push_back(nullptr);
-    ::execv(argv[0], argv.data());
-    ::_exit(127);
-  }
-  return pid;
-}
-
-int wait_for(pid_t pid) {
-  int status = 0;
-  if (::waitpid(pid, &status, 0) != pid) return -1;
-  return status;
-}
-
-std::string read_file(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  return start_process(args, log);
 }
 
 // "step  k/30 | loss x.xxxx" of every progress line, by step.

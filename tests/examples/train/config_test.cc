@@ -148,9 +148,17 @@ TEST(TrainConfig, OutOfRangeValues) {
            {"[metrics]\nlog_freq = 0", "metrics.log_freq"},
            {"[sample]\ntemperature = -0.5", "sample.temperature"},
            {"[sample]\ntop_k = -1", "sample.top_k"},
+           {"[optimizer]\nname = \"adam\"\neps = 0.0",
+            "optimizer.eps = 0: must be > 0 for adam (it divides by sqrt(nu) + eps"},
+           {"[optimizer]\neps = 0.0", "optimizer.eps = 0: must be > 0 for adamw"},
+           {"[model]\nvocab_size = 300\n[sample]\ntop_k = 301",
+            "sample.top_k = 301: must be <= model.vocab_size = 300"},
        }) {
     expect_invalid(parse_status(k.text), {k.message});
   }
+  // eps is Adam's: lion and sgd do not divide by it.
+  EXPECT_TRUE(parse_status("[optimizer]\nname = \"lion\"\neps = 0.0").ok());
+  EXPECT_TRUE(parse_status("[optimizer]\nname = \"sgd\"\neps = 0.0").ok());
   // top_k only matters for MoE models: a dense model ignores it.
   EXPECT_TRUE(parse_status("[model]\ntop_k = 99").ok());
 }

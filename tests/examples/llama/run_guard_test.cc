@@ -1,0 +1,233 @@
+// The training run's guards, on the tiny config of the other tests: divergence stops before
+// anything of the diverging step is saved; plans that cannot work (fewer steps than the
+// checkpoint's, a load_step with later steps beside it, a top_k above the vocabulary) are
+// refused before the first step; a stop request checkpoints the step it finishes; a padded
+// vocabulary samples only tokenizer ids; the memory estimate counts what nn counts.
+#include <signal.h>
+
+#include <atomic>
+#include <cmath>
+#include <filesystem>
+#include <sstream>
+
+#include "checkpoint/manager.h"
+#include "examples/llama/memory_estimate.h"
+#include "examples/llama/model.h"
+#include "examples/llama/trainer.h"
+#include "examples/train/train_config.h"
+#include "gtest/gtest.h"
+#include "nn/llama.h"
+#include "nn/moe_llama.h"
+#include "tests/examples/llama/tiny_run.h"
+
+namespace graft::llama_train {
+namespace {
+
+namespace fs = std::filesystem;
+
+train::TrainConfig tiny_config(const std::string& dir) {
+  train::TrainConfig c = tiny_run_config(dir, /*dim=*/32, /*ffn_dim=*/64);
+  c.training.data_dir = fresh_test_dir("guard_data");  // prepared once, reused by every run
+  c.training.batch_size = 4;
+  c.training.seq_len = 32;
+  c.training.steps = 8;
+  c.lr_scheduler.warmup_steps = 3;
+  c.metrics.log_freq = 1;
+  c.metrics.eval_freq = 0;
+  c.metrics.enable_tensorboard = false;
+  c.sample.max_new_tokens = 0;
+  return c;
+}
+
+std::unique_ptr<checkpoint::CheckpointManager> open_manager(const train::TrainConfig& c) {
+  auto m = checkpoint::CheckpointManager::open(c.job.dump_folder + "/checkpoint");
+  EXPECT_TRUE(m.ok()) << m.status();
+  return std::move(*m);
+}
+
+bool any_progress_line(const std::string& log) {
+  return log.find("\nstep ") != std::string::npos || log.rfind("step ", 0) == 0;
+}
+
+TEST(RunGuardTest, DivergenceSavesNothingOfTheStepAndLeavesAGoodCheckpointToResume) {
+  train::TrainConfig c = tiny_config(fresh_test_dir("diverge"));
+  c.optimizer.lr = 1e6;
+  c.lr_scheduler.warmup_steps = 20;
+  c.checkpoint.enable = true;
+  c.checkpoint.interval = 1;
+  c.checkpoint.keep_latest_k = 1;  // a bad save would leave no good one behind
+  c.checkpoint.export_hf = "hf/model.safetensors";
+  std::ostringstream log;
+  auto r = run_training(c, log);
+  ASSERT_FALSE(r.ok()) << log.str();
+  const std::string msg(r.status().message());
+  const size_t at = msg.find("training diverged at step ");
+  ASSERT_NE(at, std::string::npos) << msg;
+  const int64_t step = std::atoi(msg.c_str() + at + 26);
+  EXPECT_GE(step, 2) << msg;
+  EXPECT_NE(msg.find("optimizer.lr"), std::string::npos) << msg;
+  EXPECT_FALSE(fs::exists(c.job.dump_folder + "/hf/model.safetensors"));
+
+  // The latest checkpoint is older than the params that gave the non-finite value, and it
+  // is finite.
+  auto manager = open_manager(c);
+  ASSERT_TRUE(manager->latest_step().has_value()) << msg;
+  const int64_t latest = *manager->latest_step();
+  EXPECT_LT(latest, step - 1) << msg;
+  EXPECT_NE(msg.find("latest checkpoint is step " + std::to_string(latest)), std::string::npos)
+      << msg;
+  auto items = manager->restore(latest);
+  ASSERT_TRUE(items.ok()) << items.status();
+  for (const Array& leaf : items->at("params").leaves()) {
+    for (float v : leaf.to_vector<float>()) ASSERT_TRUE(std::isfinite(v));
+  }
+  manager.reset();
+
+  // Resumed with a sane lr, it trains to the end.
+  c.optimizer.lr = 1e-3;
+  auto resumed = run_training(c, log);
+  ASSERT_TRUE(resumed.ok()) << resumed.status() << log.str();
+  EXPECT_EQ(resumed->first_step, latest);
+  EXPECT_EQ(resumed->steps_done, 8);
+  for (double loss : resumed->step_losses) EXPECT_TRUE(std::isfinite(loss));
+}
+
+TEST(RunGuardTest, DivergenceOnTheLastStepExportsNothing) {
+  // The case: lr 1e6, 3 steps exited 0 with a non-finite export.
+  train::TrainConfig c = tiny_config(fresh_test_dir("diverge_last"));
+  c.training.steps = 3;
+  c.optimizer.lr = 1e6;
+  c.lr_scheduler.warmup_steps = 20;
+  c.checkpoint.export_hf = "hf/model.safetensors";
+  std::ostringstream log;
+  auto r = run_training(c, log);
+  ASSERT_FALSE(r.ok()) << log.str();
+  EXPECT_NE(r.status().message().find("training diverged at step 3"), std::string::npos)
+      << r.status();
+  EXPECT_FALSE(fs::exists(c.job.dump_folder + "/hf/model.safetensors"));
+}
+
+TEST(RunGuardTest, FewerStepsThanTheCheckpointIsRefused) {
+  train::TrainConfig c = tiny_config(fresh_test_dir("fewer_steps"));
+  c.training.steps = 6;
+  c.checkpoint.enable = true;
+  c.checkpoint.interval = 100;  // only the final step
+  std::ostringstream log;
+  ASSERT_TRUE(run_training(c, log).ok()) << log.str();
+  c.training.steps = 3;
+  std::ostringstream refused;
+  auto r = run_training(c, refused);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), absl::StatusCode::kFailedPrecondition) << r.status();
+  EXPECT_NE(r.status().message().find("training.steps = 3 is below step 6"), std::string::npos)
+      << r.status();
+  EXPECT_FALSE(any_progress_line(refused.str())) << refused.str();
+  // The same step count again, or 0 (evaluate only), is fine and says there is nothing to do.
+  for (int64_t steps : {6, 0}) {
+    c.training.steps = steps;
+    std::ostringstream again;
+    auto ok = run_training(c, again);
+    ASSERT_TRUE(ok.ok()) << ok.status();
+    EXPECT_EQ(ok->first_step, 6);
+    EXPECT_TRUE(ok->step_losses.empty());
+  }
+}
+
+TEST(RunGuardTest, LoadStepWithLaterStepsIsRefusedUpFront) {
+  train::TrainConfig c = tiny_config(fresh_test_dir("load_step"));
+  c.training.steps = 10;
+  c.checkpoint.enable = true;
+  c.checkpoint.interval = 5;
+  c.checkpoint.keep_latest_k = 0;
+  std::ostringstream log;
+  ASSERT_TRUE(run_training(c, log).ok()) << log.str();
+  c.checkpoint.load_step = 5;
+  std::ostringstream refused;
+  auto r = run_training(c, refused);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), absl::StatusCode::kFailedPrecondition) << r.status();
+  EXPECT_NE(r.status().message().find("checkpoint.load_step = 5"), std::string::npos);
+  EXPECT_NE(r.status().message().find("later step(s) 10"), std::string::npos) << r.status();
+  EXPECT_FALSE(any_progress_line(refused.str())) << refused.str();  // refused, not retrained
+  // Evaluating step 5 (training.steps = 5) collides with nothing.
+  c.training.steps = 5;
+  auto eval = run_training(c, log);
+  ASSERT_TRUE(eval.ok()) << eval.status();
+  EXPECT_EQ(eval->first_step, 5);
+}
+
+TEST(RunGuardTest, StopRequestCheckpointsTheStepItFinishes) {
+  train::TrainConfig c = tiny_config(fresh_test_dir("stop_flag"));
+  c.checkpoint.enable = true;
+  c.checkpoint.interval = 100;
+  std::atomic<int> stop{SIGTERM};  // as if the signal came during start-up
+  std::ostringstream log;
+  auto r = run_training(c, log, {.stop_signal = &stop});
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->stop_signal, SIGTERM);
+  EXPECT_EQ(r->steps_done, 1);
+  EXPECT_EQ(r->step_losses.size(), 1u);
+  EXPECT_TRUE(fs::exists(c.job.dump_folder + "/checkpoint/1/_COMMITTED"));
+  EXPECT_NE(log.str().find("stopped by SIGTERM after step 1: checkpoint of step 1 committed"),
+            std::string::npos)
+      << log.str();
+  auto resumed = run_training(c, log);
+  ASSERT_TRUE(resumed.ok()) << resumed.status();
+  EXPECT_EQ(resumed->first_step, 1);
+  EXPECT_EQ(resumed->stop_signal, 0);
+}
+
+TEST(RunGuardTest, PaddedVocabularySamplesOnlyTokenizerIds) {
+  train::TrainConfig c = tiny_config(fresh_test_dir("padded_vocab"));
+  c.training.steps = 2;
+  c.model.vocab_size = 1000;  // 743 ids the byte tokenizer does not have
+  c.sample.max_new_tokens = 32;
+  c.sample.top_k = 0;
+  c.sample.temperature = 1.0;
+  std::ostringstream log;
+  auto r = run_training(c, log);
+  ASSERT_TRUE(r.ok()) << r.status() << log.str();
+  EXPECT_GT(r->sample.size(), c.sample.prompt.size());
+}
+
+TEST(RunGuardTest, TopKAboveTheVocabularyIsRefusedBeforeTraining) {
+  train::TrainConfig c = tiny_config(fresh_test_dir("top_k"));
+  c.sample.max_new_tokens = 8;
+  c.sample.top_k = 100000;
+  std::ostringstream log;
+  auto r = run_training(c, log);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("sample.top_k = 100000"), std::string::npos) << r.status();
+  EXPECT_NE(r.status().message().find("257"), std::string::npos) << r.status();
+  EXPECT_FALSE(any_progress_line(log.str())) << log.str();
+}
+
+TEST(MemoryEstimateTest, CountsWhatNnCounts) {
+  train::TrainConfig c;
+  for (bool tied : {false, true}) {
+    c.model.tied_embeddings = tied;
+    c.model.n_routed_experts = 0;
+    auto dense = llama_config(c.model, 2048);
+    ASSERT_TRUE(dense.ok());
+    EXPECT_EQ(estimate_params(c.model, 2048), double(nn::count_params(*dense))) << tied;
+    c.model.n_routed_experts = 4;
+    c.model.moe_every = 2;
+    c.model.n_shared_experts = 1;
+    auto moe = moe_llama_config(c.model, 2048);
+    ASSERT_TRUE(moe.ok());
+    EXPECT_EQ(estimate_params(c.model, 2048), double(nn::count_params(*moe))) << tied;
+  }
+  c = train::TrainConfig{};
+  const double n = estimate_params(c.model, 257);
+  EXPECT_EQ(estimate_memory(c, 257).bytes, n * 4 * 4);  // adamw: param, grad, mu, nu
+  c.optimizer.name = "lion";
+  EXPECT_EQ(estimate_memory(c, 257).bytes, n * 4 * 3);
+  c.optimizer.name = "sgd";
+  c.optimizer.momentum = 0;
+  EXPECT_EQ(estimate_memory(c, 257).bytes, n * 4 * 2);
+  EXPECT_EQ(human_bytes(1536), "1.5 KiB");
+  EXPECT_EQ(human_bytes(100), "100 B");
+}
+
+}  // namespace
+}  // namespace graft::llama_train

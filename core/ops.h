@@ -158,7 +158,8 @@ Array slice(const Array& x, const Shape& start, const Shape& limit, const Shape&
 // Python-style x[start:stop:step] along one axis (negative and out-of-range values clamp).
 Array slice_axis(const Array& x, int64_t axis, std::optional<int64_t> start,
                  std::optional<int64_t> stop, int64_t step = 1);
-// lax.dynamic_slice: starts are scalar integer arrays (or C++ ints), clamped into range.
+// lax.dynamic_slice: starts are scalar integer arrays (or C++ ints); a negative start counts
+// from the end (plus the dim, once), then every start is clamped so the block fits.
 Array dynamic_slice(const Array& x, const std::vector<Array>& starts, const Shape& sizes);
 Array dynamic_update_slice(const Array& x, const Array& update, const std::vector<Array>& starts);
 Array concatenate(const std::vector<Array>& xs, int64_t axis = 0);

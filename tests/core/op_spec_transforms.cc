@@ -347,6 +347,9 @@ TEST_P(OpSpecJit, JitMatchesEager) {
           EXPECT_TRUE(std::isnan(got[i])) << "call " << call << " at " << i;
         } else if (std::isinf(want[i])) {
           EXPECT_EQ(got[i], want[i]) << "call " << call << " at " << i;
+        } else if (want[i] == 0 && got[i] == 0) {
+          EXPECT_EQ(std::signbit(got[i]), std::signbit(want[i]))
+              << "call " << call << ": sign of zero at " << i;
         } else {
           ASSERT_NEAR(got[i], want[i], c.atol + tol * std::fabs(want[i]))
               << "call " << call << " at " << i;

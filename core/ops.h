@@ -193,7 +193,8 @@ Array take_along_axis(const Array& x, const Array& indices, int64_t axis,
 Array scatter_add(const Array& x, const Array& indices, const Array& updates, int64_t axis = 0);
 Array one_hot(const Array& indices, int64_t num_classes, DType dtype = DType::kF32,
               int64_t axis = -1);
-// Sorts along `axis` (stable). sort_key_val sorts `values` by `keys`.
+// Sorts along `axis` (stable; as jnp.sort, -0 and +0 tie and NaNs go last). sort_key_val
+// sorts `values` by `keys`.
 Array sort(const Array& x, int64_t axis = -1);
 std::pair<Array, Array> sort_key_val(const Array& keys, const Array& values, int64_t axis = -1);
 Array argsort(const Array& x, int64_t axis = -1);

@@ -158,7 +158,8 @@ Array slice(const Array& x, const Shape& start, const Shape& limit, const Shape&
 // Python-style x[start:stop:step] along one axis (negative and out-of-range values clamp).
 Array slice_axis(const Array& x, int64_t axis, std::optional<int64_t> start,
                  std::optional<int64_t> stop, int64_t step = 1);
-// lax.dynamic_slice: starts are scalar integer arrays (or C++ ints), clamped into range.
+// lax.dynamic_slice: starts are scalar integer arrays (or C++ ints); a negative start counts
+// from the end (plus the dim, once), then every start is clamped so the block fits.
 Array dynamic_slice(const Array& x, const std::vector<Array>& starts, const Shape& sizes);
 Array dynamic_update_slice(const Array& x, const Array& update, const std::vector<Array>& starts);
 Array concatenate(const std::vector<Array>& xs, int64_t axis = 0);
@@ -192,7 +193,8 @@ Array take_along_axis(const Array& x, const Array& indices, int64_t axis,
 Array scatter_add(const Array& x, const Array& indices, const Array& updates, int64_t axis = 0);
 Array one_hot(const Array& indices, int64_t num_classes, DType dtype = DType::kF32,
               int64_t axis = -1);
-// Sorts along `axis` (stable). sort_key_val sorts `values` by `keys`.
+// Sorts along `axis` (stable; as jnp.sort, -0 and +0 tie and NaNs go last). sort_key_val
+// sorts `values` by `keys`.
 Array sort(const Array& x, int64_t axis = -1);
 std::pair<Array, Array> sort_key_val(const Array& keys, const Array& values, int64_t axis = -1);
 Array argsort(const Array& x, int64_t axis = -1);

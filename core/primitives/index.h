@@ -58,8 +58,9 @@ class ScatterAdd : public Primitive {
 
 // sort(operands...): like lax.sort. All operands have one shape; they are permuted along
 // `axis` by the lexicographic order of the first `num_keys` operands. Floats order as
-// -inf < ... < -0 < +0 < ... < inf < NaN (like JAX). One output per operand. The CPU kernel
-// is always stable; `stable` is recorded for other backends.
+// -inf < ... < -0 == +0 < ... < inf < NaN, every NaN (either sign) equal to the others (like
+// JAX: tied keys keep their input order). One output per operand. The CPU kernel is always
+// stable; `stable` is recorded for other backends.
 class Sort : public Primitive {
  public:
   Sort(int axis, int num_keys, bool stable)

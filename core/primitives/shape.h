@@ -90,8 +90,9 @@ class Slice : public CopyPrimitive {
   Shape start_, limit_, strides_;
 };
 
-// dynamic_slice(x, s_0, ..., s_{n-1}): a `sizes` block at the scalar integer starts s_d,
-// clamped into [0, x.dim(d) - sizes[d]] (like lax).
+// dynamic_slice(x, s_0, ..., s_{n-1}): a `sizes` block at the scalar integer starts s_d; as in
+// lax, a negative s_d first gets x.dim(d) added (once), then is clamped into
+// [0, x.dim(d) - sizes[d]].
 class DynamicSlice : public CopyPrimitive {
  public:
   explicit DynamicSlice(Shape sizes)
@@ -106,8 +107,8 @@ class DynamicSlice : public CopyPrimitive {
   Shape sizes_;
 };
 
-// dynamic_update_slice(x, update, s_0, ..., s_{n-1}): x with `update` written at the
-// (clamped) starts.
+// dynamic_update_slice(x, update, s_0, ..., s_{n-1}): x with `update` written at the starts,
+// wrapped and clamped as dynamic_slice's.
 class DynamicUpdateSlice : public CopyPrimitive {
  public:
   DynamicUpdateSlice() : CopyPrimitive(PrimitiveId::kDynamicUpdateSlice) {}

@@ -22,9 +22,12 @@ std::vector<Array> tail(const std::vector<Array>& v, size_t from) {
   return std::vector<Array>(v.begin() + from, v.end());
 }
 
-// Start s (a scalar, or a [B] vector when batched) clamped like the kernels do, as i64.
-Array clamped(const Array& s, int64_t hi) {
-  return clip(astype(s, DType::kI64), Array(int64_t{0}), Array(hi));
+// Start s (a scalar, or a [B] vector when batched) on a dim of n for a block of `size`, as the
+// kernels take it (as i64): a negative start is wrapped once (plus n), then clamped.
+Array clamped(const Array& s, int64_t n, int64_t size) {
+  Array i = astype(s, DType::kI64);
+  i = where(i < int64_t{0}, i + n, i);
+  return clip(i, Array(int64_t{0}), Array(n - size));
 }
 
 // v (shape [B] or []) reshaped to broadcast along dim `d` of a batched rank-(r + 1) array:
@@ -49,7 +52,7 @@ std::vector<Array> DynamicSlice::vjp(const std::vector<Array>& x, const std::vec
                                      const std::vector<Array>& ct) const {
   std::vector<Array> out(x.size());
   if (!ct[0].valid()) return out;
-  // Same clamping in both primitives, so the block goes back where it came from.
+  // Same wrapping and clamping in both primitives, so the block goes back where it came from.
   out[0] = dynamic_update_slice(zeros_of(x[0].shape(), x[0].dtype()), ct[0], tail(x, 1));
   return out;
 }
@@ -73,7 +76,7 @@ Batched DynamicSlice::vmap(const std::vector<Array>& args, const std::vector<int
   x = dynamic_slice(x, starts, sizes);
   // Then gather each dim with batched starts: element i of batch k reads start_k + i.
   for (int d : gathered) {
-    Array s = clamped(args[1 + d], n[d] - sizes_[d]);
+    Array s = clamped(args[1 + d], n[d], sizes_[d]);
     Array idx = add(reshape(s, {b, 1}), iota(DType::kI64, {1, sizes_[d]}, 1));  // [B, size]
     if (!x_batched) {
       x = moveaxis(take(x, idx, d, GatherMode::kClip), d, 0);
@@ -126,7 +129,7 @@ Batched DynamicUpdateSlice::vmap(const std::vector<Array>& args,
     const int64_t nd = n[1 + d], ud = u.shape()[(u_batched ? 1 : 0) + d];
     if (ud == nd) continue;  // the start clamps to 0: the whole dim is written
     const bool s_batched = dims[2 + d] >= 0;
-    Array s = clamped(args[2 + d], nd - ud);
+    Array s = clamped(args[2 + d], nd, ud);
     if (s_batched) s = reshape(s, {b, 1});
     Array rel = subtract(iota(DType::kI64, {1, nd}, 1), s);  // [B or 1, nd]
     mask = logical_and(mask, along(logical_and(rel >= 0, rel < ud), d, r));

@@ -222,10 +222,30 @@ TEST(OpSpecRules, EveryPrimitiveDefinesJvpVjpAndBatchingRules) {
 
 class OpSpecVmapTest : public ::testing::TestWithParam<int> {};
 
-// The b-th member of the batch: floating inputs scaled, others as they are.
+// The b-th member of the batch: floating inputs scaled; integer inputs (start and gather
+// indices, group sizes, switch indices, keys...) shifted by -7 (b = 1) and +5 (b = 2), so that
+// members differ and indices go negative and out of range, and a batching rule that mishandles
+// a batched index operand fails (unsigned values wrap; a signed input the shift would take
+// out of its dtype's range stays as it is). Bools stay as they are.
 Array member(const Array& x, int b) {
-  if (!is_floating(x.dtype())) return x;
-  return detail::convert(x * (1.0 + 0.1 * b), x.dtype(), x.weak_type());
+  if (is_floating(x.dtype())) {
+    return detail::convert(x * (1.0 + 0.1 * b), x.dtype(), x.weak_type());
+  }
+  if (!is_integral(x.dtype()) || b == 0) return x;
+  const double shift = b == 1 ? -7.0 : 5.0;
+  const int bits = 8 * static_cast<int>(dtype_size(x.dtype()));
+  const bool wraps = is_unsigned(x.dtype());
+  const double span = std::ldexp(1.0, std::min(bits, 53));
+  std::vector<double> v = values_of(x);
+  for (double& e : v) {
+    e += shift;
+    if (wraps) {
+      e = std::fmod(e + span, span);
+    } else if (std::fabs(e) >= span / 2) {
+      return x;  // near the dtype's limits: data, not an index
+    }
+  }
+  return detail::convert(make(v, x.shape(), x.dtype()), x.dtype(), x.weak_type());
 }
 
 TEST_P(OpSpecVmapTest, VmapMatchesALoop) {
@@ -327,6 +347,9 @@ TEST_P(OpSpecJit, JitMatchesEager) {
           EXPECT_TRUE(std::isnan(got[i])) << "call " << call << " at " << i;
         } else if (std::isinf(want[i])) {
           EXPECT_EQ(got[i], want[i]) << "call " << call << " at " << i;
+        } else if (want[i] == 0 && got[i] == 0) {
+          EXPECT_EQ(std::signbit(got[i]), std::signbit(want[i]))
+              << "call " << call << ": sign of zero at " << i;
         } else {
           ASSERT_NEAR(got[i], want[i], c.atol + tol * std::fabs(want[i]))
               << "call " << call << " at " << i;

@@ -67,8 +67,8 @@ struct Named {
   Unary op;
 };
 
-// Every unary f32 op the code generator accepts (inline: neg abs sign square floor ceil
-// round; called: the rest).
+// Every unary f32 op the code generator accepts (inline: neg abs sign square sqrt floor ceil
+// round rsqrt; called: the rest).
 std::vector<Named> unary_ops() {
   return {{"neg", [](const Array& x) { return -x; }},
           {"abs", [](const Array& x) { return abs(x); }},

@@ -11,6 +11,7 @@
 
 #include "core/backend/cpu/elementwise_math.h"
 #include "core/backend/cpu/exp_f32.h"
+#include "core/backend/cpu/ieee_math.h"
 #include "core/backend/cpu/kernel.h"
 #include "core/backend/cpu/parallel.h"
 #include "core/backend/cpu/xla_math.h"
@@ -21,7 +22,7 @@ namespace {
 
 using P = PrimitiveId;
 constexpr int64_t kGrain = 1 << 15;
-constexpr int64_t kAlign = 64;  // chunk starts (see parallel_for_aligned)
+constexpr int64_t kAlign = 64;    // chunk starts (see parallel_for_aligned)
 constexpr int64_t kBlock = 1024;  // f16/bf16 widening block
 
 template <typename T>
@@ -104,6 +105,25 @@ T narrow(Compute<T> v) {
   }
 }
 
+// Applies an array function on Compute<T> (f32 for f16 / bf16, widened block by block).
+template <typename T>
+void map_values(const T* in, T* out, int64_t n,
+                void (*fn)(const Compute<T>*, Compute<T>*, int64_t)) {
+  parallel_for_aligned(n, kGrain, kAlign, [&](int64_t b, int64_t e) {
+    if constexpr (is_half_v<T>) {
+      float tmp[kBlock];
+      for (int64_t s = b; s < e; s += kBlock) {
+        int64_t len = std::min(kBlock, e - s);
+        for (int64_t i = 0; i < len; ++i) tmp[i] = static_cast<float>(in[s + i]);
+        fn(tmp, tmp, len);
+        for (int64_t i = 0; i < len; ++i) out[s + i] = T(tmp[i]);
+      }
+    } else {
+      fn(in + b, out + b, e - b);
+    }
+  });
+}
+
 template <typename T>
 void float_unary(Call& c, const T* x, T* y, int64_t n) {
   switch (c.prim.id()) {
@@ -134,10 +154,11 @@ void float_unary(Call& c, const T* x, T* y, int64_t n) {
       return map_xla_f32(x, y, n, xla_log_f32, [](const auto& a) { return a.log(); });
     case P::kLog1p:
       return map_xla_f32(x, y, n, xla_log1p_f32, [](const auto& a) { return a.log1p(); });
+    // Correctly rounded, not Eigen's fast-math packet sqrt (see ieee_math.h).
     case P::kSqrt:
-      return map_float(x, y, n, [](const auto& a) { return a.sqrt(); });
+      return map_values(x, y, n, &sqrt_values<Compute<T>>);
     case P::kRsqrt:
-      return map_float(x, y, n, [](const auto& a) { return a.rsqrt(); });
+      return map_values(x, y, n, &rsqrt_values<Compute<T>>);
     case P::kSin:
       return map_float(x, y, n, [](const auto& a) { return a.sin(); });
     case P::kCos:
@@ -199,13 +220,13 @@ void unary_kernel_typed(Call& c) {
           return narrow<T>(w < 0 ? -w : (w == 0 ? Compute<T>(0) : w));
         }
       });
-    case P::kSign:
+    case P::kSign:  // floats: sign(+-0) = +-0, sign(NaN) = NaN (ieee_math.h)
       return map_scalar(x, y, n, [](T v) {
-        auto w = widen(v);
         if constexpr (std::is_floating_point_v<Compute<T>>) {
-          if (std::isnan(w)) return v;
+          return narrow<T>(sign_value(widen(v)));
+        } else {
+          return v > 0 ? T(1) : (v < 0 ? static_cast<T>(-1) : T(0));
         }
-        return narrow<T>(w > 0 ? Compute<T>(1) : (w < 0 ? Compute<T>(-1) : Compute<T>(0)));
       });
     case P::kSquare:
       if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
@@ -317,11 +338,11 @@ void binary_kernel_typed(Call& c) {
         return arith([](C x, C y) { return std::fmod(x, y); });
       case P::kPow:
         return arith([](C x, C y) { return std::pow(x, y); });
-      // lax.max / lax.min propagate NaN.
+      // lax.max / lax.min propagate NaN and order -0 below +0 (ieee_math.h).
       case P::kMax:
-        return arith([](C x, C y) { return std::isnan(x) || x > y ? x : y; });
+        return arith([](C x, C y) { return max_value(x, y); });
       case P::kMin:
-        return arith([](C x, C y) { return std::isnan(x) || x < y ? x : y; });
+        return arith([](C x, C y) { return min_value(x, y); });
       default:
         break;
     }

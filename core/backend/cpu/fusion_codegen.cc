@@ -4,10 +4,11 @@
 // LLVM vector value, which instruction selection splits into registers: per block it loads
 // each input once, applies the steps in order and stores the outputs. Steps emitted inline are
 // exact IEEE operations written as the interpreter's Eigen packets compute them (max/min
-// propagate a NaN first operand, sign of NaN is NaN; comparisons and logic as the C++ of the
-// interpreter), and LLVM does not contract a mul and an add into an FMA without fast-math
-// flags, so compiled and interpreted groups give the same bits; the rest call run_step_f32 on
-// the block. Bool lanes are i1 vectors, loaded from and stored to 0/1 bytes.
+// propagate a NaN first operand and order -0 below +0, sign of NaN or +-0 is the operand, sqrt
+// and 1 / sqrt correctly rounded: core/backend/cpu/ieee_math.h; comparisons and logic as the
+// C++ of the interpreter), and LLVM does not contract a mul and an add into an FMA without
+// fast-math flags, so compiled and interpreted groups give the same bits; the rest call
+// run_step_f32 on the block. Bool lanes are i1 vectors, loaded from and stored to 0/1 bytes.
 #include "core/backend/cpu/fusion_codegen.h"
 
 #include <llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h>
@@ -204,8 +205,7 @@ class StepEmitter {
     if (!is_f32_step(s, arg)) return emit_bool(s, a, arg);
     llvm::Value* u = a[0];
     llvm::Value* v = a.size() > 1 ? a[1] : nullptr;
-    // Exact ops inline; the rest (transcendentals, and sqrt: Eigen's packet sqrt is not the
-    // correctly rounded one) call run_step_f32.
+    // Exact ops inline; the rest (transcendentals) call run_step_f32.
     switch (s.prim->id()) {
       case P::kAdd:
         return b_.CreateFAdd(u, v);
@@ -215,10 +215,19 @@ class StepEmitter {
         return b_.CreateFMul(u, v);
       case P::kDiv:
         return b_.CreateFDiv(u, v);
-      case P::kMax:  // isnan(u) || v < u ? u : v
-        return b_.CreateSelect(b_.CreateOr(b_.CreateFCmpOLT(v, u), b_.CreateFCmpUNO(u, u)), u, v);
-      case P::kMin:  // isnan(u) || u < v ? u : v
-        return b_.CreateSelect(b_.CreateOr(b_.CreateFCmpOLT(u, v), b_.CreateFCmpUNO(u, u)), u, v);
+      case P::kMax:  // u == v ? u & v : isnan(u) || v < u ? u : v
+        return equal_bits(
+            u, v, false,
+            b_.CreateSelect(b_.CreateOr(b_.CreateFCmpOLT(v, u), b_.CreateFCmpUNO(u, u)), u, v));
+      case P::kMin:  // u == v ? u | v : isnan(u) || u < v ? u : v
+        return equal_bits(
+            u, v, true,
+            b_.CreateSelect(b_.CreateOr(b_.CreateFCmpOLT(u, v), b_.CreateFCmpUNO(u, u)), u, v));
+      case P::kSqrt:  // llvm.sqrt: the IEEE (correctly rounded) instruction
+        return b_.CreateUnaryIntrinsic(llvm::Intrinsic::sqrt, u);
+      case P::kRsqrt:  // 1 / sqrt(u), two IEEE operations (no fast-math: not vrsqrt)
+        return b_.CreateFDiv(llvm::ConstantFP::get(vt_, 1.0),
+                             b_.CreateUnaryIntrinsic(llvm::Intrinsic::sqrt, u));
       case P::kNeg:
         return b_.CreateFNeg(u);
       case P::kSquare:
@@ -231,13 +240,11 @@ class StepEmitter {
         return b_.CreateUnaryIntrinsic(llvm::Intrinsic::ceil, u);
       case P::kRound:  // to nearest even, as rint
         return b_.CreateUnaryIntrinsic(llvm::Intrinsic::rint, u);
-      case P::kSign: {  // isnan(u) ? u : u > 0 ? 1 : u < 0 ? -1 : 0
+      case P::kSign: {  // u > 0 ? 1 : u < 0 ? -1 : u (NaN and +-0 are kept)
         llvm::Value* zero = llvm::ConstantFP::get(vt_, 0.0);
         llvm::Value* s1 =
-            b_.CreateSelect(b_.CreateFCmpOLT(u, zero), llvm::ConstantFP::get(vt_, -1.0), zero);
-        llvm::Value* s2 =
-            b_.CreateSelect(b_.CreateFCmpOGT(u, zero), llvm::ConstantFP::get(vt_, 1.0), s1);
-        return b_.CreateSelect(b_.CreateFCmpUNO(u, u), u, s2);
+            b_.CreateSelect(b_.CreateFCmpOLT(u, zero), llvm::ConstantFP::get(vt_, -1.0), u);
+        return b_.CreateSelect(b_.CreateFCmpOGT(u, zero), llvm::ConstantFP::get(vt_, 1.0), s1);
       }
       default:
         return call(k, u, v);
@@ -245,6 +252,16 @@ class StepEmitter {
   }
 
  private:
+  // u == v ? (bits of u & v, or u | v when `use_or`) : otherwise: max / min of equal values
+  // (+0 and -0 compare equal) as max_value / min_value give them.
+  llvm::Value* equal_bits(llvm::Value* u, llvm::Value* v, bool use_or, llvm::Value* otherwise) {
+    auto* it = llvm::VectorType::getInteger(llvm::cast<llvm::VectorType>(vt_));
+    llvm::Value* ui = b_.CreateBitCast(u, it);
+    llvm::Value* vi = b_.CreateBitCast(v, it);
+    llvm::Value* bits = b_.CreateBitCast(use_or ? b_.CreateOr(ui, vi) : b_.CreateAnd(ui, vi), vt_);
+    return b_.CreateSelect(b_.CreateFCmpOEQ(u, v), bits, otherwise);
+  }
+
   // Steps with a bool operand or result, as the interpreter's C++ computes them: comparisons
   // are IEEE (ne is true on NaN), select_n(p, f, t) = p ? t : f, bool max / min are or / and,
   // f32 -> bool is x != 0, bool -> f32 is 0 or 1.

@@ -3,9 +3,10 @@
 // round them): LLVM's ORC JIT compiles a group into one loop that loads each input once, keeps
 // every intermediate in vector registers and stores only the outputs (the tile interpreter in
 // fusion_kernels.cc moves each step's values through L1). Exact ops (add, sub, mul, div, neg,
-// square, abs, sign, max, min, floor, ceil, round; comparisons, select_n, not / and / or / xor,
-// converts between f32 and bool, is_finite) are emitted inline; transcendentals call run_step_f32
-// on a block held on the stack, so every element gets the interpreter's bits.
+// square, abs, sign, max, min, floor, ceil, round, sqrt, rsqrt as 1 / sqrt; comparisons,
+// select_n, not / and / or / xor, converts between f32 and bool, is_finite) are emitted inline;
+// transcendentals call run_step_f32 on a block held on the stack, so every element gets the
+// interpreter's bits.
 //
 // GRAFT_FUSION_CODEGEN: "auto" (default: groups of at least kCodegenMinElements elements),
 // "always" (every size: tests), or 0 / false / off / no (never).

@@ -11,6 +11,7 @@
 #include "core/backend/cpu/elementwise_math.h"
 #include "core/backend/cpu/exp_f32.h"
 #include "core/backend/cpu/fusion_kernels.h"
+#include "core/backend/cpu/ieee_math.h"
 #include "core/backend/cpu/xla_math.h"
 #include "core/error.h"
 #include "core/primitives/elementwise.h"
@@ -110,13 +111,15 @@ int64_t binary_f32_packets(P id, const float* a, const float* b, float* y, int64
       return zip_packets(a, b, y, n, [](const Pk& u, const Pk& v) { return ei::pmul(u, v); });
     case P::kDiv:
       return zip_packets(a, b, y, n, [](const Pk& u, const Pk& v) { return ei::pdiv(u, v); });
-    case P::kMax:  // isnan(u) || u > v ? u : v, as the unfused kernel
+    case P::kMax:  // u == v ? u & v : isnan(u) || u > v ? u : v, as max_value
       return zip_packets(a, b, y, n, [](const Pk& u, const Pk& v) {
-        return ei::pselect(ei::por(ei::pcmp_lt(v, u), is_nan(u)), u, v);
+        Pk r = ei::pselect(ei::por(ei::pcmp_lt(v, u), is_nan(u)), u, v);
+        return ei::pselect(ei::pcmp_eq(u, v), ei::pand(u, v), r);
       });
-    case P::kMin:  // isnan(u) || u < v ? u : v
+    case P::kMin:  // u == v ? u | v : isnan(u) || u < v ? u : v, as min_value
       return zip_packets(a, b, y, n, [](const Pk& u, const Pk& v) {
-        return ei::pselect(ei::por(ei::pcmp_lt(u, v), is_nan(u)), u, v);
+        Pk r = ei::pselect(ei::por(ei::pcmp_lt(u, v), is_nan(u)), u, v);
+        return ei::pselect(ei::pcmp_eq(u, v), ei::por(u, v), r);
       });
     default:
       return 0;
@@ -136,10 +139,7 @@ void unary_float(P id, const C* x, C* y, int64_t n) {
       o = a.abs();
       return;
     case P::kSign:
-      for (int64_t i = 0; i < n; ++i) {
-        C w = x[i];
-        y[i] = std::isnan(w) ? w : (w > 0 ? C(1) : (w < 0 ? C(-1) : C(0)));
-      }
+      for (int64_t i = 0; i < n; ++i) y[i] = sign_value(x[i]);
       return;
     case P::kSquare:
       o = a * a;
@@ -154,11 +154,11 @@ void unary_float(P id, const C* x, C* y, int64_t n) {
     case P::kExpm1:
       o = a.expm1();
       return;
-    case P::kSqrt:
-      o = a.sqrt();
+    case P::kSqrt:  // correctly rounded, as the unfused kernel (ieee_math.h)
+      sqrt_values(x, y, n);
       return;
     case P::kRsqrt:
-      o = a.rsqrt();
+      rsqrt_values(x, y, n);
       return;
     case P::kSin:
       o = a.sin();
@@ -268,11 +268,11 @@ void binary_float(P id, const C* x, const C* z, C* y, int64_t n) {
     case P::kPow:
       for (int64_t i = 0; i < n; ++i) y[i] = std::pow(x[i], z[i]);
       return;
-    case P::kMax:  // NaN-propagating, as lax.max
-      for (int64_t i = 0; i < n; ++i) y[i] = std::isnan(x[i]) || x[i] > z[i] ? x[i] : z[i];
+    case P::kMax:  // NaN-propagating, -0 < +0, as lax.max (ieee_math.h)
+      for (int64_t i = 0; i < n; ++i) y[i] = max_value(x[i], z[i]);
       return;
     case P::kMin:
-      for (int64_t i = 0; i < n; ++i) y[i] = std::isnan(x[i]) || x[i] < z[i] ? x[i] : z[i];
+      for (int64_t i = 0; i < n; ++i) y[i] = min_value(x[i], z[i]);
       return;
     default:
       fail("fused_elementwise", "no fused kernel for ", kPrimitiveNames[static_cast<int>(id)]);

@@ -35,11 +35,13 @@ int64_t read_index(Call& c, int i) {
   }
 }
 
-// Start indices from inputs [first, first + rank), clamped so a `sizes` block fits (lax).
+// Start indices from inputs [first, first + rank) as lax.dynamic_slice takes them: a negative
+// start counts from the end (plus the dim, once), then it is clamped so a `sizes` block fits.
 Shape clamped_starts(Call& c, int first, const Shape& operand, const Shape& sizes) {
   Shape starts(operand.size());
   for (size_t d = 0; d < operand.size(); ++d) {
     int64_t s = read_index(c, first + static_cast<int>(d));
+    if (s < 0) s += operand[d];
     starts[d] = std::clamp<int64_t>(s, 0, operand[d] - sizes[d]);
   }
   return starts;

@@ -1,5 +1,6 @@
 // CPU kernel of sort (index family). Each row along the axis is sorted on its own: keys
-// become order-preserving uint64 words (floats by JAX's total order, NaN last), a row
+// become order-preserving uint64 words (floats as lax.sort orders them: -0 == +0, every NaN
+// last and equal to the others), a row
 // permutation is sorted by (keys..., position), which makes it stable, and every operand is
 // permuted by it.
 #include <algorithm>
@@ -19,11 +20,13 @@ namespace {
 // 32 bits map into [0, 2^32), so a word and a position pack into one uint64.
 inline uint64_t ord_float(float f) {
   if (std::isnan(f)) return 0xffffffffu;
+  if (f == 0.0f) f = 0.0f;  // -0 and +0 tie (the position keeps their order), as in JAX
   uint32_t u = float_bits(f);
-  return (u & 0x80000000u) ? ~u : (u | 0x80000000u);  // -0 < +0, like lax.sort
+  return (u & 0x80000000u) ? ~u : (u | 0x80000000u);
 }
 inline uint64_t ord_double(double d) {
   if (std::isnan(d)) return ~uint64_t{0};
+  if (d == 0.0) d = 0.0;
   uint64_t u;
   std::memcpy(&u, &d, 8);
   return (u >> 63) ? ~u : (u | (uint64_t{1} << 63));

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <limits>
 
+#include "tests/core/specs/jax_edge_specs.h"
 #include "tests/core/specs/spec.h"
 #include "transforms/autodiff.h"
 
@@ -140,8 +141,8 @@ GRAFT_SPEC(Abs) {
       [](double x) { return std::fabs(x); }, kSigned, -3, 3);
 }
 GRAFT_SPEC(Sign) {
-  return unary_spec(
-      PrimitiveId::kSign, [](const Array& x) { return sign(x); }, sgn, kSigned, -3, 3);
+  return with_jax_edges(unary_spec(
+      PrimitiveId::kSign, [](const Array& x) { return sign(x); }, sgn, kSigned, -3, 3));
 }
 GRAFT_SPEC(Square) {
   return unary_spec(
@@ -178,14 +179,14 @@ GRAFT_SPEC(Log1p) {
       [](double x) { return std::log1p(x); }, kFloats, -0.9, 3);
 }
 GRAFT_SPEC(Sqrt) {
-  return unary_spec(
+  return with_jax_edges(unary_spec(
       PrimitiveId::kSqrt, [](const Array& x) { return sqrt(x); },
-      [](double x) { return std::sqrt(x); }, kFloats, 0, 9);
+      [](double x) { return std::sqrt(x); }, kFloats, 0, 9));
 }
 GRAFT_SPEC(Rsqrt) {
-  return unary_spec(
+  return with_jax_edges(unary_spec(
       PrimitiveId::kRsqrt, [](const Array& x) { return rsqrt(x); },
-      [](double x) { return 1 / std::sqrt(x); }, kFloats, 0.1, 9);
+      [](double x) { return 1 / std::sqrt(x); }, kFloats, 0.1, 9));
 }
 GRAFT_SPEC(Sin) {
   return unary_spec(
@@ -236,7 +237,7 @@ GRAFT_SPEC(Round) {
   Case c{"halves to even",
          {h},
          [](const std::vector<Array>& in) { return round(in[0]); },
-         Expected{{6}, DType::kF32, {-2, -2, -0, 0, 2, 2}}};
+         Expected{{6}, DType::kF32, {-2, -2, -0.0, 0, 2, 2}}};
   c.skip_grad = "inputs sit on round's jumps: finite differences straddle them";
   s.cases.push_back(c);
   return s;
@@ -343,7 +344,7 @@ GRAFT_SPEC(Max) {
                      {a, b},
                      [](const std::vector<Array>& in) { return maximum(in[0], in[1]); },
                      Expected{{2}, DType::kF32, {NAN, NAN}}});
-  return s;
+  return with_jax_edges(s);
 }
 GRAFT_SPEC(Min) {
   Spec s = binary_spec(
@@ -354,7 +355,7 @@ GRAFT_SPEC(Min) {
                      {a, b},
                      [](const std::vector<Array>& in) { return minimum(in[0], in[1]); },
                      Expected{{2}, DType::kF32, {NAN, NAN}}});
-  return s;
+  return with_jax_edges(s);
 }
 GRAFT_SPEC(Eq) {
   return binary_spec(

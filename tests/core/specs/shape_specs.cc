@@ -350,14 +350,15 @@ GRAFT_SPEC(DynamicSlice) {
       gather(x, {3, 2}, [](const Idx& i) {
         return Idx{1 + i[0], 2 + i[1]};
       })));
-  // Starts are clamped so the block fits: (4, -3) -> (2, 0).
+  // As in JAX, a negative start is wrapped once (plus the dim), then starts are clamped so
+  // the block fits: (4, -3) -> (4, 3) -> (2, 3) (lax.dynamic_slice gives the same block).
   s.cases.push_back(make_case(
       "clamped", {x, scalar(4, DType::kI64), scalar(-3, DType::kI32)},
       [](auto& in) {
         return dynamic_slice(in[0], {in[1], in[2]}, {3, 2});
       },
       gather(x, {3, 2}, [](const Idx& i) {
-        return Idx{2 + i[0], i[1]};
+        return Idx{2 + i[0], 3 + i[1]};
       })));
   s.cases.push_back(make_case(
       "u8 start, big", {x, scalar(200, DType::kU8), Array(0)},
@@ -386,6 +387,22 @@ GRAFT_SPEC(DynamicSlice) {
   s.cases.push_back(make_case(
       "scalar", {sc}, [](auto& in) { return dynamic_slice(in[0], {}, {}); },
       gather(sc, {}, [](const Idx&) { return Idx{}; })));
+  // JAX parity: lax.dynamic_slice(jnp.arange(30.).reshape(5, 6), (-1, -1), (3, 2)) reads the
+  // block at (2, 4) (wrapped to (4, 5), then clamped); (-6, -100) reads (0, 0) (JAX 0.10.2).
+  s.cases.push_back(make_case(
+      "negative starts wrap (JAX)", {x, Array(-1), scalar(-1, DType::kI64)},
+      [](auto& in) {
+        return dynamic_slice(in[0], {in[1], in[2]}, {3, 2});
+      },
+      gather(x, {3, 2}, [](const Idx& i) {
+        return Idx{2 + i[0], 4 + i[1]};
+      })));
+  s.cases.push_back(make_case(
+      "very negative starts clamp to 0 (JAX)", {x, Array(-6), Array(-100)},
+      [](auto& in) {
+        return dynamic_slice(in[0], {in[1], in[2]}, {3, 2});
+      },
+      gather(x, {3, 2}, [](const Idx& i) { return i; })));
   auto t = random_array({4, 5}, DType::kF64, 63);
   s.cases.push_back(make_case(
       "of transpose", {t, Array(3), Array(1)},
@@ -419,12 +436,21 @@ GRAFT_SPEC(DynamicUpdateSlice) {
         return dynamic_update_slice(in[0], in[1], {in[2], in[3]});
       },
       dus_ref(x, u, {1, 2})));
+  // -1 wraps to 5, then clamps to 3 (as lax.dynamic_update_slice).
   s.cases.push_back(make_case(
-      "clamped (9, -1) -> (3, 0)", {x, u, Array(9), scalar(-1, DType::kI64)},
+      "clamped (9, -1) -> (3, 3)", {x, u, Array(9), scalar(-1, DType::kI64)},
       [](auto& in) {
         return dynamic_update_slice(in[0], in[1], {in[2], in[3]});
       },
-      dus_ref(x, u, {3, 0})));
+      dus_ref(x, u, {3, 3})));
+  // JAX parity: lax.dynamic_update_slice of a (2, 3) update into a (5, 6) operand at
+  // (-2, -4) writes at (3, 2) (wrapped to (3, 2), in range) (JAX 0.10.2).
+  s.cases.push_back(make_case(
+      "negative starts wrap (JAX)", {x, u, Array(-2), scalar(-4, DType::kI64)},
+      [](auto& in) {
+        return dynamic_update_slice(in[0], in[1], {in[2], in[3]});
+      },
+      dus_ref(x, u, {3, 2})));
   auto xi = random_array({3, 4, 2}, DType::kI32, 72, -100, 100);
   auto ui = random_array({3, 1, 2}, DType::kI32, 73, -100, 100);
   s.cases.push_back(make_case(

@@ -177,24 +177,34 @@ TypeInfo from_lattice(int l) {
   }
 }
 
+// Two weak values of one kind. A weak f64 is a C++ double: its width is not a type fact but
+// precision held until a width appears, so another weak float's width wins (a weak f32 array,
+// e.g. i32_array + 0.5, stays f32 with a further `+ 0.5`, as in JAX without x64, where every
+// weak float is f32). Otherwise the join of the strong dtypes (weak f16 + weak bf16 -> f32,
+// weak i32 + weak i64 -> i64), still weak, as JAX's all-weak rule.
+TypeInfo join_weak(DType a, DType b) {
+  if (a == b) return {a, true};
+  if (is_floating(a) && is_floating(b)) {
+    if (a == DType::kF64) return {b, true};
+    if (b == DType::kF64) return {a, true};
+  }
+  return {promote_types({a, false}, {b, false}).dtype, true};
+}
+
 }  // namespace
 
 TypeInfo promote_types(TypeInfo a, TypeInfo b) {
   static const std::array<uint32_t, kN> up = upper_sets();
   int la = to_lattice(a), lb = to_lattice(b);
   if (la == lb) {
-    // Same lattice node. Two weak scalars of one kind keep the wider width.
-    if (a.weak && b.weak)
-      return {dtype_size(a.dtype) >= dtype_size(b.dtype) ? a.dtype : b.dtype, true};
-    return {a.weak ? b.dtype : a.dtype, false};
+    if (a.weak && b.weak) return join_weak(a.dtype, b.dtype);
+    return {a.dtype, false};
   }
   uint32_t common = up[la] & up[lb];
   // The least upper bound is the common node whose own upper set contains all the others.
   for (int c = 0; c < kN; ++c) {
     if ((common >> c & 1) && (up[c] & common) == common) {
-      TypeInfo r = from_lattice(c);
-      // A weak operand joined with a concrete one of the same kind keeps the concrete dtype.
-      return r;
+      return from_lattice(c);
     }
   }
   return {DType::kF64, false};

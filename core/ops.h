@@ -9,6 +9,7 @@
 #include <initializer_list>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "core/array.h"
@@ -35,10 +36,27 @@ Array full(const Shape& shape, double value, DType dtype = DType::kF32);
 Array zeros_like(const Array& x);
 Array ones_like(const Array& x);
 Array full_like(const Array& x, double value);
-// [start, stop) by step, like jnp.arange; dtype i32 for integral arguments by default.
-Array arange(int64_t stop, DType dtype = DType::kI32);
-Array arange(double start, double stop, double step = 1.0,
-             std::optional<DType> dtype = std::nullopt);
+// [start, stop) by step, like jnp.arange. The default dtype comes from the arguments' C++
+// types: i32 when all are integers, f32 when any is floating (arange(0.0, 3.0) is f32).
+namespace detail {
+Array arange(double start, double stop, double step, DType dtype);
+template <typename... T>
+DType arange_dtype(std::optional<DType> d) {
+  return d.value_or((std::is_floating_point_v<T> || ...) ? DType::kF32 : DType::kI32);
+}
+}  // namespace detail
+template <typename T, std::enable_if_t<std::is_arithmetic_v<T>, int> = 0>
+Array arange(T stop, std::optional<DType> dtype = std::nullopt) {
+  return detail::arange(0, static_cast<double>(stop), 1, detail::arange_dtype<T>(dtype));
+}
+template <
+    typename A, typename B, typename C = int,
+    std::enable_if_t<std::is_arithmetic_v<A> && std::is_arithmetic_v<B> && std::is_arithmetic_v<C>,
+                     int> = 0>
+Array arange(A start, B stop, C step = 1, std::optional<DType> dtype = std::nullopt) {
+  return detail::arange(static_cast<double>(start), static_cast<double>(stop),
+                        static_cast<double>(step), detail::arange_dtype<A, B, C>(dtype));
+}
 Array linspace(double start, double stop, int64_t num, bool endpoint = true,
                DType dtype = DType::kF32);
 Array eye(int64_t n, std::optional<int64_t> m = std::nullopt, int64_t k = 0,

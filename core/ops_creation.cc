@@ -74,19 +74,31 @@ Array full_like(const Array& x, double value) {
   return full(x.shape(), value, x.dtype());
 }
 
-Array arange(int64_t stop, DType dtype) { return arange(0, static_cast<double>(stop), 1, dtype); }
-
-Array arange(double start, double stop, double step, std::optional<DType> dtype) {
+// As jnp.arange computes it: start + step * i in the working type (f32 for f16 / bf16 / f32,
+// f64 for f64, the dtype itself for integers, so a fractional step truncates as jnp's does),
+// the product rounded before the sum (no fma, as XLA does), then converted to the dtype.
+Array detail::arange(double start, double stop, double step, DType d) {
   if (step == 0) fail("arange", "step must not be zero");
   if (!std::isfinite(start) || !std::isfinite(stop) || !std::isfinite(step)) {
     fail("arange", "needs finite start, stop and step");
   }
-  auto integral = [](double v) { return v == std::floor(v); };
-  DType d = dtype
-                ? *dtype
-                : (integral(start) && integral(stop) && integral(step) ? DType::kI32 : DType::kF32);
   int64_t n = std::max<int64_t>(0, static_cast<int64_t>(std::ceil((stop - start) / step)));
-  return host_array({n}, d, [&](int64_t i) { return start + static_cast<double>(i) * step; });
+  if (d == DType::kF64) {
+    return host_array({n}, d, [&](int64_t i) {
+      volatile double p = step * static_cast<double>(i);  // volatile: no contraction to fma
+      return start + p;
+    });
+  }
+  if (is_floating(d)) {
+    const float s0 = static_cast<float>(start), st = static_cast<float>(step);
+    return host_array({n}, d, [&](int64_t i) {
+      volatile float p = st * static_cast<float>(i);
+      return static_cast<double>(s0 + p);
+    });
+  }
+  const int64_t s0 = cpu::convert_value<double, int64_t>(start);
+  const int64_t st = cpu::convert_value<double, int64_t>(step);
+  return host_array({n}, d, [&](int64_t i) { return static_cast<double>(s0 + st * i); });
 }
 
 Array linspace(double start, double stop, int64_t num, bool endpoint, DType dtype) {

@@ -61,6 +61,22 @@ Array bool_or_int(const char* op, P id, const Array& a, const Array& b, bool boo
   return binary(id, xs[0], xs[1]);
 }
 
+// lax.round (half away from zero) from floor and ceil: truncate, then step away from zero
+// where the dropped fraction is at least one half. Exact: x - trunc(x) is representable.
+Array round_half_away(const Array& x) {
+  Array t = where(less(x, 0), unary(P::kCeil, x), unary(P::kFloor, x));
+  return where(greater_equal(abs(x - t), 0.5), t + sign(x), t);
+}
+
+// jnp's _float_divmod (CPython's float_divmod): (x - fmod(x, y)) / y, one less where fmod's
+// sign differs from y's, rounded. So -1 // inf == -1 and -0.0 // 3 == +0.0, as in JAX.
+Array float_floor_divide(const Array& x, const Array& y) {
+  Array mod = binary(P::kRem, x, y);
+  Array div = binary(P::kDiv, where(equal(y, 0), x, x - mod), y);
+  Array ind = logical_and(not_equal(mod, 0), not_equal(sign(y), sign(mod)));
+  return round_half_away(where(ind, div - 1, div));
+}
+
 }  // namespace
 
 Array neg(const Array& x) { return numeric_unary("neg", P::kNeg, x); }
@@ -137,27 +153,32 @@ Array multiply(const Array& a, const Array& b) {
   return binary(P::kMul, xs[0], xs[1]);
 }
 Array divide(const Array& a, const Array& b) { return float_binary("divide", P::kDiv, a, b); }
+// jnp.floor_divide / jnp.remainder, written as jax.numpy writes them over lax ops, so edge
+// cases (signed zeros, infinities, division by zero) give JAX's values on every path.
 Array floor_divide(const Array& a, const Array& b) {
   std::vector<Array> xs = promote_and_broadcast("floor_divide", {a, b});
-  if (xs[0].dtype() == DType::kBool) fail("floor_divide", "is not defined for bool operands");
-  if (is_floating(xs[0].dtype())) return floor(binary(P::kDiv, xs[0], xs[1]));
-  // Integer division rounds toward zero; step down when the signs differ and it was inexact.
-  Array q = binary(P::kDiv, xs[0], xs[1]);
-  if (is_unsigned(xs[0].dtype())) return q;
-  Array r = binary(P::kRem, xs[0], xs[1]);
-  Array zero = zeros_like(r);
-  Array adjust = logical_and(not_equal(r, zero), not_equal(less(r, zero), less(xs[1], zero)));
+  const Array &x = xs[0], &y = xs[1];
+  if (x.dtype() == DType::kBool) fail("floor_divide", "is not defined for bool operands");
+  if (is_floating(x.dtype())) return float_floor_divide(x, y);
+  // lax.div rounds toward zero (x / 0 is -1, or all ones unsigned); step down where the signs
+  // differ and it was inexact. jnp compares sign(x) with sign(y), so x // 0 is -2 for x != 0.
+  Array q = binary(P::kDiv, x, y);
+  if (is_unsigned(x.dtype())) return q;
+  Array adjust = logical_and(not_equal(sign(x), sign(y)), not_equal(binary(P::kRem, x, y), 0));
   return where(adjust, q - 1, q);
 }
 Array remainder(const Array& a, const Array& b) {
   std::vector<Array> xs = promote_and_broadcast("remainder", {a, b});
-  if (xs[0].dtype() == DType::kBool) fail("remainder", "is not defined for bool operands");
-  Array r = binary(P::kRem, xs[0], xs[1]);
-  if (is_unsigned(xs[0].dtype())) return r;
+  Array x = xs[0], y = xs[1];
+  if (x.dtype() == DType::kBool) fail("remainder", "is not defined for bool operands");
+  // jnp divides integers by 1 where the divisor is 0, so x % 0 == 0.
+  if (!is_floating(y.dtype())) y = where(equal(y, 0), ones_like(y), y);
+  Array r = binary(P::kRem, x, y);
+  if (is_unsigned(x.dtype())) return r;
   // lax.rem takes the dividend's sign; jnp.remainder the divisor's.
   Array zero = zeros_like(r);
-  Array fix = logical_and(not_equal(r, zero), not_equal(less(r, zero), less(xs[1], zero)));
-  return where(fix, r + xs[1], r);
+  Array fix = logical_and(not_equal(r, zero), not_equal(less(r, zero), less(y, zero)));
+  return where(fix, r + y, r);
 }
 Array power(const Array& a, const Array& b) { return binary_op("power", P::kPow, a, b); }
 Array maximum(const Array& a, const Array& b) { return binary_op("maximum", P::kMax, a, b); }

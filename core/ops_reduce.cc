@@ -1,8 +1,8 @@
 // Public reductions with jax.numpy semantics, over the lax-like primitives of
 // core/primitives/reduce.h. Dtype rules follow jnp (with jax's default 32-bit ints):
-// sum/prod/cumsum promote bool to i32 and u8 to u32, mean/var/logsumexp/softmax compute in a
-// float type (f16/bf16 inputs are computed in f32 and rounded once), max/min keep the dtype,
-// all/any reduce bool.
+// sum/prod promote bool to i32 and u8 to u32, cumsum bool to i32 (u8 stays u8),
+// mean/var/logsumexp/softmax compute in a float type (f16/bf16 inputs are computed in f32 and
+// rounded once), max/min keep the dtype, all/any reduce bool.
 #include <algorithm>
 #include <string_view>
 
@@ -191,7 +191,8 @@ Array argmin(const Array& x, std::optional<int64_t> axis, bool keepdims) {
 
 Array cumsum(const Array& x, std::optional<int64_t> axis, bool reverse) {
   check_valid("cumsum", x);
-  Array y = to_dtype(x, sum_dtype(x.dtype()));
+  // jnp.cumsum promotes only bool (to the default int); u8 stays u8 and wraps, unlike sum.
+  Array y = to_dtype(x, x.dtype() == DType::kBool ? DType::kI32 : x.dtype());
   int a = 0;
   if (axis) {
     a = normalize_axis("cumsum", *axis, x.ndim());

@@ -24,8 +24,8 @@ Array zeros_of(const Shape& shape, DType dtype) {
   return broadcast_in_dim(scalar(0.0, dtype), shape, {});
 }
 
-// The constant v in x's dtype. Strongly typed: a weak C++ scalar would widen weak f32
-// operands to f64 (two weak floats keep the wider width).
+// The constant v in x's dtype, strongly typed, so a rule's constant never changes the
+// dtype or weak flag of what it multiplies.
 Array k(double v, const Array& x) { return scalar(v, x.dtype()); }
 
 // g * d(out)/dx for a unary primitive; empty where the derivative is zero everywhere it
@@ -35,7 +35,7 @@ Array unary_scale(P id, const Array& g, const Array& x, const Array& out) {
     case P::kNeg:
       return neg(g);
     case P::kAbs:
-      return g * sign(x);  // abs'(0) = sign(0) = 0, like JAX
+      return where(x >= k(0, x), g, neg(g));  // abs'(+-0) = 1, as JAX's select(x >= 0, g, -g)
     case P::kExp:
       return g * out;
     case P::kExpm1:

@@ -2,6 +2,7 @@
 #include "core/array.h"
 
 #include <cmath>
+#include <cstring>
 #include <memory>
 
 #include "core/error.h"
@@ -144,6 +145,59 @@ TEST(ArrayTest, CreationOps) {
   EXPECT_EQ(full({2}, 7, DType::kU8).to_vector<int>(), (std::vector<int>{7, 7}));
   EXPECT_EQ(ones_like(zeros({2}, DType::kBF16)).dtype(), DType::kBF16);
   EXPECT_THROW(arange(0, 1, 0), Error);
+}
+
+// jnp.arange (JAX 0.10.2 on CPU, x64 off): the dtype comes from the arguments (any float ->
+// f32), and float values are f32(start) + f32(f32(step) * i). The bit patterns below are
+// np.asarray(jnp.arange(...)).view(np.uint32 / np.uint16) as JAX printed them.
+TEST(ArrayTest, ArangeDtypeAndValuesMatchJax) {
+  EXPECT_EQ(arange(0.0, 3.0).dtype(), DType::kF32);
+  EXPECT_EQ(arange(0.0, 3.0).to_vector<float>(), (std::vector<float>{0, 1, 2}));
+  EXPECT_EQ(arange(0, 3, 0.5).dtype(), DType::kF32);
+  EXPECT_EQ(arange(0, 3, 0.5).to_vector<float>(), (std::vector<float>{0, 0.5, 1, 1.5, 2, 2.5}));
+  EXPECT_EQ(arange(3.0).dtype(), DType::kF32);
+  EXPECT_EQ(arange(2.5).to_vector<float>(), (std::vector<float>{0, 1, 2}));
+  EXPECT_EQ(arange(0.5, 3).to_vector<float>(), (std::vector<float>{0.5, 1.5, 2.5}));
+  EXPECT_EQ(arange(3).dtype(), DType::kI32);
+  EXPECT_EQ(arange(0, 3).dtype(), DType::kI32);
+  EXPECT_EQ(arange(int64_t{4}, DType::kF32).dtype(), DType::kF32);
+  // An integer dtype takes start and step converted to it, as jnp does: step 0.5 becomes 0.
+  EXPECT_EQ(arange(0, 3, 0.5, DType::kI32).to_vector<int>(), (std::vector<int>(6, 0)));
+  EXPECT_EQ(arange(-2.5, 3, 1.5, DType::kI32).to_vector<int>(), (std::vector<int>{-2, -1, 0, 1}));
+  auto bits32 = [](const Array& a) {
+    std::vector<uint32_t> b;
+    for (float f : a.to_vector<float>()) b.push_back(float_bits(f));
+    return b;
+  };
+  EXPECT_EQ(bits32(arange(0, 1, 0.1)),
+            (std::vector<uint32_t>{0, 1036831949, 1045220557, 1050253722, 1053609165, 1056964608,
+                                   1058642330, 1060320051, 1061997773, 1063675495}));
+  EXPECT_EQ(bits32(arange(-1.5, 2.2, 0.3)),
+            (std::vector<uint32_t>{3217031168, 3214514586, 3211159142, 3206125977, 3197737368, 0,
+                                   1050253724, 1058642332, 1063675496, 1067030938, 1069547520,
+                                   1072064104, 1074161255}));
+  auto bits16 = [](const Array& a) {
+    Array u = bitcast_convert_type(astype(a, DType::kF32), DType::kU32);
+    return astype(shift_right_logical(u, 16), DType::kI32).to_vector<int>();
+  };
+  // bf16: computed in f32, then rounded (the top 16 bits of the f32 pattern).
+  EXPECT_EQ(bits16(arange(-1.5, 2.2, 0.3, DType::kBF16)),
+            (std::vector<int>{49088, 49050, 48998, 48922, 48794, 0, 16026, 16154, 16230, 16282,
+                              16320, 16358, 16390}));
+  // f64 (JAX_ENABLE_X64=1): start + step * i in f64.
+  std::vector<double> d = arange(-1.5, 2.2, 0.3, DType::kF64).to_vector<double>();
+  std::vector<uint64_t> want = {
+      13832806255468478464ull, 13831455175580267315ull, 13829653735729319117ull,
+      13826951575952896820ull, 13822447976325526324ull, 0ull,
+      4599075939470750512ull,  4603579539098121012ull,  4606281698874543308ull,
+      4608083138725491506ull,  4609434218613702656ull,  4610785298501913804ull,
+      4611911198408756428ull};
+  ASSERT_EQ(d.size(), want.size());
+  for (size_t i = 0; i < d.size(); ++i) {
+    uint64_t b;
+    std::memcpy(&b, &d[i], 8);
+    EXPECT_EQ(b, want[i]) << i;
+  }
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "core/half.h"
+#include "core/ops.h"
 #include "gtest/gtest.h"
 
 namespace graft {
@@ -46,6 +47,60 @@ TEST(DTypeTest, WeakScalarsTakeTheArraysType) {
   EXPECT_EQ(promote_types({DType::kBool, false}, weak_int).dtype, DType::kI32);
   // Two weak floats stay weak.
   EXPECT_TRUE(promote_types(weak_float, {DType::kF32, true}).weak);
+}
+
+// JAX without x64 (0.10.2 on CPU, tools/make_jax_edge_vectors.py): an integer or bool array
+// with a weak float is weak f32, and a further weak float keeps it f32; graft's C++ double is
+// a weak f64 (full precision), which takes the width of any other weak float it meets.
+TEST(DTypeTest, WeakFloatsJoinLikeJaxWithoutX64) {
+  TypeInfo weak_f64{DType::kF64, true}, weak_f32{DType::kF32, true};
+  for (DType d : {DType::kBool, DType::kU8, DType::kU32, DType::kI32, DType::kI64}) {
+    TypeInfo r = promote_types({d, false}, weak_f64);
+    EXPECT_EQ(r.dtype, DType::kF32) << d;
+    EXPECT_TRUE(r.weak) << d;
+    TypeInfo again = promote_types(r, weak_f64);  // (int_array + 2.5) + 0.5
+    EXPECT_EQ(again.dtype, DType::kF32) << d;
+    EXPECT_TRUE(again.weak) << d;
+  }
+  EXPECT_EQ(promote_types(weak_f64, weak_f32).dtype, DType::kF32);
+  EXPECT_EQ(promote_types({DType::kBF16, true}, weak_f64).dtype, DType::kBF16);
+  EXPECT_EQ(promote_types(weak_f64, weak_f64).dtype, DType::kF64);  // C++ doubles stay exact
+  // Weak f16 and weak bf16 join as the strong types do (f32), in either order.
+  EXPECT_EQ(promote_types({DType::kF16, true}, {DType::kBF16, true}).dtype, DType::kF32);
+  EXPECT_EQ(promote_types({DType::kBF16, true}, {DType::kF16, true}).dtype, DType::kF32);
+  EXPECT_EQ(promote_types({DType::kI32, true}, {DType::kI64, true}).dtype, DType::kI64);
+  // The weak f32 result still gives way to a strong float: (i32 + 2.5) * bf16 is bf16.
+  EXPECT_EQ(promote_types(weak_f32, {DType::kBF16, false}).dtype, DType::kBF16);
+}
+
+TEST(DTypeTest, ArrayPromotionWithCppScalarsMatchesJax) {
+  for (DType d : {DType::kU8, DType::kU32, DType::kI32, DType::kI64}) {
+    Array x = ones({3}, d);
+    EXPECT_EQ((x + 2.5).dtype(), DType::kF32) << d;
+    EXPECT_TRUE((x + 2.5).weak_type()) << d;
+    EXPECT_EQ((x + 2.5 + 0.5).dtype(), DType::kF32) << d;
+    EXPECT_EQ((x + 2).dtype(), d) << d;
+    EXPECT_EQ(clip(x, 0.5, 2.5).dtype(), DType::kF32) << d;
+    EXPECT_EQ(clip(x, 1, 2).dtype(), d) << d;
+  }
+  Array b = ones({2}, DType::kBool);
+  EXPECT_EQ((b + 2.5).dtype(), DType::kF32);
+  EXPECT_EQ((b + 2).dtype(), DType::kI32);
+  EXPECT_TRUE((b + 2).weak_type());
+  Array i = ones({3}, DType::kI32);
+  EXPECT_EQ(((i + 2.5) * ones({3}, DType::kBF16)).dtype(), DType::kBF16);
+  EXPECT_EQ(((i + 2.5) + ones({3}, DType::kF16)).dtype(), DType::kF16);
+  EXPECT_EQ((ones({3}, DType::kF64) + 0.1).dtype(), DType::kF64);
+  EXPECT_EQ((Array(1.0) + Array(2.0)).dtype(), DType::kF64);
+}
+
+// graft has i64 as a first-class type, so u32 + i32 joins in JAX's lattice to i64, as JAX does
+// with x64 on; JAX without x64 canonicalizes that to i32 (README, "Dtypes and promotion").
+TEST(DTypeTest, U32PlusI32IsI64AsDocumented) {
+  EXPECT_EQ(P(DType::kU32, DType::kI32), DType::kI64);
+  Array s = ones({2}, DType::kU32) + full({2}, -3, DType::kI32);
+  EXPECT_EQ(s.dtype(), DType::kI64);
+  EXPECT_EQ(s.to_vector<int64_t>(), (std::vector<int64_t>{-2, -2}));
 }
 
 TEST(DTypeTest, F16ConversionMatchesF16CInstructions) {

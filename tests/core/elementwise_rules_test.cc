@@ -14,6 +14,7 @@
 #include "core/primitives/elementwise.h"
 #include "gtest/gtest.h"
 #include "tests/core/rule_checks.h"
+#include "transforms/autodiff.h"
 #include "transforms/autodiff_core.h"
 
 namespace graft {
@@ -157,8 +158,7 @@ TEST(ElementwiseRules, ClosedForms) {
     Prim p = unary_prim(id);
     return vals(p->jvp({in}, {ones_like(in)}, {bind1(p, {in})})[0]);
   };
-  // abs'(0) = 0 (via sign), like JAX.
-  EXPECT_EQ(d(P::kAbs, x), (std::vector<double>{-1, -1, 0, 1, 1}));
+  EXPECT_EQ(d(P::kAbs, x), (std::vector<double>{-1, -1, 1, 1, 1}));
   std::vector<double> xv = vals(x), th = d(P::kTanh, x), lg = d(P::kLogistic, x);
   for (size_t k = 0; k < xv.size(); ++k) {
     double s = 1 / (1 + std::exp(-xv[k]));
@@ -168,6 +168,24 @@ TEST(ElementwiseRules, ClosedForms) {
   Array y = array<double>({-0.9, 0.0, 0.5});
   std::vector<double> ei = d(P::kErfInv, y);
   EXPECT_NEAR(ei[1], std::sqrt(M_PI) / 2, 1e-15);
+}
+
+// jax.grad(jnp.abs) at [0., -0., nan, 2., -2.] is [1, 1, -1, 1, -1] (JAX 0.10.2 on CPU, by
+// tools/make_jax_edge_vectors.py): JAX's rule is select(x >= 0, g, -g), so both zeros get 1.
+TEST(ElementwiseRules, AbsDerivativeAtZeroIsOneAsInJax) {
+  for (DType dt : {DType::kF32, DType::kF64, DType::kBF16}) {
+    Array x = astype(array<double>({0.0, -0.0, NAN, 2.0, -2.0}), dt);
+    Prim p = unary_prim(P::kAbs);
+    Array t = astype(array<double>({3, 3, 3, 3, 3}), dt);
+    EXPECT_EQ(vals(p->jvp({x}, {t}, {bind1(p, {x})})[0]), (std::vector<double>{3, 3, -3, 3, -3}))
+        << dt;
+    EXPECT_EQ(vals(p->vjp({x}, {bind1(p, {x})}, {t})[0]), (std::vector<double>{3, 3, -3, 3, -3}))
+        << dt;
+  }
+  // Through the public op and grad: d/dx sum(abs(x)).
+  Array x = array<float>({0.0f, -0.0f, 1.5f, -1.5f});
+  EXPECT_EQ(grad([](const Array& v) { return sum(abs(v)); })(x).to_vector<float>(),
+            (std::vector<float>{1, 1, 1, -1}));
 }
 
 TEST(ElementwiseRules, UnaryWithoutDerivative) {

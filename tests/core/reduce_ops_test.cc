@@ -79,7 +79,11 @@ TEST(ReduceOps, DtypesFollowJnp) {
   EXPECT_EQ(any(dt(DType::kI64)).dtype(), DType::kBool);
   EXPECT_EQ(argmax(dt(DType::kF64)).dtype(), DType::kI32);
   EXPECT_EQ(cumsum(dt(DType::kBool)).dtype(), DType::kI32);
-  EXPECT_EQ(cumsum(dt(DType::kU8)).dtype(), DType::kU32);
+  // jnp (JAX 0.10.2): cumsum keeps every numeric dtype, u8 included (sum makes u8 u32).
+  for (DType d : {DType::kU8, DType::kU32, DType::kI32, DType::kI64, DType::kF16, DType::kBF16,
+                  DType::kF32, DType::kF64}) {
+    EXPECT_EQ(cumsum(dt(d)).dtype(), d) << d;
+  }
   EXPECT_EQ(logsumexp(dt(DType::kI32)).dtype(), DType::kF32);
   EXPECT_EQ(softmax(dt(DType::kU8)).dtype(), DType::kF32);
   EXPECT_EQ(log_softmax(dt(DType::kBF16)).dtype(), DType::kBF16);

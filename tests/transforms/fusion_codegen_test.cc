@@ -99,6 +99,7 @@ std::vector<std::pair<const char*, Binary>> binary_ops() {
           {"max", [](const Array& a, const Array& b) { return maximum(a, b); }},
           {"min", [](const Array& a, const Array& b) { return minimum(a, b); }},
           {"rem", [](const Array& a, const Array& b) { return remainder(a, b); }},
+          {"floor_divide", [](const Array& a, const Array& b) { return floor_divide(a, b); }},
           {"pow", [](const Array& a, const Array& b) { return power(a, b); }}};
 }
 

@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "tests/core/specs/jax_edge_specs.h"
+#include "tests/core/specs/jax_parity_cases.h"
 #include "tests/core/specs/spec.h"
 #include "transforms/autodiff.h"
 
@@ -291,19 +292,21 @@ GRAFT_SPEC(Div) {
   Spec s = binary_spec(
       PrimitiveId::kDiv, [](const Array& a, const Array& b) { return a / b; },
       [](double a, double b) { return a / b; }, kFloats, 0.5, 4);
-  // Integer lax.div truncates toward zero; x / 0 gives -1 (XLA), never a trap.
+  // Integer lax.div truncates toward zero; x / 0 gives -1 (XLA), never a trap; jnp's
+  // floor_divide then steps 5 // 0 down to -2.
   Array a = make({7, -7, 7, -7, 5, INT32_MIN}, {6}, DType::kI32);
   Array b = make({2, 2, -2, -2, 0, -1}, {6}, DType::kI32);
   s.cases.push_back({"i32 floor_divide",
                      {a, b},
                      [](const std::vector<Array>& in) { return floor_divide(in[0], in[1]); },
-                     Expected{{6}, DType::kI32, {3, -4, -4, 3, -1, double(INT32_MIN)}}});
+                     Expected{{6}, DType::kI32, {3, -4, -4, 3, -2, double(INT32_MIN)}}});
   s.cases.push_back({"int true divide promotes to f32",
                      {a, b},
                      [](const std::vector<Array>& in) {
                        return divide(slice(in[0], {0}, {4}), slice(in[1], {0}, {4}));
                      },
                      Expected{{4}, DType::kF32, {3.5, -3.5, -3.5, 3.5}}});
+  add_jax_floor_divide_cases(s);
   return s;
 }
 GRAFT_SPEC(Rem) {
@@ -316,10 +319,11 @@ GRAFT_SPEC(Rem) {
       {DType::kF32, DType::kF64}, 0.5, 4);
   Array a = make({7, -7, 7, -7, 5}, {5}, DType::kI32);
   Array b = make({3, 3, -3, -3, 0}, {5}, DType::kI32);
-  s.cases.push_back({"i32 remainder takes the divisor's sign; x % 0 = x",
+  s.cases.push_back({"i32 remainder takes the divisor's sign; x % 0 = 0",
                      {a, b},
                      [](const std::vector<Array>& in) { return remainder(in[0], in[1]); },
-                     Expected{{5}, DType::kI32, {1, 2, -2, -1, 5}}});
+                     Expected{{5}, DType::kI32, {1, 2, -2, -1, 0}}});
+  add_jax_remainder_cases(s);
   return s;
 }
 GRAFT_SPEC(Pow) {
@@ -540,6 +544,7 @@ GRAFT_SPEC(ConvertElementType) {
                      {nan},
                      [](const std::vector<Array>& in) { return astype(in[0], DType::kI32); },
                      Expected{{3}, DType::kI32, {0, double(INT32_MAX), double(INT32_MIN)}}});
+  add_jax_promotion_cases(s);
   return s;
 }
 

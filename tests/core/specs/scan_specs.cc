@@ -2,6 +2,7 @@
 // (tests/core/specs/reduce_ref.h): first occurrence on ties, first NaN wins; running sums
 // rounded once per output.
 #include "absl/strings/str_cat.h"
+#include "tests/core/specs/jax_parity_cases.h"
 #include "tests/core/specs/reduce_ref.h"
 
 namespace graft::spec {
@@ -96,7 +97,7 @@ Spec arg_spec(PrimitiveId id, bool kmax) {
 void add_cumsum(Spec& s, const Array& x, std::optional<int64_t> axis, bool reverse, const Host& h,
                 const Pre& pre = identity, const std::string& extra = "", double rtol = -1) {
   DType d = x.dtype();
-  DType out = d == DType::kBool ? DType::kI32 : (d == DType::kU8 ? DType::kU32 : d);
+  DType out = d == DType::kBool ? DType::kI32 : d;  // jnp.cumsum: only bool promotes
   Expected e;
   if (axis) {
     int a = static_cast<int>(*axis < 0 ? *axis + h.shape.size() : *axis);
@@ -141,7 +142,7 @@ GRAFT_SPEC(Cumsum) {
     add_cumsum(s, random_array({2, 3, 4}, d, ++seed, -5, 5), -2, true);
     add_cumsum(s, random_array({2, 3}, d, ++seed, -5, 5), std::nullopt);
   }
-  add_cumsum(s, random_array({50, 2}, DType::kU8, ++seed, 0, 255), 0);  // u8 sums as u32
+  add_cumsum(s, random_array({50, 2}, DType::kU8, ++seed, 0, 255), 0);  // u8 wraps in u8
   add_cumsum(s, random_array({4, 5}, DType::kBool, ++seed), 1, true);   // bool as i32
   add_cumsum(s, random_array({5, 40}, DType::kF16, ++seed, 0, 4), 1);   // f32 accumulation
   add_cumsum(s, random_array({}, DType::kF32, ++seed), std::nullopt);   // scalar: (1,)
@@ -168,6 +169,7 @@ GRAFT_SPEC(Cumsum) {
       "the rule is checked in f64 on the 200000-long case";
   add_cumsum(s, random_array({3, 70000}, DType::kI64, ++seed, -50, 50), 1);
   add_cumsum(s, random_array({5, 600}, DType::kF32, ++seed), 0);
+  add_jax_cumsum_cases(s);
   return s;
 }
 

@@ -121,7 +121,7 @@ class CheckpointManager {
   absl::Status delete_step(int64_t step);
 
   const std::string& directory() const { return dir_; }
-  // What open() removed (paths of interrupted saves), as also printed on stderr.
+  // What open() removed (what interrupted saves or deletes left), as printed on stderr.
   const std::vector<std::string>& removed_on_open() const { return removed_on_open_; }
   std::string step_dir(int64_t step) const { return dir_ + "/" + std::to_string(step); }
 

@@ -84,6 +84,10 @@ bool is_temp_name(const std::string& name) {
 absl::Status write_step(const std::string& dir, SaveJob& job) {
   const std::string final_dir = dir + "/" + std::to_string(job.meta.step);
   const std::string tmp = temp_dir_for(dir, job.meta.step);
+  struct stat st;
+  if (::lstat(final_dir.c_str(), &st) == 0) {  // not a step of ours: open() left it alone
+    return absl::AlreadyExistsError(final_dir + " exists and is not a committed checkpoint");
+  }
   if (::mkdir(tmp.c_str(), 0755) != 0) return errno_status("mkdir", tmp);
   absl::Status s = write_into(tmp, job);
   if (s.ok()) s = fsync_dir(tmp);

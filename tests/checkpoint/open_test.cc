@@ -74,6 +74,9 @@ TEST(Open, RemovesOnlyWhatGraftMadeAndSaysSo) {
   EXPECT_TRUE(fs::exists(dir + "/backup.orbax-checkpoint-tmp-1/keep"));
   EXPECT_EQ(mgr->restore(42).status().code(), absl::StatusCode::kNotFound);
   EXPECT_EQ(mgr->restore(2025).status().code(), absl::StatusCode::kNotFound);
+  // Saving over a foreign directory is refused, not a rename onto it.
+  EXPECT_EQ(mgr->save(2024, small(2024)).code(), absl::StatusCode::kAlreadyExists);
+  EXPECT_TRUE(fs::exists(dir + "/2024/photo.jpg"));
 
   // Retention and later opens leave the foreign entries alone as well; a clean folder reports
   // nothing.

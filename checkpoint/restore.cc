@@ -99,6 +99,8 @@ absl::StatusOr<Composite> CheckpointManager::restore(int64_t step, const Composi
       absl::StatusOr<Item> item = restore_tree(dir, *im, target, options);
       if (!item.ok()) return item.status();
       out[name] = std::move(*item);
+    } catch (const graft::AllocError& e) {
+      return absl::ResourceExhaustedError(str_cat("restoring item \"", name, "\": ", e.what()));
     } catch (const graft::Error& e) {
       return absl::InternalError(str_cat("restoring item \"", name, "\": ", e.what()));
     } catch (const std::bad_alloc&) {

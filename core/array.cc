@@ -71,9 +71,7 @@ Array::Array(int64_t v)
 Array::Array(bool v) : Array(scalar_leaf<bool>(v, DType::kBool, false)) {}
 
 Array Array::from_buffer(std::shared_ptr<Buffer> buffer, Shape shape, DType dtype, bool weak) {
-  for (int64_t d : shape) {
-    if (d < 0) fail("array", "negative dimension in shape ", shape_str(shape));
-  }
+  check_shape("array", shape, dtype);
   if (buffer == nullptr ||
       buffer->bytes() < static_cast<size_t>(numel(shape) * dtype_size(dtype))) {
     fail("array", "buffer too small for ", dtype_name(dtype), shape_str(shape));
@@ -85,6 +83,7 @@ Array Array::from_buffer(std::shared_ptr<Buffer> buffer, Shape shape, DType dtyp
 }
 
 Array Array::placeholder(Aval aval) {
+  check_shape("trace", aval.shape, aval.dtype);
   auto node = std::make_shared<Node>();
   node->avals.push_back(std::move(aval));
   node->tracer = true;

@@ -2,12 +2,12 @@
 
 #include <sys/mman.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <list>
 #include <map>
 #include <mutex>
-#include <new>
 #include <string>
 
 #include "core/env.h"
@@ -154,9 +154,32 @@ void* allocate_large(size_t size) {
   return p;
 }
 
+std::string alloc_message(size_t bytes, std::string_view what) {
+  return str_cat("[alloc] cannot allocate ", bytes, " bytes (",
+                 bytes_str(static_cast<double>(bytes)), ")", what.empty() ? "" : " for ", what,
+                 ": out of memory");
+}
+
 }  // namespace
 
-Buffer::Buffer(size_t bytes) : bytes_(bytes) {
+std::string bytes_str(double bytes) {
+  static constexpr const char* kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+  int u = 0;
+  while (bytes >= 1024 && u < 6) {
+    bytes /= 1024;
+    ++u;
+  }
+  char buf[32];
+  std::snprintf(buf, sizeof buf, u == 0 ? "%.0f %s" : "%.1f %s", bytes, kUnits[u]);
+  return buf;
+}
+
+AllocError::AllocError(size_t bytes, std::string_view what)
+    : Error(alloc_message(bytes, what)), bytes_(bytes) {}
+
+Buffer::Buffer(size_t bytes, std::string_view what) : bytes_(bytes) {
+  // A request no allocator can satisfy; the rounding below must not wrap around either.
+  if (bytes > (size_t{1} << 62)) throw AllocError(bytes, what);
   // aligned_alloc wants a multiple of the alignment; keep a real allocation for 0 bytes too.
   size_t rounded = (bytes + 63) / 64 * 64;
   if (rounded == 0) rounded = 64;
@@ -173,7 +196,7 @@ Buffer::Buffer(size_t bytes) : bytes_(bytes) {
   } else {
     data_ = std::aligned_alloc(64, rounded);
   }
-  if (data_ == nullptr) throw std::bad_alloc();
+  if (data_ == nullptr) throw AllocError(bytes, what);
   capacity_ = rounded;
   static const bool poison = env_flag("GRAFT_POISON_BUFFERS", false);
   if (poison) std::memset(data_, 0xFF, rounded);  // NaN: reads of unwritten memory show

@@ -12,18 +12,40 @@
 // page faults.
 // GRAFT_POISON_BUFFERS=1 (read at the first allocation) fills every new buffer with 0xFF
 // bytes, NaN as floats: a kernel reading memory it did not write then shows up as NaN.
+// An allocation that fails (after emptying the cache) throws AllocError, never a bare
+// std::bad_alloc.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <string>
+#include <string_view>
+
+#include "core/error.h"
 
 namespace graft {
 
+// An allocation failed: "[alloc] cannot allocate 4398046511104 bytes (4.0 TiB) for ones
+// f32[1099511627776]: out of memory". A graft::Error, so callers that catch those see it;
+// a distinct type so a caller can tell running out of memory from misuse.
+class AllocError : public Error {
+ public:
+  AllocError(size_t bytes, std::string_view what);
+  size_t bytes() const { return bytes_; }
+
+ private:
+  size_t bytes_;
+};
+
+// "4.0 TiB", "512 B": a byte count for messages.
+std::string bytes_str(double bytes);
+
 class Buffer {
  public:
-  // Allocates `bytes` (uninitialized). Throws std::bad_alloc on failure.
-  explicit Buffer(size_t bytes);
+  // Allocates `bytes` (uninitialized). Throws AllocError on failure, naming `what` (who
+  // asked: "ones f32[8]", "the output f32[8] of exp") when given.
+  explicit Buffer(size_t bytes, std::string_view what = {});
   ~Buffer();
   Buffer(const Buffer&) = delete;
   Buffer& operator=(const Buffer&) = delete;
@@ -40,7 +62,9 @@ class Buffer {
     return static_cast<const T*>(data_);
   }
 
-  static std::shared_ptr<Buffer> make(size_t bytes) { return std::make_shared<Buffer>(bytes); }
+  static std::shared_ptr<Buffer> make(size_t bytes, std::string_view what = {}) {
+    return std::make_shared<Buffer>(bytes, what);
+  }
 
   // The cache of freed large blocks: bytes it holds now, and emptying it (returns the
   // memory to the system).

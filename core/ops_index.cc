@@ -110,6 +110,7 @@ Array one_hot(const Array& indices, int64_t num_classes, DType dtype, int64_t ax
   int ax = normalize_axis("one_hot", axis, indices.ndim() + 1);
   Shape out = indices.shape();
   out.insert(out.begin() + ax, num_classes);
+  check_shape("one_hot", out, dtype);
   std::vector<int> dims;
   for (int d = 0; d <= indices.ndim(); ++d) {
     if (d != ax) dims.push_back(d);

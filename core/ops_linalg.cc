@@ -25,8 +25,13 @@ std::vector<int> normalize_dims(std::string_view op, const char* side, std::vect
   return dims;
 }
 
-Array bind_dot(const Array& a, const Array& b, DotDims dims, std::optional<DType> preferred) {
-  return apply<DotGeneral>({a, b}, std::move(dims), preferred);
+// The output's shape is checked first, so a product beyond int64 (an outer product of two
+// 2^32-vectors) names the public op rather than dot_general.
+Array bind_dot(std::string_view op, const Array& a, const Array& b, DotDims dims,
+               std::optional<DType> preferred) {
+  auto p = std::make_shared<const DotGeneral>(std::move(dims), preferred);
+  for (const Aval& out : p->infer({a.aval(), b.aval()})) check_shape(op, out.shape, out.dtype);
+  return bind1(std::move(p), {a, b});
 }
 
 // Promotes both operands to their common dtype, rejecting bool with `op`'s name.
@@ -60,7 +65,7 @@ Array dot_general(const Array& lhs, const Array& rhs, const DotDims& dims,
              normalize_dims(op, "lhs", dims.lhs_batch, a.shape()),
              normalize_dims(op, "rhs", dims.rhs_batch, b.shape())};
   check_dot_general(op, a.aval(), b.aval(), nd, preferred);
-  return bind_dot(a, b, std::move(nd), preferred);
+  return bind_dot(op, a, b, std::move(nd), preferred);
 }
 
 // jnp.matmul, following jax.numpy's own lowering: batch dims that both operands have (with
@@ -111,7 +116,7 @@ Array matmul(const Array& a_in, const Array& b_in) {
   if (!a_squeeze.empty()) a = reshape(a, without(a.shape(), a_squeeze));
   if (!b_squeeze.empty()) b = reshape(b, without(b.shape(), b_squeeze));
   DotDims dims{{a.ndim() - 1}, {b.ndim() - 1 - (b_mat ? 1 : 0)}, a_batch, b_batch};
-  Array out = bind_dot(a, b, std::move(dims), std::nullopt);
+  Array out = bind_dot(op, a, b, std::move(dims), std::nullopt);
   // dot_general's output dim j is matmul's output dim order[j].
   std::vector<int> order = idx_batch;
   order.insert(order.end(), idx_a.begin(), idx_a.end());
@@ -135,7 +140,7 @@ Array dot(const Array& a_in, const Array& b_in) {
   if (a.shape()[ca] != b.shape()[cb]) {
     fail(op, "contracting dims differ: ", shape_str(a.shape()), " @ ", shape_str(b.shape()));
   }
-  return bind_dot(a, b, DotDims{{ca}, {cb}, {}, {}}, std::nullopt);
+  return bind_dot(op, a, b, DotDims{{ca}, {cb}, {}, {}}, std::nullopt);
 }
 
 // jnp.outer: the flattened operands' outer product, a dot_general with nothing contracted
@@ -150,7 +155,7 @@ Array outer(const Array& a, const Array& b) {
     return multiply(reshape(fa, {fa.size(), 1}), reshape(fb, {1, fb.size()}));
   }
   auto [pa, pb] = promote(op, fa, fb);
-  return bind_dot(pa, pb, DotDims{}, std::nullopt);
+  return bind_dot(op, pa, pb, DotDims{}, std::nullopt);
 }
 
 namespace {

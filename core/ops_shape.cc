@@ -26,9 +26,7 @@ std::string list_str(const std::vector<int64_t>& v) { return "(" + absl::StrJoin
 }  // namespace
 
 Array iota(DType dtype, const Shape& shape, int dimension) {
-  for (int64_t d : shape) {
-    if (d < 0) fail("iota", "negative dimension in shape ", shape_str(shape));
-  }
+  check_shape("iota", shape, dtype);
   int dim = normalize_axis("iota", dimension, static_cast<int>(shape.size()));
   if (dtype == DType::kBool) fail("iota", "needs a numeric dtype, got bool");
   return apply<Iota>({}, dtype, shape, dim);
@@ -38,17 +36,17 @@ Array reshape(const Array& x, const Shape& shape) {
   check_valid("reshape", x);
   Shape out = shape;
   int infer_at = -1;
-  int64_t known = 1;
+  Shape given;  // the dims other than -1
   for (size_t i = 0; i < out.size(); ++i) {
     if (out[i] == -1) {
       if (infer_at >= 0) fail("reshape", "can only infer one dimension (-1) in ", list_str(shape));
       infer_at = static_cast<int>(i);
-    } else if (out[i] < 0) {
-      fail("reshape", "negative dimension in ", list_str(shape));
     } else {
-      known *= out[i];
+      given.push_back(out[i]);
     }
   }
+  check_shape("reshape", given);  // negative dims, and a product beyond int64
+  const int64_t known = numel(given);
   if (infer_at >= 0) {
     if (known == 0 || x.size() % known != 0) {
       fail("reshape", "cannot reshape ", shape_str(x.shape()), " into ", list_str(shape));
@@ -109,9 +107,7 @@ Array moveaxis(const Array& x, int64_t source, int64_t destination) {
 
 Array broadcast_to(const Array& x, const Shape& shape) {
   check_valid("broadcast_to", x);
-  for (int64_t d : shape) {
-    if (d < 0) fail("broadcast_to", "negative dimension in ", shape_str(shape));
-  }
+  check_shape("broadcast_to", shape, x.dtype());
   if (shape.size() < x.shape().size()) {
     fail("broadcast_to", "cannot broadcast ", shape_str(x.shape()), " to the lower rank shape ",
          shape_str(shape));
@@ -202,8 +198,10 @@ Array slice_axis(const Array& x, int64_t axis, std::optional<int64_t> start,
   int64_t b = adjust(start, step < 0 ? upper : lower);
   int64_t e = adjust(stop, step < 0 ? lower : upper);
   int64_t count = 0;
-  if (step > 0 && e > b) count = (e - b + step - 1) / step;
-  if (step < 0 && b > e) count = (b - e - step - 1) / -step;
+  // Written so that no step (INT64_MIN / MAX included) overflows: e - b and b - e are in
+  // [0, n], and a step longer than the range takes one element.
+  if (step > 0 && e > b) count = 1 + (e - b - 1) / step;
+  if (step < 0 && b > e) count = 1 - (b - e - 1) / step;
   Shape lo(x.ndim(), 0), hi = x.shape(), st(x.ndim(), 1);
   if (count == 0) {
     hi[a] = 0;
@@ -212,13 +210,13 @@ Array slice_axis(const Array& x, int64_t axis, std::optional<int64_t> start,
   if (step > 0) {
     lo[a] = b;
     hi[a] = b + (count - 1) * step + 1;
-    st[a] = step;
+    st[a] = count == 1 ? 1 : step;
     return slice(x, lo, hi, st);
   }
   // Negative step: slice the same elements in ascending order, then reverse them.
   lo[a] = b + (count - 1) * step;
   hi[a] = b + 1;
-  st[a] = -step;
+  st[a] = count == 1 ? 1 : -step;
   return flip(slice(x, lo, hi, st), {a});
 }
 

@@ -95,7 +95,9 @@ Array lax_pad(const Array& x, const Array& value,
     auto [lo, hi, in] = low_high_interior[d];
     int64_t n = x.shape()[d];
     if (in < 0) fail("pad", "interior padding must be >= 0, got ", in, " for dim ", d);
-    if (lo + hi + (n == 0 ? 0 : n + (n - 1) * in) < 0) {
+    const char* what = "padded size";
+    int64_t core = n == 0 ? 0 : checked_add("pad", n, checked_mul("pad", n - 1, in, what), what);
+    if (checked_add("pad", checked_add("pad", lo, hi, what), core, what) < 0) {
       fail("pad", "padding (", lo, ", ", hi, ", ", in, ") of dim ", d, " of ", shape_str(x.shape()),
            " gives a negative size");
     }
@@ -140,8 +142,9 @@ Array tile(const Array& x, const Shape& reps) {
     wide.push_back(rp[d]);
     wide.push_back(s[d]);
     dims.push_back(static_cast<int>(2 * d + 1));
-    out.push_back(rp[d] * s[d]);
+    out.push_back(checked_mul("tile", rp[d], s[d], "tiled size"));
   }
+  check_shape("tile", out, x.dtype());
   return reshape(broadcast_in_dim(reshape(x, s), wide, dims), out);
 }
 
@@ -153,7 +156,8 @@ Array repeat(const Array& x, int64_t repeats, std::optional<int64_t> axis) {
   // Broadcast to (..., n, repeats, ...) then merge the pair.
   Shape wide = src.shape(), out = src.shape();
   wide.insert(wide.begin() + a + 1, repeats);
-  out[a] *= repeats;
+  out[a] = checked_mul("repeat", out[a], repeats, "repeated size");
+  check_shape("repeat", out, x.dtype());
   std::vector<int> dims;
   for (int d = 0; d < src.ndim(); ++d) dims.push_back(d <= a ? d : d + 1);
   return reshape(broadcast_in_dim(src, wide, dims), out);

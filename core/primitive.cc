@@ -41,6 +41,9 @@ std::vector<Array> bind(std::shared_ptr<const Primitive> p, std::vector<Array> i
   }
   auto node = std::make_shared<Node>();
   node->avals = p->infer(in_avals);
+  // The one place every primitive's outputs are made: a shape whose element count or byte
+  // size overflows int64 is an error here, before anything is sized from it.
+  for (const Aval& a : node->avals) check_shape(p->name(), a.shape, a.dtype);
   node->primitive = std::move(p);
   node->inputs = std::move(inputs);
   node->tracer = tracer;

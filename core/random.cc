@@ -26,12 +26,6 @@ void check_key(std::string_view op, const Array& key) {
   }
 }
 
-void check_shape(std::string_view op, const Shape& shape) {
-  for (int64_t d : shape) {
-    if (d < 0) fail(op, "negative dimension in shape ", shape_str(shape));
-  }
-}
-
 std::pair<Array, Array> key_words(const Array& key) {
   return {reshape(slice(key, {0}, {1}), {}), reshape(slice(key, {1}, {2}), {})};
 }

@@ -12,8 +12,7 @@ namespace graft::random::internal {
 Array u32(uint32_t v);  // strongly typed scalars
 Array i64(int64_t v);
 void check_key(std::string_view op, const Array& key);  // u32[2], else "[op] ..."
-void check_shape(std::string_view op, const Shape& shape);
-std::pair<Array, Array> key_words(const Array& key);  // the two u32 scalars
+std::pair<Array, Array> key_words(const Array& key);    // the two u32 scalars
 // threefry2x32(key, hi(i), lo(i)) over the row-major flat index i of `shape`.
 std::pair<Array, Array> block(const Array& key, const Shape& shape);
 Array bits32(const Array& key, const Shape& shape);  // y1 ^ y2: JAX's 32-bit random bits

@@ -114,7 +114,10 @@ Array shuffle(Array key, Array x, int axis) {
 
 Array permutation(const Array& key, int64_t n) {
   check_key("permutation", key);
-  return shuffle(key, arange(std::max<int64_t>(n, 0)), 0);
+  // jax.random.permutation(key, -4) returns an empty array (its arange(-4)); a negative
+  // count is a mistake, so graft says so.
+  if (n < 0) fail("permutation", "n must be non-negative, got ", n);
+  return shuffle(key, arange(n), 0);
 }
 
 Array permutation(const Array& key, const Array& x, int64_t axis, bool independent) {

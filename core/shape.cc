@@ -8,10 +8,66 @@
 
 namespace graft {
 
+namespace {
+
+// The product of the nonzero dims (NumPy's rule: (0, 2^62, 2^62) is too big as well, so
+// no stride of an accepted shape overflows), false when it overflows int64; sets `zero`
+// when a dim is 0.
+bool nonzero_product(const Shape& s, int64_t& n, bool& zero) {
+  n = 1;
+  zero = false;
+  for (int64_t d : s) {
+    if (d == 0) {
+      zero = true;
+    } else if (__builtin_mul_overflow(n, d, &n)) {
+      return false;
+    }
+  }
+  return true;
+}
+
+[[noreturn]] void fail_too_many(std::string_view op, const Shape& s) {
+  fail(op, "shape ", shape_str(s), " has more elements than int64 holds");
+}
+
+}  // namespace
+
 int64_t numel(const Shape& s) {
-  int64_t n = 1;
-  for (int64_t d : s) n *= d;
-  return n;
+  int64_t n;
+  bool zero;
+  if (!nonzero_product(s, n, zero)) fail_too_many("numel", s);
+  return zero ? 0 : n;
+}
+
+void check_shape(std::string_view op, const Shape& s) {
+  for (int64_t d : s) {
+    if (d < 0) fail(op, "negative dimension in shape ", shape_str(s));
+  }
+  int64_t n;
+  bool zero;
+  if (!nonzero_product(s, n, zero)) fail_too_many(op, s);
+}
+
+void check_shape(std::string_view op, const Shape& s, DType dtype) {
+  check_shape(op, s);
+  int64_t n, bytes;
+  bool zero;
+  nonzero_product(s, n, zero);
+  if (__builtin_mul_overflow(n, dtype_size(dtype), &bytes)) {
+    fail(op, "shape ", shape_str(s), " of ", dtype_name(dtype), " has more bytes than int64 holds");
+  }
+}
+
+int64_t checked_mul(std::string_view op, int64_t a, int64_t b, std::string_view what) {
+  int64_t r;
+  if (__builtin_mul_overflow(a, b, &r)) fail(op, what, " ", a, " * ", b, " overflows int64");
+  return r;
+}
+
+int64_t checked_add(std::string_view op, int64_t a, int64_t b, std::string_view what) {
+  int64_t r;
+  if (__builtin_add_overflow(a, b, &r)) fail(op, what, " ", a, " + ", b, " overflows int64");
+  return r;
 }
 
 std::string shape_str(const Shape& s) {
@@ -40,6 +96,7 @@ Shape broadcast_shapes(std::string_view op, const Shape& a, const Shape& b) {
     }
     out[i] = da == 1 ? db : da;
   }
+  check_shape(op, out);
   return out;
 }
 

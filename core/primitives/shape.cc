@@ -14,11 +14,8 @@ void check_arity(const Primitive& p, const std::vector<Aval>& in, size_t n) {
   if (in.size() != n) fail(p.name(), "takes ", n, " operands, got ", in.size());
 }
 
-void check_dims_nonnegative(const Primitive& p, const Shape& s) {
-  for (int64_t d : s) {
-    if (d < 0) fail(p.name(), "negative dimension in ", shape_str(s));
-  }
-}
+// Negative dims and element counts beyond int64 (numel of the shape is safe after).
+void check_dims_nonnegative(const Primitive& p, const Shape& s) { check_shape(p.name(), s); }
 
 template <typename V>
 std::string tuple_str(const V& v) {
@@ -139,7 +136,8 @@ std::vector<Aval> Slice::infer(const std::vector<Aval>& in) const {
       fail(name(), "invalid start ", tuple_str(start_), ", limit ", tuple_str(limit_), ", strides ",
            tuple_str(strides_), " for shape ", shape_str(s));
     }
-    out[d] = (limit_[d] - start_[d] + strides_[d] - 1) / strides_[d];
+    const int64_t span = limit_[d] - start_[d];  // in [0, dim]; no stride overflows below
+    out[d] = span == 0 ? 0 : 1 + (span - 1) / strides_[d];
   }
   return {Aval{out, in[0].dtype, in[0].weak}};
 }
@@ -207,7 +205,7 @@ std::vector<Aval> Concatenate::infer(const std::vector<Aval>& in) const {
       fail(name(), "operands must have equal dtypes and equal dims except along axis ", axis_,
            ", got ", in[0].str(), " and ", in[i].str());
     }
-    out[axis_] += s[axis_];
+    out[axis_] = checked_add(name(), out[axis_], s[axis_], "concatenated size");
     weak = weak && in[i].weak;
   }
   return {Aval{out, in[0].dtype, weak}};
@@ -233,8 +231,10 @@ std::vector<Aval> Pad::infer(const std::vector<Aval>& in) const {
   for (size_t d = 0; d < s.size(); ++d) {
     auto [lo, hi, interior] = config_[d];
     if (interior < 0) fail(name(), "interior padding must be >= 0, got ", interior);
-    int64_t core = s[d] == 0 ? 0 : s[d] + (s[d] - 1) * interior;
-    out[d] = lo + hi + core;
+    const std::string_view n = name(), what = "padded size";
+    int64_t core =
+        s[d] == 0 ? 0 : checked_add(n, s[d], checked_mul(n, s[d] - 1, interior, what), what);
+    out[d] = checked_add(n, checked_add(n, lo, hi, what), core, what);
     if (out[d] < 0) {
       fail(name(), "padding (", lo, ", ", hi, ", ", interior, ") of dim ", d, " of ", shape_str(s),
            " gives a negative size");

@@ -106,8 +106,9 @@ class Scratch {
     return s;
   }
   static double* alloc(size_t doubles) {
-    void* p = std::aligned_alloc(64, (doubles * sizeof(double) + 63) / 64 * 64);
-    if (p == nullptr) throw std::bad_alloc();
+    const size_t bytes = (doubles * sizeof(double) + 63) / 64 * 64;
+    void* p = std::aligned_alloc(64, bytes);
+    if (p == nullptr) throw AllocError(bytes, "a fused group's scratch");
     return static_cast<double*>(p);
   }
   double* data_ = nullptr;

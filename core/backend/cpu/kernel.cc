@@ -18,7 +18,12 @@ void* Call::out_raw(int i) {
   }
   if (!outputs_[i]) {
     const Aval& a = avals_[i];
-    outputs_[i] = Buffer::make(static_cast<size_t>(numel(a.shape) * dtype_size(a.dtype)));
+    const auto bytes = static_cast<size_t>(numel(a.shape) * dtype_size(a.dtype));
+    try {
+      outputs_[i] = Buffer::make(bytes);
+    } catch (const AllocError&) {  // name the kernel that asked (the string only on failure)
+      throw AllocError(bytes, str_cat("the output ", a.str(), " of ", prim.name()));
+    }
   }
   return outputs_[i]->data();
 }

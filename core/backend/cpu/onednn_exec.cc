@@ -1,8 +1,9 @@
 #include "core/backend/cpu/onednn_exec.h"
 
+#include "core/buffer.h"
+
 #include <cstdlib>
 #include <memory>
-#include <new>
 #include <utility>
 
 namespace graft::cpu {
@@ -16,7 +17,7 @@ class Scratch {
     if (bytes > size_) {
       // 64-byte alignment, as oneDNN's own scratchpads.
       void* p = std::aligned_alloc(64, (bytes + 63) / 64 * 64);
-      if (p == nullptr) throw std::bad_alloc();
+      if (p == nullptr) throw AllocError(bytes, "a oneDNN scratchpad");
       data_.reset(p);
       size_ = bytes;
     }

@@ -54,29 +54,6 @@ void map_float(const T* in, T* out, int64_t n, F f) {
   });
 }
 
-// Applies an f32 array function (core/backend/cpu/xla_math.h) to f32, f16 or bf16 data;
-// for f64, the Eigen expression `f` instead.
-template <typename T, typename F>
-void map_xla_f32(const T* in, T* out, int64_t n, void (*fn)(const float*, float*, int64_t), F f) {
-  if constexpr (std::is_same_v<T, double>) {
-    map_float(in, out, n, f);
-  } else {
-    parallel_for_aligned(n, kGrain, kAlign, [&](int64_t b, int64_t e) {
-      if constexpr (is_half_v<T>) {
-        float tmp[kBlock];
-        for (int64_t s = b; s < e; s += kBlock) {
-          int64_t len = std::min(kBlock, e - s);
-          for (int64_t i = 0; i < len; ++i) tmp[i] = static_cast<float>(in[s + i]);
-          fn(tmp, tmp, len);
-          for (int64_t i = 0; i < len; ++i) out[s + i] = T(tmp[i]);
-        }
-      } else {
-        fn(in + b, out + b, e - b);
-      }
-    });
-  }
-}
-
 // Scalar loop for ops that Eigen does not cover (or for integer types).
 template <typename T, typename R, typename F>
 void map_scalar(const T* in, R* out, int64_t n, F f) {
@@ -122,6 +99,17 @@ void map_values(const T* in, T* out, int64_t n,
       fn(in + b, out + b, e - b);
     }
   });
+}
+
+// Applies an f32 array function (core/backend/cpu/xla_math.h) to f32, f16 or bf16 data;
+// for f64, the Eigen expression `f` instead.
+template <typename T, typename F>
+void map_xla_f32(const T* in, T* out, int64_t n, void (*fn)(const float*, float*, int64_t), F f) {
+  if constexpr (std::is_same_v<T, double>) {
+    map_float(in, out, n, f);
+  } else {
+    map_values<T>(in, out, n, fn);
+  }
 }
 
 template <typename T>
@@ -224,12 +212,16 @@ void unary_kernel_typed(Call& c) {
       return map_scalar(x, y, n, [](T v) {
         if constexpr (std::is_floating_point_v<Compute<T>>) {
           return narrow<T>(sign_value(widen(v)));
+        } else if constexpr (std::is_same_v<T, bool>) {
+          return v;
         } else {
           return v > 0 ? T(1) : (v < 0 ? static_cast<T>(-1) : T(0));
         }
       });
     case P::kSquare:
-      if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+      if constexpr (std::is_same_v<T, bool>) {
+        return map_scalar(x, y, n, [](bool v) { return v; });  // v * v
+      } else if constexpr (std::is_integral_v<T>) {
         using U = std::make_unsigned_t<T>;
         return map_scalar(x, y, n, [](T v) { return static_cast<T>(U(v) * U(v)); });
       } else {

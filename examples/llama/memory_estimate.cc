@@ -6,6 +6,8 @@
 #include <cstdio>
 #include <sstream>
 
+#include "core/buffer.h"
+
 namespace graft::llama_train {
 
 // The same sums as nn::count_params (dense and MoE), in double (tested against them).
@@ -40,18 +42,6 @@ MemoryEstimate estimate_memory(const train::TrainConfig& c, int64_t vocab) {
   return e;
 }
 
-std::string human_bytes(double bytes) {
-  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
-  int u = 0;
-  while (bytes >= 1024 && u < 6) {
-    bytes /= 1024;
-    ++u;
-  }
-  char buf[64];
-  std::snprintf(buf, sizeof buf, u == 0 ? "%.0f %s" : "%.1f %s", bytes, units[u]);
-  return buf;
-}
-
 std::string describe(const MemoryEstimate& e, const train::TrainConfig& c) {
   std::ostringstream os;
   os.precision(15);
@@ -60,7 +50,7 @@ std::string describe(const MemoryEstimate& e, const train::TrainConfig& c) {
     os << " + " << e.state_slots << " " << c.optimizer.name << " state array"
        << (e.state_slots > 1 ? "s" : "");
   }
-  os << " (f32) = " << e.bytes << " bytes (" << human_bytes(e.bytes)
+  os << " (f32) = " << e.bytes << " bytes (" << bytes_str(e.bytes)
      << "), activations not included";
   return os.str();
 }

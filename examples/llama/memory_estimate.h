@@ -28,7 +28,4 @@ MemoryEstimate estimate_memory(const train::TrainConfig& config, int64_t vocab);
 // "35040 parameters; params + grads + 2 adamw moments = 560640 bytes (547.5 KiB, ...)".
 std::string describe(const MemoryEstimate& e, const train::TrainConfig& config);
 
-// 1536 -> "1.5 KiB"; 3e12 -> "2.7 TiB".
-std::string human_bytes(double bytes);
-
 }  // namespace graft::llama_train

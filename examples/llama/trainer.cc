@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "checkpoint/hf.h"
+#include "core/buffer.h"
 #include "core/error.h"
 #include "core/ops.h"
 #include "core/random.h"
@@ -416,10 +417,10 @@ std::string number(double v) {
 
 std::string memory_hint(const std::optional<MemoryEstimate>& m) {
   if (!m) return "";
-  std::string s = "; params + grads + optimizer state need an estimated " + human_bytes(m->bytes) +
+  std::string s = "; params + grads + optimizer state need an estimated " + bytes_str(m->bytes) +
                   " (" + number(m->bytes) + " bytes)";
   if (m->machine_bytes > 0)
-    s += ", this machine has " + human_bytes(m->machine_bytes) + " (RAM + swap)";
+    s += ", this machine has " + bytes_str(m->machine_bytes) + " (RAM + swap)";
   return s + "; make the model smaller ([model] dim, n_layers, ffn_dim, vocab_size)";
 }
 

@@ -15,6 +15,7 @@
 #include "core/backend/cpu/onednn_matmul.h"
 #include "core/ops.h"
 #include "gtest/gtest.h"
+#include "tests/util/tsan_suppressions.h"
 #include "tests/core/specs/spec.h"
 #include "transforms/autodiff.h"
 #include "transforms/jit.h"

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "tests/util/tsan_suppressions.h"
 
 namespace graft::cpu {
 namespace {

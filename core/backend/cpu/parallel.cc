@@ -5,6 +5,7 @@
 #include <condition_variable>
 #include <cstdlib>
 #include <exception>
+#include <memory>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -13,6 +14,18 @@ namespace graft::cpu {
 namespace {
 
 thread_local bool in_parallel_region = false;
+
+// One parallel region: its own chunk counter and completion count. A worker holds the job it
+// woke up for (shared_ptr), so a late worker of a finished region only sees that region's
+// exhausted counter and never mixes its state with the next region's (TSan caught a worker
+// reading the shared counters while the next region reset them).
+struct Job {
+  const std::function<void(int64_t)>* fn = nullptr;  // valid while chunks remain undone
+  int64_t chunks = 0;
+  std::atomic<int64_t> next{0};
+  int64_t pending = 0;       // guarded by Pool::mu_
+  std::exception_ptr error;  // guarded by Pool::mu_
+};
 
 class Pool {
  public:
@@ -32,37 +45,37 @@ class Pool {
   // Runs fn(chunk) for chunk in [0, chunks); blocks until all are done.
   void run(int64_t chunks, const std::function<void(int64_t)>& fn) {
     std::unique_lock<std::mutex> call_lock(call_mu_);  // one parallel region at a time
+    auto job = std::make_shared<Job>();
+    job->fn = &fn;
+    job->chunks = chunks;
+    job->pending = chunks;
     {
       std::lock_guard<std::mutex> l(mu_);
-      job_ = &fn;
-      chunks_ = chunks;
-      next_.store(0);
-      pending_ = chunks;
-      error_ = nullptr;
+      job_ = job;
       ++generation_;
     }
     cv_.notify_all();
-    drain();
+    drain(*job);
     std::unique_lock<std::mutex> l(mu_);
-    done_cv_.wait(l, [&] { return pending_ == 0; });
-    job_ = nullptr;
-    if (error_) std::rethrow_exception(error_);
+    done_cv_.wait(l, [&] { return job->pending == 0; });
+    job_.reset();
+    if (job->error) std::rethrow_exception(job->error);
   }
 
  private:
-  void drain() {
+  void drain(Job& job) {
     in_parallel_region = true;
     for (;;) {
-      int64_t c = next_.fetch_add(1);
-      if (c >= chunks_) break;
+      int64_t c = job.next.fetch_add(1);
+      if (c >= job.chunks) break;
       try {
-        (*job_)(c);
+        (*job.fn)(c);
       } catch (...) {
         std::lock_guard<std::mutex> l(mu_);
-        if (!error_) error_ = std::current_exception();
+        if (!job.error) job.error = std::current_exception();
       }
       std::lock_guard<std::mutex> l(mu_);
-      if (--pending_ == 0) done_cv_.notify_all();
+      if (--job.pending == 0) done_cv_.notify_all();
     }
     in_parallel_region = false;
   }
@@ -70,13 +83,15 @@ class Pool {
   void work() {
     uint64_t seen = 0;
     for (;;) {
+      std::shared_ptr<Job> job;
       {
         std::unique_lock<std::mutex> l(mu_);
         cv_.wait(l, [&] { return stop_ || (generation_ != seen && job_ != nullptr); });
         if (stop_) return;
         seen = generation_;
+        job = job_;
       }
-      drain();
+      drain(*job);
     }
   }
 
@@ -84,13 +99,9 @@ class Pool {
   std::mutex call_mu_;
   std::mutex mu_;
   std::condition_variable cv_, done_cv_;
-  const std::function<void(int64_t)>* job_ = nullptr;
-  int64_t chunks_ = 0;
-  std::atomic<int64_t> next_{0};
-  int64_t pending_ = 0;
+  std::shared_ptr<Job> job_;  // the region in progress, if any
   uint64_t generation_ = 0;
   bool stop_ = false;
-  std::exception_ptr error_;
 };
 
 int configured_threads() {

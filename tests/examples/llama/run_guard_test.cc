@@ -225,8 +225,6 @@ TEST(MemoryEstimateTest, CountsWhatNnCounts) {
   c.optimizer.name = "sgd";
   c.optimizer.momentum = 0;
   EXPECT_EQ(estimate_memory(c, 257).bytes, n * 4 * 2);
-  EXPECT_EQ(human_bytes(1536), "1.5 KiB");
-  EXPECT_EQ(human_bytes(100), "100 B");
 }
 
 }  // namespace

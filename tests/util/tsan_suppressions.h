@@ -1,5 +1,8 @@
-// ThreadSanitizer suppressions, compiled into the tests that CI runs under --config=tsan
-// (the runtime calls this function when it starts; other builds never call it).
+// ThreadSanitizer suppressions for the tests that CI runs under --config=tsan: include this
+// header in exactly one .cc of the test binary. The runtime looks the function up in the
+// executable itself (in a shared library, as Bazel links test deps, it is not found); other
+// builds never call it.
+#pragma once
 //
 // oneDNN and libgomp are not built with TSan: their own synchronization (atomics, futexes)
 // is invisible to it, so what they do through TSan's interceptors (memcmp, operator new and

@@ -2,10 +2,23 @@
 // rebuild the expectation for whatever step it finds committed.
 #pragma once
 
+#include <cerrno>
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+
 #include "checkpoint/item.h"
 #include "tests/checkpoint/test_util.h"
 
 namespace graft::checkpoint::testing {
+
+// The crash child binary: in the test's runfiles, or beside the test when run by hand.
+inline std::string crash_child_path() {
+  const char* srcdir = std::getenv("TEST_SRCDIR");
+  const char* ws = std::getenv("TEST_WORKSPACE");
+  if (srcdir && ws) return std::string(srcdir) + "/" + ws + "/tests/checkpoint/crash_child";
+  return (std::filesystem::path(program_invocation_name).parent_path() / "crash_child").string();
+}
 
 struct CrashState {
   std::vector<Array> params;

@@ -20,13 +20,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string child_path() {
-  const char* srcdir = std::getenv("TEST_SRCDIR");
-  const char* ws = std::getenv("TEST_WORKSPACE");
-  if (srcdir && ws) return std::string(srcdir) + "/" + ws + "/tests/checkpoint/crash_child";
-  return (fs::path(program_invocation_name).parent_path() / "crash_child").string();
-}
-
 // Entries a crash left behind: temporary dirs and step dirs without _COMMITTED (the lock
 // file stays).
 int leftovers(const std::string& dir) {
@@ -43,7 +36,7 @@ int leftovers(const std::string& dir) {
 }
 
 TEST(CrashSafety, KilledSaverLeavesARestorableLatestStep) {
-  const std::string child = child_path();
+  const std::string child = testing::crash_child_path();
   ASSERT_TRUE(fs::exists(child)) << child;
   const std::string dir = testing::fresh_dir("crash");
   std::mt19937 rng(20261130);

@@ -19,13 +19,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string child_path() {
-  const char* srcdir = std::getenv("TEST_SRCDIR");
-  const char* ws = std::getenv("TEST_WORKSPACE");
-  if (srcdir && ws) return std::string(srcdir) + "/" + ws + "/tests/checkpoint/crash_child";
-  return (fs::path(program_invocation_name).parent_path() / "crash_child").string();
-}
-
 struct Child {
   pid_t pid = -1;
   int out = -1;  // the child's stdout ("R" once its manager is open)
@@ -33,7 +26,7 @@ struct Child {
 };
 
 Child spawn(const std::string& dir) {
-  const std::string child = child_path();
+  const std::string child = testing::crash_child_path();
   int out[2], err[2];
   Child c;
   if (::pipe(out) != 0 || ::pipe(err) != 0) return c;
@@ -67,7 +60,7 @@ std::string hostname() {
 }
 
 TEST(Lock, SecondProcessIsRefusedAndTheFirstKeepsSaving) {
-  ASSERT_TRUE(fs::exists(child_path())) << child_path();
+  ASSERT_TRUE(fs::exists(testing::crash_child_path())) << testing::crash_child_path();
   const std::string dir = testing::fresh_dir("lock_proc");
   Child c = spawn(dir);
   ASSERT_GT(c.pid, 0);
@@ -108,7 +101,7 @@ TEST(Lock, SecondProcessIsRefusedAndTheFirstKeepsSaving) {
 }
 
 TEST(Lock, ChildIsRefusedAFolderThisProcessHolds) {
-  ASSERT_TRUE(fs::exists(child_path())) << child_path();
+  ASSERT_TRUE(fs::exists(testing::crash_child_path())) << testing::crash_child_path();
   const std::string dir = testing::fresh_dir("lock_parent");
   auto m = CheckpointManager::open(dir, {.enable_async = false});
   ASSERT_TRUE(m.ok()) << m.status();

@@ -7,6 +7,7 @@
 
 #include "checkpoint/manager.h"
 #include "core/ops.h"
+#include "tests/checkpoint/manager_util.h"
 #include "tests/checkpoint/test_util.h"
 
 namespace graft::checkpoint {
@@ -16,14 +17,8 @@ namespace fs = std::filesystem;
 using testing::fresh_dir;
 using Steps = std::vector<int64_t>;
 
-Composite small(int64_t step) { return {{"x", Item::tree(full({2}, double(step)))}}; }
-
-std::unique_ptr<CheckpointManager> open_or_die(const std::string& dir,
-                                               CheckpointManagerOptions o = {}) {
-  auto m = CheckpointManager::open(dir, std::move(o));
-  EXPECT_TRUE(m.ok()) << m.status();
-  return std::move(*m);
-}
+using testing::open_or_die;
+using testing::small;
 
 TEST(Retention, MaxToKeepKeepsNewest) {
   std::string dir = fresh_dir("keep");

@@ -15,6 +15,11 @@ Cost Primitive::cost(const std::vector<Aval>& in, const std::vector<Aval>& out) 
   return c;
 }
 
+std::shared_ptr<const Primitive> Primitive::with_sub_programs(
+    std::vector<std::shared_ptr<const Program>>) const {
+  fail(name(), "has no sub-programs to replace");
+}
+
 std::vector<Array> Primitive::jvp(const std::vector<Array>&, const std::vector<Array>&,
                                   const std::vector<Array>&) const {
   fail(name(), "has no jvp rule (forward-mode differentiation is not defined for it)");

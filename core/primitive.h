@@ -29,6 +29,14 @@ struct Batched {
   std::vector<int> dims;
 };
 
+struct Program;
+
+// A body a primitive holds (scan's body, cond's branches...), with a name for the printer.
+struct SubProgram {
+  std::string name;
+  std::shared_ptr<const Program> program;
+};
+
 class Primitive {
  public:
   explicit Primitive(PrimitiveId id) : id_(id) {}
@@ -50,6 +58,13 @@ class Primitive {
   // Whether applying it does something besides computing its outputs (debug_print): jit
   // keeps such instructions even when their outputs are unused, and never folds them.
   virtual bool has_side_effects() const { return false; }
+
+  // Nested programs, which the printer shows and passes rewrite. with_sub_programs returns
+  // this primitive with its bodies replaced by programs of the same signature (same input
+  // and output avals), in the order sub_programs lists them.
+  virtual std::vector<SubProgram> sub_programs() const { return {}; }
+  virtual std::shared_ptr<const Primitive> with_sub_programs(
+      std::vector<std::shared_ptr<const Program>> bodies) const;
 
   // Transform rules. `outputs` are the primal outputs of this application.
   virtual std::vector<Array> jvp(const std::vector<Array>& primals,

@@ -3,7 +3,7 @@
 #include "core/ops_util.h"
 #include "core/primitives/elementwise.h"
 #include "transforms/vmap.h"
-#include "transforms/vmap_core.h"
+#include "core/ir/batching.h"
 
 namespace graft {
 

@@ -19,7 +19,7 @@
 #include "core/ops.h"
 #include "core/tree.h"
 #include "transforms/argnums.h"
-#include "transforms/autodiff_core.h"
+#include "core/ir/ad.h"
 
 namespace graft {
 

@@ -24,28 +24,11 @@
 
 #include "core/ops.h"
 #include "core/tree.h"
-#include "transforms/graph.h"
+#include "core/primitives/control.h"
 
 namespace graft {
 namespace detail {
 
-// body([consts, carry, x]) -> [carry, y]; returns [final carry, stacked ys].
-std::vector<Array> bind_scan(const FlatFn& body, const std::vector<Array>& consts,
-                             const std::vector<Array>& init, const std::vector<Array>& xs,
-                             int64_t length, bool reverse);
-// Length from the xs' leading axes and the optional length (errors on mismatch).
-int64_t scan_length(const std::vector<Array>& xs, std::optional<int64_t> length);
-// branches[k](operands) -> outputs; `index` is an integer scalar (clamped).
-std::vector<Array> bind_cond(const char* op, const Array& index,
-                             const std::vector<FlatFn>& branches,
-                             const std::vector<Array>& operands);
-// cond([cond consts, carry]) -> [bool scalar]; body([body consts, carry]) -> carry.
-std::vector<Array> bind_while(const FlatFn& cond, const FlatFn& body,
-                              const std::vector<Array>& cond_consts,
-                              const std::vector<Array>& body_consts,
-                              const std::vector<Array>& init);
-Array cond_index(const char* op, const Array& pred);
-Array switch_index(const Array& index);
 
 template <typename Fn, typename Args>
 FlatFn flat_branch(Fn fn, const TreeDef& def, std::shared_ptr<TreeDef> out_def) {

@@ -3,8 +3,8 @@
 #include "core/error.h"
 #include "core/ops.h"
 #include "core/primitives/call.h"
-#include "transforms/autodiff_core.h"
-#include "transforms/vmap_core.h"
+#include "core/ir/ad.h"
+#include "core/ir/batching.h"
 
 namespace graft {
 namespace detail {

@@ -24,7 +24,7 @@
 #include <utility>
 
 #include "core/tree.h"
-#include "transforms/graph.h"
+#include "core/ir/graph.h"
 
 namespace graft {
 namespace detail {

@@ -1,9 +1,9 @@
 #include "transforms/fusion.h"
 
 #include "core/ops.h"
-#include "transforms/autodiff_core.h"
+#include "core/ir/ad.h"
 #include "transforms/passes/passes.h"
-#include "transforms/vmap_core.h"
+#include "core/ir/batching.h"
 
 namespace graft {
 namespace {

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "core/primitives/fusion.h"
-#include "transforms/graph.h"
+#include "core/ir/graph.h"
 
 namespace graft {
 

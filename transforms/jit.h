@@ -42,7 +42,8 @@
 
 #include "core/error.h"
 #include "core/tree.h"
-#include "transforms/graph.h"
+#include "core/ir/graph.h"
+#include "core/backend/cpu/executable.h"
 #include "transforms/passes/passes.h"
 
 namespace graft {

@@ -1,4 +1,5 @@
-// make_graph(f)(args...): the traced graph of f as text, like jax.make_jaxpr.
+// make_graph(f)(args...): the traced program of f (core/ir/program.h) as text, like
+// jax.make_jaxpr. Bodies of scan / cond / while_loop print nested under their equation.
 //
 //   { lambda ; a:f32[3] b:f32[3]. let
 //       c:f32[3] = mul a b
@@ -6,7 +7,8 @@
 //     in (d) }
 //
 // Inputs are named in order; constants the function closes over are listed before the ';'
-// (scalars print inline as literals). One line per equation, with the primitive's params.
+// (scalars print inline as literals); values of an outer trace it closes over become leading
+// inputs. One line per equation, with the primitive's params.
 #pragma once
 
 #include <ostream>
@@ -14,8 +16,8 @@
 #include <tuple>
 #include <vector>
 
+#include "core/ir/program.h"
 #include "core/tree.h"
-#include "transforms/graph.h"
 
 namespace graft {
 
@@ -24,16 +26,6 @@ struct GraphText {
   const std::string& str() const { return text; }
 };
 inline std::ostream& operator<<(std::ostream& os, const GraphText& g) { return os << g.text; }
-
-// Prints a traced graph.
-std::string print_graph(const Graph& g);
-
-namespace detail {
-// Shared by the graph and jit-program printers: variable names a, b, ..., z, ba, bb, ... like
-// jaxprs, and evaluated scalars as typed literals ("2.0:f32[]").
-std::string var_name(int i);
-std::string literal(const Array& a);
-}  // namespace detail
 
 template <typename F>
 auto make_graph(F f) {
@@ -44,7 +36,9 @@ auto make_graph(F f) {
       auto r = std::apply(f, tree_unflatten<decltype(all)>(def, ph));
       return tree_leaves(r);
     };
-    return GraphText{print_graph(trace(fn, leaves))};
+    std::vector<Aval> avals;
+    for (const Array& a : leaves) avals.push_back(a.aval());
+    return GraphText{print_program(*trace_closed(fn, avals).program)};
   };
 }
 

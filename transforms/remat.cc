@@ -6,8 +6,8 @@
 #include "core/error.h"
 #include "core/ops.h"
 #include "core/primitives/call.h"
-#include "transforms/autodiff_core.h"
-#include "transforms/control_flow_util.h"
+#include "core/ir/ad.h"
+#include "core/primitives/control_util.h"
 
 namespace graft {
 namespace detail {

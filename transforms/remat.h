@@ -23,7 +23,7 @@
 #include <vector>
 
 #include "core/tree.h"
-#include "transforms/graph.h"
+#include "core/ir/graph.h"
 
 namespace graft {
 
@@ -92,7 +92,7 @@ auto remat(F f, RematPolicy policy = nothing_saveable(), std::string name = "che
 }
 
 // The values the pullback of f at args keeps for the backward pass (see
-// detail::vjp_residuals in transforms/autodiff_core.h for exactly what counts).
+// detail::vjp_residuals in core/ir/ad.h for exactly what counts).
 template <typename F, typename... Args>
 std::vector<SavedResidual> saved_residuals(F f, const Args&... args) {
   auto [leaves, def] = tree_flatten(std::tuple<Args...>(args...));

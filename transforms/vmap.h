@@ -15,7 +15,7 @@
 
 #include "core/error.h"
 #include "core/tree.h"
-#include "transforms/vmap_core.h"
+#include "core/ir/batching.h"
 
 namespace graft {
 

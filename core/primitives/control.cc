@@ -18,12 +18,41 @@ std::vector<Aval> ControlPrimitive::infer(const std::vector<Aval>& in) const {
   return out_avals_;
 }
 
+bool ControlPrimitive::same_params(const Primitive& o) const {
+  if (&o == this) return true;
+  if (o.id() != id()) return false;
+  const auto& c = static_cast<const ControlPrimitive&>(o);
+  if (c.in_avals_ != in_avals_ || c.out_avals_ != out_avals_ || c.params() != params() ||
+      c.bodies_.size() != bodies_.size()) {
+    return false;
+  }
+  for (size_t i = 0; i < bodies_.size(); ++i) {
+    if (!same_program(*bodies_[i], *c.bodies_[i])) return false;
+  }
+  return true;
+}
+
+const void* ControlPrimitive::backend_data(
+    size_t i, const std::function<std::shared_ptr<const void>()>& make) const {
+  Once& once = (*backend_)[i];
+  std::call_once(once.flag, [&] { once.data = make(); });
+  return once.data.get();
+}
+
 std::string ScanPrimitive::params() const {
   return absl::StrCat("length=", length_, " reverse=", reverse_ ? "true" : "false",
                       " num_consts=", num_consts_, " num_carry=", num_carry_);
 }
 
-std::string CondPrimitive::params() const { return absl::StrCat("branches=", branches_.size()); }
+std::string CondPrimitive::params() const { return absl::StrCat("branches=", num_branches()); }
+
+std::vector<SubProgram> CondPrimitive::sub_programs() const {
+  std::vector<SubProgram> out;
+  for (size_t k = 0; k < num_branches(); ++k) {
+    out.push_back({absl::StrCat("branch", k), bodies()[k]});
+  }
+  return out;
+}
 
 std::string WhilePrimitive::params() const {
   return absl::StrCat("cond_consts=", num_cond_consts_, " body_consts=", num_body_consts_);

@@ -1,50 +1,79 @@
-// Control-flow primitives: scan, cond and while_loop. Each holds its traced body as a closed
-// function over flat lists of arrays (values the body closed over that belong to an outer
-// trace were lifted into explicit inputs, "consts"), plus the avals it was traced with. The CPU
-// kernels (core/backend/cpu/control_kernels.cc) run the bodies on concrete arrays;
-// transforms/control_flow.{h,cc} builds these primitives and defines their rules.
+// Control-flow primitives: scan, cond and while_loop. Each holds its traced bodies as closed
+// programs (core/ir/program.h; values a body closed over that belong to an outer trace were
+// lifted into explicit inputs, "consts"), compared structurally, printed nested, and rewritten
+// by jit's passes. Their builders and rules are core/primitives/{scan,cond,while}_rules.cc;
+// the CPU kernels (core/backend/cpu/control_kernels.cc) run each body through the executor,
+// planned once per primitive. transforms/control_flow.h is the user-facing API.
 #pragma once
 
+#include <cstdint>
 #include <functional>
+#include <optional>
+#include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
+#include "core/ir/program.h"
 #include "core/primitive.h"
 
 namespace graft {
 
+using ProgramPtr = std::shared_ptr<const Program>;
+
 class ControlPrimitive : public Primitive {
  public:
-  using Fn = std::function<std::vector<Array>(const std::vector<Array>&)>;
-  ControlPrimitive(PrimitiveId id, std::vector<Aval> in_avals, std::vector<Aval> out_avals)
-      : Primitive(id), in_avals_(std::move(in_avals)), out_avals_(std::move(out_avals)) {}
+  ControlPrimitive(PrimitiveId id, std::vector<ProgramPtr> bodies, std::vector<Aval> in_avals,
+                   std::vector<Aval> out_avals)
+      : Primitive(id),
+        bodies_(std::move(bodies)),
+        in_avals_(std::move(in_avals)),
+        out_avals_(std::move(out_avals)) {}
 
   // The avals it was built with; the inputs must match them (shape and dtype).
   std::vector<Aval> infer(const std::vector<Aval>& in) const override;
-  bool same_params(const Primitive& o) const override { return &o == this; }
+  // Same kind, avals, parameters (params()) and structurally equal bodies.
+  bool same_params(const Primitive& o) const override;
 
   const std::vector<Aval>& in_avals() const { return in_avals_; }
   const std::vector<Aval>& out_avals() const { return out_avals_; }
+  const std::vector<ProgramPtr>& bodies() const { return bodies_; }
+  FlatFn body_fn(size_t i) const { return program_fn(bodies_[i]); }
+
+  // The builders (bind_scan, bind_cond, bind_while) make these with their rules and
+  // with_sub_programs (core/primitives/{scan,cond,while}_rules.cc).
+
+  // What a backend derives from body i (the CPU's buffer plan), made by `make` on first use
+  // and kept with the primitive, so a loop plans its body once, not per iteration.
+  const void* backend_data(size_t i,
+                           const std::function<std::shared_ptr<const void>()>& make) const;
 
  private:
+  std::vector<ProgramPtr> bodies_;
   std::vector<Aval> in_avals_, out_avals_;
+  struct Once {
+    std::once_flag flag;
+    std::shared_ptr<const void> data;
+  };
+  std::shared_ptr<std::vector<Once>> backend_ = std::make_shared<std::vector<Once>>(bodies_.size());
 };
 
 // Inputs: consts, initial carry, xs (leading axis = length). Outputs: final carry, ys stacked
 // along a new leading axis. body([consts, carry, x]) -> [new carry, y].
 class ScanPrimitive : public ControlPrimitive {
  public:
-  ScanPrimitive(Fn body, int num_consts, int num_carry, int64_t length, bool reverse,
+  ScanPrimitive(ProgramPtr body, int num_consts, int num_carry, int64_t length, bool reverse,
                 std::vector<Aval> in, std::vector<Aval> out)
-      : ControlPrimitive(PrimitiveId::kScan, std::move(in), std::move(out)),
-        body_(std::move(body)),
+      : ControlPrimitive(PrimitiveId::kScan, {std::move(body)}, std::move(in), std::move(out)),
         num_consts_(num_consts),
         num_carry_(num_carry),
         length_(length),
         reverse_(reverse) {}
   std::string params() const override;
+  std::vector<SubProgram> sub_programs() const override { return {{"body", bodies()[0]}}; }
 
-  const Fn& body() const { return body_; }
+  const Program& body() const { return *bodies()[0]; }
+  FlatFn body_fn() const { return ControlPrimitive::body_fn(0); }
   int num_consts() const { return num_consts_; }
   int num_carry() const { return num_carry_; }
   int num_xs() const { return static_cast<int>(in_avals().size()) - num_consts_ - num_carry_; }
@@ -53,7 +82,6 @@ class ScanPrimitive : public ControlPrimitive {
   bool reverse() const { return reverse_; }
 
  private:
-  Fn body_;
   int num_consts_, num_carry_;
   int64_t length_;
   bool reverse_;
@@ -62,38 +90,59 @@ class ScanPrimitive : public ControlPrimitive {
 // Inputs: an i32 scalar index, then the operands. Runs branches[clamp(index)](operands).
 class CondPrimitive : public ControlPrimitive {
  public:
-  CondPrimitive(std::vector<Fn> branches, std::vector<Aval> in, std::vector<Aval> out)
-      : ControlPrimitive(PrimitiveId::kCond, std::move(in), std::move(out)),
-        branches_(std::move(branches)) {}
+  CondPrimitive(std::vector<ProgramPtr> branches, std::vector<Aval> in, std::vector<Aval> out)
+      : ControlPrimitive(PrimitiveId::kCond, std::move(branches), std::move(in), std::move(out)) {}
   std::string params() const override;
-  const std::vector<Fn>& branches() const { return branches_; }
-
- private:
-  std::vector<Fn> branches_;
+  std::vector<SubProgram> sub_programs() const override;
+  // Branch k takes the operands (inputs 1...) and returns the outputs.
+  size_t num_branches() const { return bodies().size(); }
+  FlatFn branch_fn(size_t k) const { return body_fn(k); }
 };
 
 // Inputs: cond consts, body consts, initial carry. Output: the final carry.
 // cond([cond consts, carry]) -> [bool scalar]; body([body consts, carry]) -> [carry].
 class WhilePrimitive : public ControlPrimitive {
  public:
-  WhilePrimitive(Fn cond, Fn body, int num_cond_consts, int num_body_consts, std::vector<Aval> in,
-                 std::vector<Aval> out)
-      : ControlPrimitive(PrimitiveId::kWhileLoop, std::move(in), std::move(out)),
-        cond_(std::move(cond)),
-        body_(std::move(body)),
+  WhilePrimitive(ProgramPtr cond, ProgramPtr body, int num_cond_consts, int num_body_consts,
+                 std::vector<Aval> in, std::vector<Aval> out)
+      : ControlPrimitive(PrimitiveId::kWhileLoop, {std::move(cond), std::move(body)}, std::move(in),
+                         std::move(out)),
         num_cond_consts_(num_cond_consts),
         num_body_consts_(num_body_consts) {}
   std::string params() const override;
+  std::vector<SubProgram> sub_programs() const override {
+    return {{"cond", bodies()[0]}, {"body", bodies()[1]}};
+  }
 
-  const Fn& cond() const { return cond_; }
-  const Fn& body() const { return body_; }
+  FlatFn cond_fn() const { return ControlPrimitive::body_fn(0); }
+  FlatFn body_fn() const { return ControlPrimitive::body_fn(1); }
   int num_cond_consts() const { return num_cond_consts_; }
   int num_body_consts() const { return num_body_consts_; }
   int num_carry() const { return static_cast<int>(out_avals().size()); }
 
  private:
-  Fn cond_, body_;
   int num_cond_consts_, num_body_consts_;
 };
 
+namespace detail {
+
+// body([consts, carry, x]) -> [carry, y]; returns [final carry, stacked ys].
+std::vector<Array> bind_scan(const FlatFn& body, const std::vector<Array>& consts,
+                             const std::vector<Array>& init, const std::vector<Array>& xs,
+                             int64_t length, bool reverse);
+// Length from the xs' leading axes and the optional length (errors on mismatch).
+int64_t scan_length(const std::vector<Array>& xs, std::optional<int64_t> length);
+// branches[k](operands) -> outputs; `index` is an integer scalar (clamped).
+std::vector<Array> bind_cond(const char* op, const Array& index,
+                             const std::vector<FlatFn>& branches,
+                             const std::vector<Array>& operands);
+// cond([cond consts, carry]) -> [bool scalar]; body([body consts, carry]) -> carry.
+std::vector<Array> bind_while(const FlatFn& cond, const FlatFn& body,
+                              const std::vector<Array>& cond_consts,
+                              const std::vector<Array>& body_consts,
+                              const std::vector<Array>& init);
+Array cond_index(const char* op, const Array& pred);
+Array switch_index(const Array& index);
+
+}  // namespace detail
 }  // namespace graft

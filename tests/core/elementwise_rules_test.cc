@@ -15,7 +15,7 @@
 #include "gtest/gtest.h"
 #include "tests/core/rule_checks.h"
 #include "transforms/autodiff.h"
-#include "transforms/autodiff_core.h"
+#include "core/ir/ad.h"
 
 namespace graft {
 namespace {

@@ -13,7 +13,7 @@
 #include "core/primitives/index.h"
 #include "gtest/gtest.h"
 #include "tests/core/rule_checks.h"
-#include "transforms/autodiff_core.h"
+#include "core/ir/ad.h"
 #include "transforms/vmap.h"
 
 namespace graft {

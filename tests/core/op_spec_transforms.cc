@@ -12,9 +12,9 @@
 #include "core/primitive.h"
 #include "gtest/gtest.h"
 #include "tests/core/specs/spec.h"
-#include "transforms/autodiff_core.h"
+#include "core/ir/ad.h"
 #include "transforms/jit.h"
-#include "transforms/vmap_core.h"
+#include "core/ir/batching.h"
 
 namespace graft::spec {
 namespace {

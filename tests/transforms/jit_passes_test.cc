@@ -3,6 +3,7 @@
 
 #include "core/ops.h"
 #include "gtest/gtest.h"
+#include "core/backend/cpu/executable.h"
 #include "transforms/passes/passes.h"
 
 namespace graft {

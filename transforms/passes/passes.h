@@ -1,4 +1,4 @@
-// jit passes over the IR of transforms/passes/program.h. Each takes a program and returns a
+// jit passes over the IR of core/ir/program.h. Each takes a program and returns a
 // new one computing the same outputs. They use primitives only through the Primitive
 // interface, except the algebraic simplifier, whose job is to know some algebra.
 #pragma once
@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "transforms/passes/program.h"
+#include "core/ir/program.h"
 
 namespace graft {
 
@@ -30,25 +30,5 @@ Program fuse_elementwise(const Program& p);
 
 // All of the above, in an order where each helps the next.
 Program optimize(const Program& p);
-
-// Liveness of every value and the memory the executor will use. Only values the program's
-// instructions define are counted (arguments belong to the caller, constants to the
-// program). A value's buffer is freed after its last use; an elementwise instruction writes
-// an output into the buffer of an input of the same shape and dtype that dies there (an
-// intermediate, or an argument the caller donated). Aliasing kernels (reshape...) are
-// counted as allocating, so the figures are an upper bound.
-struct BufferPlan {
-  std::vector<int> last_use;     // per value: last instruction reading it, -1 if none
-  std::vector<int> input_index;  // per value: its position in p.inputs, or -1
-  std::vector<bool> keep;        // per value: a program output or a constant (never reused)
-  int64_t peak_bytes = 0;        // max over the schedule of live bytes
-  int64_t total_bytes = 0;       // sum of every defined value's bytes (no freeing, no reuse)
-};
-BufferPlan plan_buffers(const Program& p, const std::vector<bool>& donated = {});
-
-// Bit k of the result: instruction i may take over its input k's buffer (see
-// Node::reusable_inputs), given which arguments are donated.
-uint64_t reusable_inputs(const Program& p, const BufferPlan& plan, size_t i,
-                         const std::vector<bool>& donated);
 
 }  // namespace graft

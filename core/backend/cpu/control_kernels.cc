@@ -1,9 +1,12 @@
-// CPU kernels of the control-flow primitives: they run the traced bodies on concrete arrays,
-// evaluating once per iteration. scan copies each x slice out of its stacked input and each y
-// into a preallocated stacked output.
+// CPU kernels of the control-flow primitives: they run the bodies' programs on concrete
+// arrays through the executor (executable.h), with a buffer plan made once per primitive (no
+// tracing or shape rules per iteration; intermediates freed, elementwise steps in place).
+// scan copies each x slice out of its stacked input and each y into a preallocated stacked
+// output.
 #include <algorithm>
 #include <cstring>
 
+#include "core/backend/cpu/executable.h"
 #include "core/backend/cpu/kernel.h"
 #include "core/error.h"
 #include "core/primitives/control.h"
@@ -19,6 +22,14 @@ std::vector<Array> inputs(const Call& c, int begin, int end) {
 
 void check_count(const Primitive& p, const std::vector<Array>& outs, size_t n) {
   if (outs.size() != n) fail(p.name(), "body returned ", outs.size(), " arrays, expected ", n);
+}
+
+// Runs body i of `p` on evaluated `args`, planned once per primitive.
+std::vector<Array> run_body(const ControlPrimitive& p, size_t i, const std::vector<Array>& args) {
+  const Program& body = *p.bodies()[i];
+  const auto* plan = static_cast<const BufferPlan*>(p.backend_data(
+      i, [&] { return std::make_shared<const BufferPlan>(plan_buffers(body)); }));
+  return execute(body, args, plan);
 }
 
 void scan_kernel(Call& c) {
@@ -47,9 +58,8 @@ void scan_kernel(Call& c) {
       args.push_back(
           Array::from_buffer(buf, Shape(a.shape.begin() + 1, a.shape.end()), a.dtype, a.weak));
     }
-    std::vector<Array> outs = p.body()(args);
+    std::vector<Array> outs = run_body(p, 0, args);
     check_count(p, outs, static_cast<size_t>(nk + ny));
-    eval(outs);
     carry.assign(outs.begin(), outs.begin() + nk);
     for (int j = 0; j < ny; ++j) {
       const Aval& a = c.out_aval(nk + j);
@@ -63,11 +73,10 @@ void scan_kernel(Call& c) {
 
 void cond_kernel(Call& c) {
   const auto& p = c.params<CondPrimitive>();
-  int64_t n = static_cast<int64_t>(p.branches().size());
+  int64_t n = static_cast<int64_t>(p.num_branches());
   int64_t index = std::clamp<int64_t>(c.input(0).item<int64_t>(), 0, n - 1);
-  std::vector<Array> outs = p.branches()[index](inputs(c, 1, c.num_inputs()));
+  std::vector<Array> outs = run_body(p, static_cast<size_t>(index), inputs(c, 1, c.num_inputs()));
   check_count(p, outs, p.out_avals().size());
-  eval(outs);
   for (size_t o = 0; o < outs.size(); ++o) c.set_output(static_cast<int>(o), outs[o].buffer());
 }
 
@@ -79,14 +88,13 @@ void while_kernel(Call& c) {
   for (;;) {
     std::vector<Array> args = cc;
     args.insert(args.end(), carry.begin(), carry.end());
-    std::vector<Array> pred = p.cond()(args);
+    std::vector<Array> pred = run_body(p, 0, args);
     check_count(p, pred, 1);
     if (!pred[0].item<bool>()) break;
     args = bc;
     args.insert(args.end(), carry.begin(), carry.end());
-    std::vector<Array> next = p.body()(args);
+    std::vector<Array> next = run_body(p, 1, args);
     check_count(p, next, carry.size());
-    eval(next);
     carry = std::move(next);
   }
   eval(carry);

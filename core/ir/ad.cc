@@ -1,4 +1,4 @@
-#include "transforms/autodiff_core.h"
+#include "core/ir/ad.h"
 
 #include <unordered_map>
 

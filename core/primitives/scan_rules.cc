@@ -7,11 +7,11 @@
 //        start (a fixpoint, as in JAX). xs carry their batch axis at 1, ys come out at 1.
 #include "absl/strings/str_cat.h"
 #include "core/error.h"
+#include "core/ops.h"
 #include "core/primitives/control.h"
-#include "transforms/autodiff_core.h"
-#include "transforms/control_flow.h"
-#include "transforms/control_flow_util.h"
-#include "transforms/vmap_core.h"
+#include "core/ir/ad.h"
+#include "core/primitives/control_util.h"
+#include "core/ir/batching.h"
 
 namespace graft::detail {
 namespace {
@@ -25,6 +25,12 @@ class ScanRule : public ScanPrimitive {
   std::vector<Array> vjp(const std::vector<Array>& primals, const std::vector<Array>& outputs,
                          const std::vector<Array>& cts) const override;
   Batched vmap(const std::vector<Array>& args, const std::vector<int>& dims) const override;
+  std::shared_ptr<const Primitive> with_sub_programs(
+      std::vector<ProgramPtr> bodies) const override {
+    check_same_signature(name(), body(), *bodies.at(0));
+    return std::make_shared<const ScanRule>(bodies[0], num_consts(), num_carry(), length(),
+                                            reverse(), in_avals(), out_avals());
+  }
 };
 
 std::vector<bool> floating_mask(const std::vector<Array>& xs) {
@@ -51,7 +57,7 @@ std::vector<Array> ScanRule::jvp(const std::vector<Array>& primals,
   std::vector<Array> tc = masked(part(tangents, 0, nc), mc);
   std::vector<Array> tx = masked(part(tangents, nc + nk, nc + nk + nx), mx);
   const size_t ntc = tc.size(), ntk = tk.size();
-  FlatFn f = body();
+  FlatFn f = body_fn();
   // Inputs [consts, tconsts, carry, tcarry, x, tx] -> [carry, tcarry, y, ty].
   FlatFn body_jvp = [=](const std::vector<Array>& in) {
     std::vector<Array> p, t;
@@ -96,7 +102,7 @@ std::vector<Array> ScanRule::vjp(const std::vector<Array>& primals,
                                  const std::vector<Array>& outputs,
                                  const std::vector<Array>& cts) const {
   const size_t nc = num_consts(), nk = num_carry(), nx = num_xs(), ny = num_ys();
-  FlatFn f = body();
+  FlatFn f = body_fn();
   // Forward: the same scan, also stacking the carry each iteration starts from.
   FlatFn save = [f, nc, nk](const std::vector<Array>& in) {
     std::vector<Array> out = f(in);
@@ -188,7 +194,7 @@ Batched ScanRule::vmap(const std::vector<Array>& args, const std::vector<int>& d
       d[i] = 0;  // in the body, every batched value has its batch axis at 0
     }
   }
-  FlatFn f = body();
+  FlatFn f = body_fn();
   // Fixpoint: a carry batched at the output must be batched at the input.
   for (bool changed = true; changed;) {
     changed = false;
@@ -283,7 +289,7 @@ std::vector<Array> bind_scan(const FlatFn& body, const std::vector<Array>& const
     out_avals.push_back(a);
   }
   auto p = std::make_shared<const ScanRule>(
-      cl.fn, static_cast<int>(cl.consts.size() + consts.size()), static_cast<int>(nk), length,
+      cl.program, static_cast<int>(cl.consts.size() + consts.size()), static_cast<int>(nk), length,
       reverse, avals_of(ins), out_avals);
   return graft::bind(p, ins);
 }

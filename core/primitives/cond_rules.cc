@@ -4,11 +4,11 @@
 //        branch on the whole batch and selects per example (like JAX: both sides execute, so
 //        a branch that is expensive or fails on some inputs still runs on them).
 #include "core/error.h"
+#include "core/ops.h"
 #include "core/primitives/control.h"
-#include "transforms/autodiff_core.h"
-#include "transforms/control_flow.h"
-#include "transforms/control_flow_util.h"
-#include "transforms/vmap_core.h"
+#include "core/ir/ad.h"
+#include "core/primitives/control_util.h"
+#include "core/ir/batching.h"
 
 namespace graft::detail {
 namespace {
@@ -16,6 +16,13 @@ namespace {
 class CondRule : public CondPrimitive {
  public:
   using CondPrimitive::CondPrimitive;
+
+  std::shared_ptr<const Primitive> with_sub_programs(
+      std::vector<ProgramPtr> b) const override {
+    if (b.size() != num_branches()) fail(name(), "needs ", num_branches(), " branches");
+    for (size_t k = 0; k < b.size(); ++k) check_same_signature(name(), *bodies()[k], *b[k]);
+    return std::make_shared<const CondRule>(std::move(b), in_avals(), out_avals());
+  }
 
   std::vector<Array> jvp(const std::vector<Array>& primals, const std::vector<Array>& tangents,
                          const std::vector<Array>& outputs) const override {
@@ -29,7 +36,8 @@ class CondRule : public CondPrimitive {
     for (const Array& o : outputs) mo.push_back(is_floating(o.dtype()));
     const size_t n = ops.size();
     std::vector<FlatFn> bs;
-    for (const Fn& b : branches()) {
+    for (size_t k = 0; k < num_branches(); ++k) {
+      FlatFn b = branch_fn(k);
       bs.push_back([b, n, mt, mo](const std::vector<Array>& in) {
         std::vector<Array> p = part(in, 0, n), t(n);
         size_t j = n;
@@ -62,7 +70,8 @@ class CondRule : public CondPrimitive {
     }
     const size_t n = ops.size(), no = outputs.size();
     std::vector<FlatFn> bs;
-    for (const Fn& b : branches()) {
+    for (size_t k = 0; k < num_branches(); ++k) {
+      FlatFn b = branch_fn(k);
       bs.push_back([b, n, no, mi, mo](const std::vector<Array>& in) {
         std::vector<Array> p = part(in, 0, n), c(no);
         size_t j = n;
@@ -91,7 +100,8 @@ class CondRule : public CondPrimitive {
     std::vector<int> od(dims.begin() + 1, dims.end());
     if (dims[0] < 0) {
       std::vector<FlatFn> bs;
-      for (const Fn& b : branches()) {
+      for (size_t k = 0; k < num_branches(); ++k) {
+      FlatFn b = branch_fn(k);
         bs.push_back(
             [b, od, size](const std::vector<Array>& in) { return run_batched(b, in, od, size); });
       }
@@ -99,11 +109,11 @@ class CondRule : public CondPrimitive {
       return {outs, std::vector<int>(outs.size(), 0)};
     }
     // Batched index: every branch runs on the whole batch; select per example.
-    const int64_t n = static_cast<int64_t>(branches().size());
+    const int64_t n = static_cast<int64_t>(num_branches());
     Array index = clip(moveaxis(args[0], dims[0], 0), 0, static_cast<int>(n - 1));
-    std::vector<Array> outs = run_batched(branches()[0], ops, od, size);
+    std::vector<Array> outs = run_batched(branch_fn(0), ops, od, size);
     for (int64_t k = 1; k < n; ++k) {
-      std::vector<Array> alt = run_batched(branches()[k], ops, od, size);
+      std::vector<Array> alt = run_batched(branch_fn(k), ops, od, size);
       for (size_t o = 0; o < outs.size(); ++o) {
         Shape s(outs[o].ndim(), 1);
         s[0] = size;
@@ -157,20 +167,23 @@ std::vector<Array> bind_cond(const char* op, const Array& index,
   for (size_t o = 0; o < out.size(); ++o) {
     for (const Closed& c : cls) out[o].weak = out[o].weak && c.out_avals[o].weak;
   }
-  // Each branch takes [operands, every branch's consts] and uses its own.
-  std::vector<ControlPrimitive::Fn> fns;
+  // Each branch takes [operands, every branch's consts] and uses its own: traced again into a
+  // program of that common signature.
+  std::vector<ProgramPtr> programs;
+  std::vector<Aval> branch_avals = avals_of(part(ins, 1, ins.size()));
   size_t offset = 1 + operands.size();
   const size_t n = operands.size();
   for (const Closed& c : cls) {
     size_t nc = c.consts.size();
     FlatFn f = c.fn;
-    fns.push_back([f, n, offset, nc](const std::vector<Array>& in) {
+    FlatFn wrapped = [f, n, offset, nc](const std::vector<Array>& in) {
       // `in` excludes the index: operands at [0, n), consts at [offset - 1, ...).
       return f(concat(part(in, offset - 1, offset - 1 + nc), part(in, 0, n)));
-    });
+    };
+    programs.push_back(trace_closed(wrapped, branch_avals).program);
     offset += nc;
   }
-  auto p = std::make_shared<const CondRule>(fns, avals_of(ins), out);
+  auto p = std::make_shared<const CondRule>(programs, avals_of(ins), out);
   return graft::bind(p, ins);
 }
 

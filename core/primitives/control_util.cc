@@ -1,53 +1,30 @@
-#include "transforms/control_flow_util.h"
+#include "core/primitives/control_util.h"
 
-#include <map>
 #include <string>
-#include <unordered_map>
 
 #include "core/error.h"
 #include "core/ops.h"
 #include "core/primitive.h"
-#include "transforms/vmap_core.h"
+#include "core/ir/batching.h"
 
 namespace graft::detail {
 
 Closed close_over(const FlatFn& f, const std::vector<Aval>& avals) {
-  auto g = std::make_shared<Graph>(trace_avals(f, avals));
-  // Tracers used by the graph but outside it belong to an outer trace: lift them.
-  std::vector<Array> consts;
-  std::map<std::pair<const Node*, uint32_t>, size_t> seen;
-  auto visit = [&](const Array& a) {
-    if (!a.is_tracer() || g->depends(a.node().get())) return;
-    if (seen.emplace(std::pair{a.node().get(), a.output_index()}, consts.size()).second) {
-      consts.push_back(a);
-    }
-  };
-  for (Node* n : g->nodes) {
-    for (const Array& in : n->inputs) visit(in);
-  }
-  for (const Array& o : g->outputs) visit(o);
+  ClosedProgram cp = trace_closed(f, avals);
   Closed c;
-  c.out_avals = avals_of(g->outputs);
-  c.consts = consts;
-  c.fn = [g, consts](const std::vector<Array>& in) {
-    size_t nc = consts.size();
-    // Replay with the lifted arrays replaced by the given values.
-    std::unordered_map<const Node*, std::vector<Array>> lifted;
-    for (size_t i = 0; i < nc; ++i) {
-      const auto& node = consts[i].node();
-      auto& outs = lifted[node.get()];
-      if (outs.empty()) {
-        for (uint32_t k = 0; k < node->avals.size(); ++k) outs.emplace_back(node, k);
-      }
-      outs[consts[i].output_index()] = in[i];
-    }
-    Env env;
-    for (auto& [n, outs] : lifted) env.set(n, outs);
-    for (size_t i = 0; i < g->inputs.size(); ++i) env.set(g->inputs[i].node().get(), {in[nc + i]});
-    for (Node* n : g->nodes) env.set(n, graft::bind(n->primitive, env.lookup(n->inputs)));
-    return env.lookup(g->outputs);
-  };
+  c.program = cp.program;
+  c.fn = program_fn(cp.program);
+  c.consts = std::move(cp.consts);
+  c.out_avals = cp.program->output_avals();
   return c;
+}
+
+void check_same_signature(std::string_view op, const Program& a, const Program& b) {
+  if (a.input_avals() != b.input_avals() || a.output_avals() != b.output_avals()) {
+    fail(op, "a rewritten body must keep its signature: ", avals_str(a.input_avals()), " -> ",
+         avals_str(a.output_avals()), " became ", avals_str(b.input_avals()), " -> ",
+         avals_str(b.output_avals()));
+  }
 }
 
 std::vector<Aval> avals_of(const std::vector<Array>& xs) {

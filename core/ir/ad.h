@@ -12,7 +12,7 @@
 #include <utility>
 #include <vector>
 
-#include "transforms/graph.h"
+#include "core/ir/graph.h"
 
 namespace graft::detail {
 

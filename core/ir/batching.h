@@ -9,7 +9,7 @@
 #include <optional>
 #include <vector>
 
-#include "transforms/graph.h"
+#include "core/ir/graph.h"
 
 namespace graft::detail {
 

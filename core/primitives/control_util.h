@@ -1,21 +1,26 @@
-// Shared by the control-flow primitives' builders and rules (transforms/control_flow_*.cc).
+// Shared by the control-flow primitives' builders and rules (core/primitives/*_rules.cc).
 #pragma once
 
 #include <cstdint>
+#include <memory>
+#include <string_view>
 #include <vector>
 
-#include "transforms/graph.h"
+#include "core/ir/program.h"
 
 namespace graft::detail {
 
 // A traced function with the arrays of outer traces it closed over lifted out: fn takes
 // [consts, args] where consts are those arrays.
 struct Closed {
-  FlatFn fn;
+  std::shared_ptr<const Program> program;  // inputs [consts, args]
+  FlatFn fn;                               // runs `program`
   std::vector<Array> consts;
   std::vector<Aval> out_avals;
 };
 Closed close_over(const FlatFn& f, const std::vector<Aval>& avals);
+// Fails unless `b` takes and returns what `a` does (a pass may rewrite a body, not its type).
+void check_same_signature(std::string_view op, const Program& a, const Program& b);
 
 std::vector<Aval> avals_of(const std::vector<Array>& xs);
 std::vector<Aval> concat_avals(std::vector<Aval> a, const std::vector<Aval>& b);

@@ -1,4 +1,4 @@
-#include "transforms/graph.h"
+#include "core/ir/graph.h"
 
 #include <unordered_set>
 

@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "core/backend/cpu/kernel.h"
-#include "transforms/passes/passes.h"
+#include "core/backend/cpu/executable.h"
 
 namespace graft {
 

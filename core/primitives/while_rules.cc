@@ -6,11 +6,11 @@
 //        and every carry is batched; elements whose predicate is false keep their carry
 //        (a select), so each ends with the value its own loop would give.
 #include "core/error.h"
+#include "core/ops.h"
 #include "core/primitives/control.h"
-#include "transforms/autodiff_core.h"
-#include "transforms/control_flow.h"
-#include "transforms/control_flow_util.h"
-#include "transforms/vmap_core.h"
+#include "core/ir/ad.h"
+#include "core/primitives/control_util.h"
+#include "core/ir/batching.h"
 
 namespace graft::detail {
 namespace {
@@ -18,6 +18,14 @@ namespace {
 class WhileRule : public WhilePrimitive {
  public:
   using WhilePrimitive::WhilePrimitive;
+
+  std::shared_ptr<const Primitive> with_sub_programs(
+      std::vector<ProgramPtr> b) const override {
+    check_same_signature(name(), *bodies()[0], *b.at(0));
+    check_same_signature(name(), *bodies()[1], *b.at(1));
+    return std::make_shared<const WhileRule>(b[0], b[1], num_cond_consts(), num_body_consts(),
+                                             in_avals(), out_avals());
+  }
 
   std::vector<Array> jvp(const std::vector<Array>& primals, const std::vector<Array>& tangents,
                          const std::vector<Array>&) const override {
@@ -35,7 +43,7 @@ class WhileRule : public WhilePrimitive {
       if (mk.back()) tk.push_back(instantiate(tangents[ncc + nbc + k], init[k]));
     }
     const size_t ntb = tb.size();
-    Fn c = cond(), b = body();
+    FlatFn c = cond_fn(), b = body_fn();
     FlatFn cond_j = [c, ncc, nk](const std::vector<Array>& in) {
       return c(part(in, 0, ncc + nk));  // [cond consts, carry, tangents]
     };
@@ -84,7 +92,7 @@ class WhileRule : public WhilePrimitive {
       a[i] = dims[i] < 0 ? args[i] : move_batch_axis(args[i], dims[i], 0, size);
       if (dims[i] >= 0) d[i] = 0;
     }
-    Fn c = cond(), b = body();
+    FlatFn c = cond_fn(), b = body_fn();
     auto cond_dims = [&] {
       std::vector<int> cd = part_dims(d, 0, ncc);
       std::vector<int> kd = part_dims(d, ncc + nbc, d.size());
@@ -195,7 +203,7 @@ std::vector<Array> bind_while(const FlatFn& cond, const FlatFn& body,
   }
   std::vector<Array> c_all = concat(cc.consts, cond_consts), b_all = concat(bc.consts, body_consts);
   std::vector<Array> ins = concat(concat(c_all, b_all), init);
-  auto p = std::make_shared<const WhileRule>(cc.fn, bc.fn, static_cast<int>(c_all.size()),
+  auto p = std::make_shared<const WhileRule>(cc.program, bc.program, static_cast<int>(c_all.size()),
                                              static_cast<int>(b_all.size()), avals_of(ins),
                                              avals_of(init));
   return graft::bind(p, ins);

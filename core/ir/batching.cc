@@ -1,4 +1,4 @@
-#include "transforms/vmap_core.h"
+#include "core/ir/batching.h"
 
 #include "core/error.h"
 #include "core/ops.h"

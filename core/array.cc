@@ -35,9 +35,11 @@ void Node::set_buffers(std::vector<std::shared_ptr<Buffer>> outputs) {
 }
 
 void Node::drop_buffers() {
+  std::lock_guard<std::mutex> lock(eval_mu);
   ready_.store(false, std::memory_order_release);
   buffers.clear();
   inputs.clear();
+  primitive = nullptr;
 }
 
 bool Node::pending_inputs(std::vector<Array>* out) {
@@ -127,7 +129,7 @@ void fail_donated() {
 
 std::shared_ptr<Buffer> Array::buffer() const {
   require("buffer");
-  if (node_->donated) fail_donated();
+  if (node_->donated()) fail_donated();
   if (node_->tracer) {
     fail("read", "cannot read the value of a traced array ", aval().str(),
          ": its value is not known while tracing (inside jit, grad, vmap...). Branch on "

@@ -48,13 +48,6 @@ struct Node {
   std::vector<Aval> avals;                       // one per output
   std::vector<std::shared_ptr<Buffer>> buffers;  // one per output once evaluated
   bool tracer = false;  // depends on a placeholder: has no value, only a graph
-  // Given to a jitted function through donate_argnums: its buffer may have been overwritten,
-  // so reading it or passing it to an op is an error.
-  bool donated = false;
-  // Bit i: the executor allows this node's kernel to take over input i's buffer for an output
-  // of the same aval (the input is donated, or this is its last use). Elementwise kernels
-  // then compute in place.
-  uint64_t reusable_inputs = 0;
 
   Node() = default;
   // Whether `buffers` holds the outputs. Acquire: a thread that sees true also sees them.
@@ -62,8 +55,12 @@ struct Node {
   // Stores the outputs and marks the node evaluated (release). Leaves' constructors and the
   // kernel runner call it; a kernel runner holds `eval_mu` (eval.cc).
   void set_buffers(std::vector<std::shared_ptr<Buffer>> outputs);
-  // Donation: the buffers are given away, the node reads as unevaluated (and donated).
+  // Donation: the buffers are given away; the node becomes a leaf without a value.
   void drop_buffers();
+  // Given to a jitted function through donate_argnums (a leaf that is neither evaluated nor a
+  // tracer): its buffer may have been overwritten, so reading it or passing it to an op is an
+  // error.
+  bool donated() const { return primitive == nullptr && !tracer && !evaluated(); }
   // Copies `inputs` (taken under `eval_mu`) into *out and returns true, or returns false when
   // the node is evaluated: how a graph walk reads a node that another thread may be
   // evaluating (and so clearing the inputs of) at the same time.

@@ -4,7 +4,7 @@
 #include <unordered_set>
 #include <utility>
 
-#include "core/backend/cpu/kernel.h"
+#include "core/backend/backend.h"
 #include "core/error.h"
 #include "core/primitive.h"
 
@@ -43,6 +43,8 @@ std::vector<std::shared_ptr<Node>> pending_nodes(const std::vector<Array>& roots
 
 void eval(const std::vector<Array>& arrays) {
   std::vector<std::shared_ptr<Node>> order = pending_nodes(arrays);
+  if (order.empty()) return;
+  const Backend& backend = default_backend();
   // `order` holds each node until its turn and lets go right after, so a buffer still lives
   // only as long as a consumer that has not run holds it. (Holding is needed: a call
   // primitive's kernel runs a nested eval that may run, and release, later nodes of `order`.)
@@ -51,7 +53,7 @@ void eval(const std::vector<Array>& arrays) {
     if (n->evaluated()) continue;
     // Another thread sharing this node waits here until the first one has computed it.
     std::lock_guard<std::mutex> lock(n->eval_mu);
-    if (n->donated) fail_donated();
+    if (n->donated()) fail_donated();
     // Computed meanwhile: by another thread, or by a call primitive's nested eval (custom_vjp,
     // remat evaluate their function inside their kernel) that ran a node this order holds.
     if (n->evaluated()) continue;
@@ -59,7 +61,7 @@ void eval(const std::vector<Array>& arrays) {
       fail("eval", "cannot evaluate a traced array ", n->avals[0].str(),
            ": it stands for a value that is only known when the traced function is called");
     }
-    cpu::run_kernel(*n);
+    backend.run_node(*n);
     n->inputs.clear();  // frees producers whose last consumer this was
   }
 }

@@ -1,7 +1,7 @@
 // Creation ops: constants computed on the host, held by leaf nodes.
 #include <cmath>
 
-#include "core/backend/cpu/elementwise_math.h"
+#include "core/convert.h"
 #include "core/error.h"
 #include "core/ops.h"
 #include "core/ops_util.h"
@@ -26,7 +26,7 @@ Array host_array(std::string_view op, const Shape& shape, DType dtype, F value) 
   }
   dispatch_dtype(dtype, [&]<typename T>() {
     T* out = buf->as<T>();
-    for (int64_t i = 0; i < n; ++i) out[i] = cpu::convert_value<double, T>(value(i));
+    for (int64_t i = 0; i < n; ++i) out[i] = convert_value<double, T>(value(i));
   });
   return Array::from_buffer(std::move(buf), shape, dtype);
 }
@@ -114,8 +114,8 @@ Array detail::arange(double start, double stop, double step, DType d) {
       return static_cast<double>(s0 + p);
     });
   }
-  const int64_t s0 = cpu::convert_value<double, int64_t>(start);
-  const int64_t st = cpu::convert_value<double, int64_t>(step);
+  const int64_t s0 = convert_value<double, int64_t>(start);
+  const int64_t st = convert_value<double, int64_t>(step);
   return host_array("arange", {n}, d, [&](int64_t i) { return static_cast<double>(s0 + st * i); });
 }
 

@@ -40,7 +40,7 @@ std::vector<Array> bind(std::shared_ptr<const Primitive> p, std::vector<Array> i
   bool tracer = false;
   for (size_t i = 0; i < inputs.size(); ++i) {
     if (!inputs[i].valid()) fail(p->name(), "input ", i, " is an empty Array handle");
-    if (inputs[i].node()->donated) fail_donated();
+    if (inputs[i].node()->donated()) fail_donated();
     in_avals.push_back(inputs[i].aval());
     tracer = tracer || inputs[i].is_tracer();
   }

@@ -203,18 +203,17 @@ std::shared_ptr<JitEntry> compile(const FlatFn& fn, const std::vector<Aval>& ava
   std::optional<Program> p = lower(g, effects);
   if (!p) return nullptr;
   auto entry = std::make_shared<JitEntry>();
-  entry->program = optimize(*p);
-  entry->plan = std::make_shared<const BufferPlan>(plan_buffers(entry->program, donated));
-  entry->donated = std::move(donated);
+  entry->executable = default_backend().compile(std::make_shared<const Program>(optimize(*p)),
+                                                std::move(donated));
   return entry;
 }
 
 MemoryAnalysis memory_of(const JitEntry& e) {
-  return MemoryAnalysis{e.plan->peak_bytes, e.plan->total_bytes};
+  return MemoryAnalysis{e.executable->peak_bytes(), e.executable->total_bytes()};
 }
 
 std::vector<Array> run(const JitEntry& e, const std::vector<Array>& leaves) {
-  return execute(e.program, leaves, e.plan.get(), e.donated);
+  return e.executable->run(leaves);
 }
 
 }  // namespace graft::detail

@@ -43,7 +43,7 @@
 #include "core/error.h"
 #include "core/tree.h"
 #include "core/ir/graph.h"
-#include "core/backend/cpu/executable.h"
+#include "core/backend/backend.h"
 #include "transforms/passes/passes.h"
 
 namespace graft {
@@ -57,7 +57,7 @@ struct JitOptions {
   bool explain_misses = false;  // also on with GRAFT_JIT_EXPLAIN=1
 };
 
-// The planned memory of one compiled program (transforms/passes/passes.h, plan_buffers):
+// The planned memory of one compiled program (the backend's buffer plan):
 // bytes of values the program defines, arguments and constants excluded.
 struct MemoryAnalysis {
   int64_t peak_bytes = 0;   // max over the schedule of live bytes, with in-place reuse
@@ -121,9 +121,7 @@ struct JitKey {
 };
 
 struct JitEntry {
-  Program program;
-  std::shared_ptr<const BufferPlan> plan;
-  std::vector<bool> donated;  // per leaf
+  std::shared_ptr<const Executable> executable;  // the optimized program, compiled
   TreeDef out_def;
 };
 

@@ -7,36 +7,12 @@
 #include <limits>
 #include <type_traits>
 
+#include "core/convert.h"
 #include "core/half.h"
 
 namespace graft::cpu {
 
-// Converts like XLA's convert_element_type: float -> int saturates (NaN -> 0), float -> bool
-// is x != 0, int -> narrower int wraps, anything -> f16/bf16 rounds to nearest even.
-template <typename S, typename D>
-D convert_value(S v) {
-  constexpr bool s_half = std::is_same_v<S, f16> || std::is_same_v<S, bf16>;
-  constexpr bool d_half = std::is_same_v<D, f16> || std::is_same_v<D, bf16>;
-  if constexpr (s_half) {
-    return convert_value<float, D>(static_cast<float>(v));
-  } else if constexpr (d_half) {
-    if constexpr (std::is_same_v<S, double>) {
-      // Round once from double: go through float only when that is exact enough.
-      return D(static_cast<float>(v));
-    } else {
-      return D(static_cast<float>(v));
-    }
-  } else if constexpr (std::is_same_v<D, bool>) {
-    return v != S(0);
-  } else if constexpr (std::is_floating_point_v<S> && std::is_integral_v<D>) {
-    if (std::isnan(v)) return D(0);
-    if (v <= static_cast<S>(std::numeric_limits<D>::min())) return std::numeric_limits<D>::min();
-    if (v >= static_cast<S>(std::numeric_limits<D>::max())) return std::numeric_limits<D>::max();
-    return static_cast<D>(v);
-  } else {
-    return static_cast<D>(v);
-  }
-}
+using graft::convert_value;
 
 template <typename T>
 T int_pow(T base, T exp) {

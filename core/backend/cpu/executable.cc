@@ -13,7 +13,7 @@ std::vector<Array> execute(const Program& p, const std::vector<Array>& args, con
     fail("jit", "program takes ", p.inputs.size(), " arrays, got ", args.size());
   }
   for (const Array& a : args) {
-    if (a.node()->donated) fail_donated();
+    if (a.node()->donated()) fail_donated();
   }
   std::vector<Array> env(p.avals.size());
   for (size_t i = 0; i < args.size(); ++i) env[p.inputs[i]] = args[i];
@@ -27,14 +27,13 @@ std::vector<Array> execute(const Program& p, const std::vector<Array>& args, con
     // What bind does, minus the shape rule: the avals are known from compilation.
     auto node = std::make_shared<Node>();
     node->primitive = instr.prim;
-    if (plan != nullptr) node->reusable_inputs = reusable_inputs(p, *plan, i, donated);
     node->inputs.reserve(instr.in.size());
     for (int v : instr.in) node->inputs.push_back(env[v]);
     node->avals.reserve(instr.out.size());
     for (int v : instr.out) node->avals.push_back(p.avals[v]);
     for (uint32_t k = 0; k < instr.out.size(); ++k) env[instr.out[k]] = Array(node, k);
     if (plan == nullptr) continue;
-    cpu::run_kernel(*node);
+    cpu::run_kernel(*node, reusable_inputs(p, *plan, i, donated));
     node->inputs.clear();
     for (int v : instr.in) {
       if (plan->last_use[v] == static_cast<int>(i) && !plan->keep[v]) env[v] = Array();
@@ -62,7 +61,6 @@ std::vector<Array> execute(const Program& p, const std::vector<Array>& args, con
     // Drop the handle's buffer so that an output now living in it is its only owner (the
     // next donation of that output can reuse it again).
     Node& n = *args[j].node();
-    n.donated = true;
     n.drop_buffers();
   }
   return outs;

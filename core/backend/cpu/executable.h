@@ -27,7 +27,7 @@ struct BufferPlan {
 BufferPlan plan_buffers(const Program& p, const std::vector<bool>& donated = {});
 
 // Bit k of the result: instruction i may take over its input k's buffer (see
-// Node::reusable_inputs), given which arguments are donated.
+// run_kernel), given which arguments are donated.
 uint64_t reusable_inputs(const Program& p, const BufferPlan& plan, size_t i,
                          const std::vector<bool>& donated);
 

@@ -57,14 +57,14 @@ bool runs_in_place(PrimitiveId p) {
   return family == "elementwise" || family == "fusion";
 }
 
-void run_kernel(Node& n) {
+void run_kernel(Node& n, uint64_t reusable_inputs) {
   Kernel k = kernels()[static_cast<int>(n.primitive->id())];
   if (k == nullptr) fail(n.primitive->name(), "has no CPU kernel");
   for (const Array& in : n.inputs) {
-    if (in.node()->donated) fail_donated();  // a pending consumer built before the donation
+    if (in.node()->donated()) fail_donated();  // a pending consumer built before the donation
   }
   std::vector<std::shared_ptr<Buffer>> outputs(n.avals.size());
-  uint64_t reusable = runs_in_place(n.primitive->id()) ? n.reusable_inputs : 0;
+  uint64_t reusable = runs_in_place(n.primitive->id()) ? reusable_inputs : 0;
   Call call(*n.primitive, n.inputs, n.avals, outputs, reusable);
   k(call);
   for (size_t i = 0; i < outputs.size(); ++i) {

@@ -36,7 +36,7 @@ class Call {
     return static_cast<const T*>(in_raw(i));
   }
   // Output i's buffer, allocated on first use, or taken over from a reusable input of the
-  // same aval (see Node::reusable_inputs; only for kernels that may run in place).
+  // same aval (see run_kernel; only for kernels that may run in place).
   void* out_raw(int i = 0);
   template <typename T>
   T* out(int i = 0) {
@@ -78,7 +78,10 @@ const KernelTable& kernels();
 // where output element k depends only on input elements k.
 bool runs_in_place(PrimitiveId p);
 
-// Runs n's primitive on its (evaluated) inputs and stores n's output buffers.
-void run_kernel(Node& n);
+// Runs n's primitive on its (evaluated) inputs and stores n's output buffers. Bit k of
+// `reusable_inputs`: the executor allows the kernel to take over input k's buffer for an
+// output of the same aval (the input is donated, or this is its last use); elementwise
+// kernels then compute in place.
+void run_kernel(Node& n, uint64_t reusable_inputs = 0);
 
 }  // namespace graft::cpu

@@ -1,0 +1,59 @@
+// The backend seam: what core, jit and the control-flow kernels need from a device backend.
+//
+// A Backend compiles a Program (core/ir/program.h) into an Executable, whose buffer plan and
+// donation are decided at compile time, and evaluates single pending nodes for eager code.
+// Backends live in their own Bazel targets (//core/backend/cpu) and register themselves when
+// linked; core itself knows no kernels, no oneDNN and no LLVM.
+//
+// Threads: a backend and its executables are shared and used by any number of threads.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string_view>
+#include <vector>
+
+#include "core/array.h"
+#include "core/ir/program.h"
+
+namespace graft {
+
+class Executable {
+ public:
+  virtual ~Executable() = default;
+  // Runs the program over `args` (one per program input) and returns its outputs, evaluated.
+  // Arguments donated at compile time are consumed (reading them afterwards is an error).
+  virtual std::vector<Array> run(const std::vector<Array>& args) const = 0;
+  // The program it runs (as compiled: after jit's passes).
+  virtual const Program& program() const = 0;
+  // Planned memory of the values the program defines (arguments and constants excluded):
+  // the peak with reuse, and the sum without.
+  virtual int64_t peak_bytes() const = 0;
+  virtual int64_t total_bytes() const = 0;
+};
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  virtual std::string_view name() const = 0;
+  // `donated[i]`: program input i may be overwritten (and is consumed by run).
+  virtual std::shared_ptr<const Executable> compile(std::shared_ptr<const Program> program,
+                                                    std::vector<bool> donated = {}) const = 0;
+  // Eager evaluation: computes pending node `n` (its inputs are evaluated) and stores its
+  // output buffers (Node::set_buffers).
+  virtual void run_node(Node& n) const = 0;
+  // Device memory, and copies between it and the host.
+  virtual std::shared_ptr<Buffer> allocate(size_t bytes) const = 0;
+  virtual void copy_to_host(const Buffer& src, void* dst, size_t bytes) const = 0;
+  virtual std::shared_ptr<Buffer> copy_from_host(const void* src, size_t bytes) const = 0;
+};
+
+// The backend eval and jit use: the one registered. Throws graft::Error when the program was
+// linked without one (depend on //core/backend/cpu).
+const Backend& default_backend();
+// Makes `b` the default backend; a backend's target calls it from a static initializer.
+// Returns true, so that it can initialize a static.
+bool register_backend(std::unique_ptr<Backend> b);
+
+}  // namespace graft

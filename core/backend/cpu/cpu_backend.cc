@@ -1,0 +1,55 @@
+// The CPU backend: kernels per primitive (kernel.h), the program executor with its buffer
+// plan (executable.h), host memory. Linking //core/backend/cpu registers it (alwayslink).
+#include <cstring>
+#include <utility>
+
+#include "core/backend/backend.h"
+#include "core/backend/cpu/executable.h"
+#include "core/backend/cpu/kernel.h"
+
+namespace graft::cpu {
+namespace {
+
+class CpuExecutable : public Executable {
+ public:
+  CpuExecutable(std::shared_ptr<const Program> p, std::vector<bool> donated)
+      : program_(std::move(p)),
+        donated_(std::move(donated)),
+        plan_(plan_buffers(*program_, donated_)) {}
+
+  std::vector<Array> run(const std::vector<Array>& args) const override {
+    return execute(*program_, args, &plan_, donated_);
+  }
+  const Program& program() const override { return *program_; }
+  int64_t peak_bytes() const override { return plan_.peak_bytes; }
+  int64_t total_bytes() const override { return plan_.total_bytes; }
+
+ private:
+  std::shared_ptr<const Program> program_;
+  std::vector<bool> donated_;
+  BufferPlan plan_;
+};
+
+class CpuBackend : public Backend {
+ public:
+  std::string_view name() const override { return "cpu"; }
+  std::shared_ptr<const Executable> compile(std::shared_ptr<const Program> p,
+                                            std::vector<bool> donated) const override {
+    return std::make_shared<const CpuExecutable>(std::move(p), std::move(donated));
+  }
+  void run_node(Node& n) const override { run_kernel(n); }
+  std::shared_ptr<Buffer> allocate(size_t bytes) const override { return Buffer::make(bytes); }
+  void copy_to_host(const Buffer& src, void* dst, size_t bytes) const override {
+    if (bytes) std::memcpy(dst, src.data(), bytes);
+  }
+  std::shared_ptr<Buffer> copy_from_host(const void* src, size_t bytes) const override {
+    auto b = Buffer::make(bytes);
+    if (bytes) std::memcpy(b->data(), src, bytes);
+    return b;
+  }
+};
+
+const bool registered = register_backend(std::make_unique<CpuBackend>());
+
+}  // namespace
+}  // namespace graft::cpu

@@ -5,6 +5,7 @@
 #include "core/ops.h"
 #include "gtest/gtest.h"
 #include "transforms/autodiff.h"
+#include "transforms/control_flow.h"
 #include "transforms/vmap.h"
 
 namespace graft {
@@ -52,6 +53,24 @@ TEST(MakeGraphTest, VmappedFunction) {
             "{ lambda ; a:f32[4,3]. let\n"
             "    b:f32[4] = reduce_sum[axes=(1,)] a\n"
             "  in (b) }");
+}
+
+TEST(MakeGraphTest, ScanBodyPrintsNested) {
+  auto f = [](const Array& init, const Array& xs) {
+    return scan([](const Array& c, const Array& x) { return std::pair{c * 0.9 + x, c}; }, init,
+                xs);
+  };
+  std::string g = make_graph(f)(zeros({3}), zeros({4, 3})).str();
+  // The broadcast of 0.9 depends on no tracer: computed once at trace time, a body constant.
+  EXPECT_EQ(g,
+            "{ lambda ; a:f32[3] b:f32[4,3]. let\n"
+            "    c:f32[3] d:f32[4,3] = scan[length=4 reverse=false num_consts=0 num_carry=1\n"
+            "      body={ lambda e:f32[3] ; f:f32[3] g:f32[3]. let\n"
+            "          h:f32[3] = mul f e\n"
+            "          i:f32[3] = add h g\n"
+            "        in (i, f) }\n"
+            "    ] a b\n"
+            "  in (c, d) }");
 }
 
 }  // namespace

@@ -66,6 +66,11 @@ class Primitive {
   virtual std::shared_ptr<const Primitive> with_sub_programs(
       std::vector<std::shared_ptr<const Program>> bodies) const;
 
+  // What reverse mode's forward pass binds in this primitive's place (null: itself): the
+  // same inputs, this primitive's outputs followed by values its vjp rule then reads as
+  // extra `outputs` (custom_vjp_call: the residuals of the user's fwd, so fwd runs once).
+  virtual std::shared_ptr<const Primitive> vjp_forward() const { return nullptr; }
+
   // Transform rules. `outputs` are the primal outputs of this application.
   virtual std::vector<Array> jvp(const std::vector<Array>& primals,
                                  const std::vector<Array>& tangents,

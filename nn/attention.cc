@@ -34,39 +34,38 @@ Array naive_causal_attention(const Array& q, const Array& k, const Array& v,
   return astype(o, q.dtype());
 }
 
-// The forward pass runs once, as plain tiled ops; its results o and lse enter a custom_vjp
-// function (behind stop_gradient) that only changes o's layout, so the pullback keeps q, k,
-// v, o and lse and runs the tiled backward. (A custom_vjp whose fwd computed o would run the
-// forward a second time in graft: its vjp rule calls fwd when the pullback runs.)
+// A custom_vjp whose fwd runs the tiled forward once and keeps q, k, v, o and lse as its
+// residuals (without differentiation, f runs the same forward and keeps nothing); bwd runs the
+// tiled backward on them.
 Array causal_attention(const Array& q, const Array& k, const Array& v,
                        const AttentionOptions& options) {
   const AttentionGeometry g = detail::attention_geometry("causal_attention", q, k, v, options);
   if (g.T == 0) return zeros(q.shape(), q.dtype());
   const DType out_dtype = q.dtype();
-  detail::FlashForward f = detail::flash_forward(detail::to_rows(q, g), detail::kv_to_heads(k, g),
-                                                 detail::kv_to_heads(v, g), g);
-  using Residuals = std::tuple<Array, Array, Array, Array, Array>;
+  auto forward = [g](const Array& q, const Array& k, const Array& v) {
+    return detail::flash_forward(detail::to_rows(q, g), detail::kv_to_heads(k, g),
+                                 detail::kv_to_heads(v, g), g);
+  };
   auto out = [g, out_dtype](const Array& o) { return astype(detail::from_rows(o, g), out_dtype); };
-  auto attach = custom_vjp(
-      [out](const Array&, const Array&, const Array&, const Array& o, const Array&) {
-        return out(o);
-      },
-      [out](const Array& q, const Array& k, const Array& v, const Array& o, const Array& lse) {
-        return std::pair{out(o), Residuals{q, k, v, o, lse}};
-      },
-      [g](const Residuals& res, const Array& ct) {
-        const auto& [q, k, v, o, lse] = res;
-        detail::FlashGrads d =
-            detail::flash_backward(detail::to_rows(q, g), detail::kv_to_heads(k, g),
-                                   detail::kv_to_heads(v, g), o, lse, detail::to_rows(ct, g), g);
-        // o and lse come through stop_gradient: their (zero) cotangents go nowhere.
-        return std::tuple{astype(detail::from_rows(d.dq, g), q.dtype()),
-                          astype(detail::kv_from_heads(d.dk, g), k.dtype()),
-                          astype(detail::kv_from_heads(d.dv, g), v.dtype()), zeros_like(o),
-                          zeros_like(lse)};
-      },
-      "causal_attention");
-  return attach(q, k, v, stop_gradient(f.o), stop_gradient(f.lse));
+  using Residuals = std::tuple<Array, Array, Array, Array, Array>;
+  auto attention =
+      custom_vjp([forward, out](const Array& q, const Array& k,
+                                const Array& v) { return out(forward(q, k, v).o); },
+                 [forward, out](const Array& q, const Array& k, const Array& v) {
+                   detail::FlashForward f = forward(q, k, v);
+                   return std::pair{out(f.o), Residuals{q, k, v, f.o, f.lse}};
+                 },
+                 [g](const Residuals& res, const Array& ct) {
+                   const auto& [q, k, v, o, lse] = res;
+                   detail::FlashGrads d = detail::flash_backward(
+                       detail::to_rows(q, g), detail::kv_to_heads(k, g), detail::kv_to_heads(v, g),
+                       o, lse, detail::to_rows(ct, g), g);
+                   return std::tuple{astype(detail::from_rows(d.dq, g), q.dtype()),
+                                     astype(detail::kv_from_heads(d.dk, g), k.dtype()),
+                                     astype(detail::kv_from_heads(d.dv, g), v.dtype())};
+                 },
+                 "causal_attention");
+  return attention(q, k, v);
 }
 
 }  // namespace graft::nn

@@ -13,9 +13,14 @@
 //       [](const Array& x) { return std::pair{f(x), x}; },   // fwd: (out, residuals)
 //       [](const Array& res, const Array& ct) { return std::tuple{clip(ct, -1.0, 1.0)}; });
 //
-// Both work under grad, vjp and vmap (custom_jvp also under jvp; reverse mode of a custom_jvp
-// function transposes the user's jvp rule, which must be linear in the tangents). A custom_vjp
-// function cannot be differentiated in forward mode (jvp): a graft::Error, as in JAX.
+// Both work under grad, vjp, vmap and jit (custom_jvp also under jvp; reverse mode of a
+// custom_jvp function transposes the user's jvp rule, which must be linear in the tangents). A
+// custom_vjp function cannot be differentiated in forward mode (jvp): a graft::Error, as in JAX.
+//
+// Each call traces f and the rules once into closed programs held by one primitive
+// (core/primitives/call.h; make_graph prints them nested). custom_vjp follows JAX: without
+// differentiation f runs; under grad, fwd runs once (not f) and bwd receives the residuals it
+// computed. Arrays the functions close over get no derivative: pass them as arguments.
 #pragma once
 
 #include <memory>
@@ -23,25 +28,10 @@
 #include <tuple>
 #include <utility>
 
+#include "core/primitives/call.h"
 #include "core/tree.h"
-#include "core/ir/graph.h"
 
 namespace graft {
-namespace detail {
-
-using JvpRuleFn = std::function<std::pair<std::vector<Array>, std::vector<Array>>(
-    const std::vector<Array>&, const std::vector<Array>&)>;
-using FwdFn =
-    std::function<std::pair<std::vector<Array>, std::vector<Array>>(const std::vector<Array>&)>;
-using BwdFn =
-    std::function<std::vector<Array>(const std::vector<Array>&, const std::vector<Array>&)>;
-
-std::vector<Array> bind_custom_jvp(const std::string& name, FlatFn fn, JvpRuleFn rule,
-                                   const std::vector<Array>& args);
-std::vector<Array> bind_custom_vjp(const std::string& name, FlatFn fn, FwdFn fwd, BwdFn bwd,
-                                   const std::vector<Array>& args);
-
-}  // namespace detail
 
 // rule(primals tuple, tangents tuple) -> std::pair(outputs, output tangents).
 template <typename F, typename Rule>

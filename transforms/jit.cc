@@ -35,7 +35,8 @@ std::string key_diff(const JitKey& now, const JitKey& then) {
       why.push_back(
           absl::StrCat("arg ", k, ": structure ", then.defs[k].str(), " -> ", now.defs[k].str()));
     } else if (now.statics[k] != then.statics[k]) {
-      why.push_back(absl::StrCat("static arg ", k, ": ", then.statics[k], " -> ", now.statics[k]));
+      why.push_back(absl::StrCat("static arg ", k, ": ", then.statics[k].text(), " -> ",
+                                 now.statics[k].text()));
     }
   }
   if (!why.empty() || now.avals.size() != then.avals.size()) return absl::StrJoin(why, "; ");
@@ -71,7 +72,7 @@ void JitKey::finish() {
   size_t h = types.size();
   for (const std::type_index& t : types) mix(h, t.hash_code());
   for (const TreeDef& d : defs) hash_def(h, d);
-  for (const std::string& s : statics) mix(h, std::hash<std::string>()(s));
+  for (const StaticArg& s : statics) mix(h, s.hash());
   for (const Aval& a : avals) {
     mix(h, static_cast<size_t>(a.dtype) * 2 + a.weak);
     mix(h, a.shape.size());

@@ -14,8 +14,10 @@
 // Static arguments: every argument that is not a pytree of Arrays (an int, a string, an enum,
 // a config struct) must be listed in static_argnums (negative indices count from the end),
 // and every listed one must not contain Arrays. A static argument is part of the key by value:
-// its text through operator<< if it has one, else its std::hash (equal hashes are taken as
-// equal values). The function sees it as is, so it may branch on it.
+// the key holds a copy and compares it with operator== (which it must have); its std::hash
+// (else the hash of its operator<< text, else nothing) only picks the bucket, so values whose
+// hashes collide still get programs of their own. Its operator<< text, if any, explains
+// misses. The function sees it as is, so it may branch on it.
 //
 // Compiling traces f on placeholders (reading their values is an error: use static_argnums,
 // or cond / while_loop) and runs the passes of transforms/passes/passes.h. Arrays f closes over
@@ -93,23 +95,59 @@ struct IsPytree<std::pair<A, B>> : std::bool_constant<IsPytree<A>::value && IsPy
 template <typename T>
 struct IsPytree<T, std::void_t<decltype(FieldsOf<T>::name)>> : std::true_type {};
 
-template <typename T>
-std::string static_key(const T& v) {
-  if constexpr (requires(std::ostream & os) { os << v; }) {
-    std::ostringstream s;
-    s << v;
-    return s.str();
-  } else if constexpr (requires { std::hash<T>{}(v); }) {
-    return "hash " + std::to_string(std::hash<T>{}(v));
-  } else {
-    static_assert(sizeof(T) == 0, "a static argument must be printable (operator<<) or hashable");
+// A static argument held by value in a JitKey: keys are equal only if the values are
+// (operator==, same C++ type); the hash only picks the bucket and the text only explains.
+class StaticArg {
+ public:
+  StaticArg() = default;  // the slot of a pytree argument
+  template <typename T>
+  explicit StaticArg(const T& v) : holder_(std::make_shared<const Typed<T>>(v)) {
+    static_assert(
+        requires { static_cast<bool>(v == v); },
+        "a static argument must be equality-comparable (operator==)");
+    constexpr bool printable = requires(std::ostream & os) { os << v; };
+    if constexpr (printable) {
+      std::ostringstream s;
+      s << v;
+      text_ = s.str();
+    }
+    if constexpr (requires { std::hash<T>{}(v); }) {
+      hash_ = std::hash<T>{}(v);
+    } else {
+      hash_ = std::hash<std::string>{}(text_);
+    }
+    if constexpr (!printable) text_ = "a value with hash " + std::to_string(hash_);
   }
-}
+  bool operator==(const StaticArg& o) const {
+    if (holder_ == o.holder_) return true;
+    return holder_ != nullptr && o.holder_ != nullptr && holder_->equals(*o.holder_);
+  }
+  size_t hash() const { return hash_; }
+  const std::string& text() const { return text_; }
+
+ private:
+  struct Holder {
+    virtual ~Holder() = default;
+    virtual bool equals(const Holder& o) const = 0;
+  };
+  template <typename T>
+  struct Typed : Holder {
+    explicit Typed(const T& v) : value(v) {}
+    bool equals(const Holder& o) const override {
+      auto* t = dynamic_cast<const Typed*>(&o);
+      return t != nullptr && static_cast<bool>(value == t->value);
+    }
+    T value;
+  };
+  std::shared_ptr<const Holder> holder_;
+  size_t hash_ = 0;
+  std::string text_;
+};
 
 struct JitKey {
   std::vector<std::type_index> types;  // per argument
   std::vector<TreeDef> defs;           // per argument (empty for static ones)
-  std::vector<std::string> statics;    // per argument (empty for pytree ones)
+  std::vector<StaticArg> statics;      // per argument (empty for pytree ones)
   std::vector<Aval> avals;             // per leaf
   std::vector<int> leaf_arg;           // per leaf: its argument (not part of equality)
   size_t hash = 0;
@@ -252,7 +290,7 @@ class Jitted {
       if (!is_static) {
         fail("jit", "argument ", k, " is not a pytree of Arrays: list it in static_argnums");
       }
-      key.statics[k] = detail::static_key(arg);
+      key.statics[k] = detail::StaticArg(arg);
     }
   }
 

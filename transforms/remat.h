@@ -9,10 +9,12 @@
 //   auto g = graft::grad(graft::checkpoint(named, graft::save_only_these_names({"e"})));
 //   std::cout << graft::print_saved_residuals(loss, params, x);  // what grad keeps
 //
-// checkpoint(f) is one `remat` primitive holding f's traced graph. When its policy saves
-// values, they are extra outputs of the primitive (computed by the forward pass), so the
-// backward pass reads them instead of recomputing them. jvp, vjp and vmap of it compose (the
-// jvp and vmap of a remat are remats with the same policy).
+// checkpoint(f) is one `remat` primitive holding f traced into a closed program
+// (core/primitives/call.h; make_graph prints it nested). When its policy saves values, they
+// are extra outputs of the primitive (computed by the forward pass), so the backward pass
+// reads them instead of recomputing them. jvp, vjp and vmap of it compose (the jvp and vmap
+// of a remat are remats with the same policy). RematPolicy, the policies and checkpoint_name
+// are declared in core/primitives/call.h.
 #pragma once
 
 #include <functional>
@@ -22,43 +24,11 @@
 #include <tuple>
 #include <vector>
 
+#include "core/primitives/call.h"
 #include "core/tree.h"
-#include "core/ir/graph.h"
 
 namespace graft {
-
-class Primitive;
-
-// Which values computed inside a checkpointed function the backward pass may keep, decided
-// per primitive application (all outputs of an application are saved or none).
-struct RematPolicy {
-  std::string name;
-  std::function<bool(const Primitive&)> saveable;
-};
-
-RematPolicy nothing_saveable();     // recompute everything (the default, as in JAX)
-RematPolicy everything_saveable();  // save every intermediate value (no recomputation)
-RematPolicy dots_saveable();        // save the outputs of dot_general only
-// Save only the values marked by checkpoint_name with one of these names.
-RematPolicy save_only_these_names(std::set<std::string> names);
-
-// The identity, marking x with a name that save_only_these_names policies refer to.
-Array checkpoint_name(const Array& x, const std::string& name);
-
-// One value the pullback keeps: what produced it ("argument 1", "dot_general", or
-// "remat/dot_general" for a value a checkpoint saved), its aval and size.
-struct SavedResidual {
-  std::string source;
-  Aval aval;
-  int64_t bytes = 0;
-};
-
 namespace detail {
-
-std::vector<Array> bind_checkpoint(const std::string& name, FlatFn fn, RematPolicy policy,
-                                   const std::vector<Array>& args);
-std::vector<SavedResidual> saved_residuals_flat(const FlatFn& fn, const std::vector<Array>& args);
-std::string format_residuals(const std::vector<SavedResidual>& res);
 
 template <typename F, typename... Args>
 FlatFn flat_fn(F f, const TreeDef& def, std::shared_ptr<TreeDef> out_def) {

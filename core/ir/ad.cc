@@ -87,9 +87,12 @@ struct Forward {
   std::shared_ptr<Env> env;
 };
 
+// A replay with bind_for_vjp: a node's values in env may be followed by ones its rule reads.
 Forward forward(const FlatFn& fn, const std::vector<Array>& primals) {
   auto g = std::make_shared<Graph>(trace(fn, primals));
-  auto env = std::make_shared<Env>(replay(*g, primals));
+  auto env = std::make_shared<Env>();
+  for (size_t i = 0; i < g->inputs.size(); ++i) env->set(g->inputs[i].node().get(), {primals[i]});
+  for (Node* n : g->nodes) env->set(n, bind_for_vjp(n->primitive, env->lookup(n->inputs)));
   return {g, env};
 }
 
@@ -121,6 +124,12 @@ std::function<std::vector<Array>(const std::vector<Array>&)> make_pullback(
 }
 
 }  // namespace
+
+std::vector<Array> bind_for_vjp(const std::shared_ptr<const Primitive>& p,
+                                const std::vector<Array>& inputs) {
+  std::shared_ptr<const Primitive> f = p->vjp_forward();
+  return bind(f ? f : p, inputs);
+}
 
 VjpResult vjp_flat(const FlatFn& fn, const std::vector<Array>& primals) {
   Forward fw = forward(fn, primals);

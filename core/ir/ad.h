@@ -14,6 +14,10 @@
 
 #include "core/ir/graph.h"
 
+namespace graft {
+class Primitive;
+}
+
 namespace graft::detail {
 
 struct VjpResult {
@@ -24,6 +28,11 @@ struct VjpResult {
 };
 
 VjpResult vjp_flat(const FlatFn& fn, const std::vector<Array>& primals);
+
+// Binds p (or p->vjp_forward() when it has one) as reverse mode's forward pass does: the
+// outputs may be followed by values p's vjp rule reads.
+std::vector<Array> bind_for_vjp(const std::shared_ptr<const Primitive>& p,
+                                const std::vector<Array>& inputs);
 
 // An output of a graph node: (node, output index).
 using OutKey = std::pair<const Node*, uint32_t>;

@@ -16,6 +16,22 @@ struct Params {
 };
 GRAFT_TREE(Params, w, b);
 
+// Static argument types: every value hashes to 0 (one unprintable, one printable and without
+// a std::hash, whose text then buckets it).
+struct Collides {
+  int v;
+  bool operator==(const Collides& o) const { return v == o.v; }
+};
+template <>
+struct std::hash<Collides> {
+  size_t operator()(const Collides&) const { return 0; }
+};
+struct Scale {
+  double s;
+  bool operator==(const Scale& o) const { return s == o.s; }
+};
+std::ostream& operator<<(std::ostream& os, const Scale& x) { return os << "scale " << x.s; }
+
 namespace graft {
 namespace {
 
@@ -118,6 +134,32 @@ TEST(JitTest, StaticArguments) {
   EXPECT_EQ(jf.explain_miss(), "static arg 1: 3 -> 2 (2 entries cached, closest shown)");
   jf(x, 3, std::string("double"));
   EXPECT_EQ(jf.stats().hits, 1);
+}
+
+TEST(JitTest, StaticArgumentsAreComparedByValueNotByHash) {
+  ASSERT_EQ(std::hash<Collides>{}(Collides{2}), std::hash<Collides>{}(Collides{3}));
+  auto jf = jit([](const Array& x, const Collides& c) { return x * static_cast<double>(c.v); },
+                {.static_argnums = {1}});
+  Array x = array<float>({1, 2});
+  EXPECT_EQ(jf(x, Collides{2}).to_vector<float>(), (std::vector<float>{2, 4}));
+  EXPECT_EQ(jf(x, Collides{3}).to_vector<float>(), (std::vector<float>{3, 6}))
+      << "an equal hash must not reuse the other value's program";
+  EXPECT_EQ(jf.stats().misses, 2);
+  EXPECT_EQ(jf.cache_entries(), 2u);
+  EXPECT_EQ(jf.explain_miss(),
+            "static arg 1: a value with hash 0 -> a value with hash 0 (1 entries cached, closest "
+            "shown)");
+  EXPECT_EQ(jf(x, Collides{2}).to_vector<float>(), (std::vector<float>{2, 4}));
+  EXPECT_EQ(jf(x, Collides{3}).to_vector<float>(), (std::vector<float>{3, 6}));
+  EXPECT_EQ(jf.stats().hits, 2);
+  // Printable without std::hash: bucketed by its text, compared by operator==.
+  auto js = jit([](const Array& y, Scale k) { return y * k.s; }, {.static_argnums = {1}});
+  EXPECT_EQ(js(x, Scale{0.5}).to_vector<float>(), (std::vector<float>{0.5, 1}));
+  EXPECT_EQ(js(x, Scale{4}).to_vector<float>(), (std::vector<float>{4, 8}));
+  EXPECT_EQ(js.explain_miss(),
+            "static arg 1: scale 0.5 -> scale 4 (1 entries cached, closest shown)");
+  js(x, Scale{0.5});
+  EXPECT_EQ(js.stats().hits, 1);
 }
 
 TEST(JitTest, StaticArgumentErrors) {

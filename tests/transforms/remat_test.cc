@@ -8,6 +8,7 @@
 #include "core/ops.h"
 #include "gtest/gtest.h"
 #include "transforms/autodiff.h"
+#include "transforms/custom_derivatives.h"
 #include "transforms/jit.h"
 #include "transforms/vmap.h"
 
@@ -129,6 +130,24 @@ TEST(RematTest, SaveOnlyTheseNamesKeepsExactlyTheNamedValues) {
     }
     EXPECT_EQ(named, want);
     EXPECT_EQ(total_bytes(r), (12 + 15 + 10) * 8 + want);
+  }
+}
+
+TEST(RematTest, CustomVjpInsideACheckpointKeepsItsRule) {
+  // bwd scales by 10 with fwd's residual cos(x): the recomputation inside the checkpoint's
+  // pullback runs fwd and hands its residual to bwd under every policy.
+  auto f = custom_vjp([](const Array& x) { return sin(x); },
+                      [](const Array& x) {
+                        return std::pair{sin(x), cos(x)};
+                      },
+                      [](const Array& r, const Array& ct) { return std::tuple{ct * r * 10.0}; });
+  auto body = [&](const Array& x) { return sum(exp(f(x * 2.0))); };
+  for (const RematPolicy& p : policies()) {
+    SCOPED_TRACE(p.name);
+    Array g = grad(checkpoint(body, p))(kX), jg = jit(grad(checkpoint(body, p)))(kX);
+    Array want = exp(sin(kX * 2.0)) * cos(kX * 2.0) * 20.0;
+    expect_close(g, want);
+    expect_close(jg, want);
   }
 }
 

@@ -6,8 +6,8 @@
 #include <algorithm>
 #include <cstring>
 
-#include "core/backend/cpu/executable.h"
 #include "core/backend/cpu/kernel.h"
+#include "core/backend/cpu/run_body.h"
 #include "core/error.h"
 #include "core/primitives/control.h"
 
@@ -22,14 +22,6 @@ std::vector<Array> inputs(const Call& c, int begin, int end) {
 
 void check_count(const Primitive& p, const std::vector<Array>& outs, size_t n) {
   if (outs.size() != n) fail(p.name(), "body returned ", outs.size(), " arrays, expected ", n);
-}
-
-// Runs body i of `p` on evaluated `args`, planned once per primitive.
-std::vector<Array> run_body(const ControlPrimitive& p, size_t i, const std::vector<Array>& args) {
-  const Program& body = *p.bodies()[i];
-  const auto* plan = static_cast<const BufferPlan*>(p.backend_data(
-      i, [&] { return std::make_shared<const BufferPlan>(plan_buffers(body)); }));
-  return execute(body, args, plan);
 }
 
 void scan_kernel(Call& c) {

@@ -128,6 +128,24 @@ const std::vector<DType> kInts = {DType::kI32, DType::kI64, DType::kU8, DType::k
 
 double sgn(double x) { return x > 0 ? 1 : (x < 0 ? -1 : 0); }
 
+// JAX parity rows: f32 inputs and the results JAX 0.10.2 gave for them on CPU (x64 off), e.g.
+//   lax.tan(jnp.array(kJaxInputs, jnp.float32)); printed with repr(float(v)).
+// Within 2 ulp; NaNs, infinities and the signs of zeros exactly.
+const std::vector<double> kJaxInputs = {0.0,       -0.0,       INFINITY, -INFINITY, NAN,
+                                        1.5707964, -1.5707964, 1e-30,    1.0,       -2.5,
+                                        100.0,     1e4,        1e30,     3.1415927};
+Case jax_row(OpFn op, const std::vector<double>& want) {
+  const Shape s{static_cast<int64_t>(kJaxInputs.size())};
+  Case c{"f32 edge values (JAX)",
+         {make(kJaxInputs, s, DType::kF32)},
+         [op](const std::vector<Array>& in) { return op(in[0]); },
+         Expected{s, DType::kF32, want},
+         2.4e-7,
+         0};
+  c.skip_grad = "edge values sit on poles, infinities and NaNs (the random cases check d())";
+  return c;
+}
+
 }  // namespace
 
 GRAFT_SPEC(Neg) {
@@ -197,6 +215,17 @@ GRAFT_SPEC(Cos) {
   return unary_spec(
       PrimitiveId::kCos, [](const Array& x) { return cos(x); },
       [](double x) { return std::cos(x); }, kFloats, -3, 3, 8);
+}
+GRAFT_SPEC(Tan) {
+  Spec s = unary_spec(
+      PrimitiveId::kTan, [](const Array& x) { return tan(x); },
+      [](double x) { return std::tan(x); }, kFloats, -1.4, 1.4, 8);
+  s.cases.push_back(
+      jax_row([](const Array& x) { return tan(x); },
+              {0.0, -0.0, NAN, NAN, NAN, -22877334.0, 22877334.0, 1.0000000031710769e-30,
+               1.5574077367782593, 0.7470223307609558, -0.587213933467865, 0.32097113132476807,
+               1.2935861349105835, 8.742277657347586e-08}));
+  return s;
 }
 GRAFT_SPEC(Tanh) {
   return unary_spec(

@@ -240,6 +240,10 @@ struct Tan : ViaF64<std::tan> {
   }
 };
 
+struct Atan : ViaF64<std::atan> {
+  static Array d(const Array& g, const Array& x, const Array&) { return g / (k(1, x) + square(x)); }
+};
+
 struct Tanh : EigenOp<ei::scalar_tanh_op> {
   // g * (1 - out^2), as JAX writes it.
   static Array d(const Array& g, const Array&, const Array& out) {

@@ -227,6 +227,18 @@ GRAFT_SPEC(Tan) {
                1.2935861349105835, 8.742277657347586e-08}));
   return s;
 }
+GRAFT_SPEC(Atan) {
+  Spec s = unary_spec(
+      PrimitiveId::kAtan, [](const Array& x) { return atan(x); },
+      [](double x) { return std::atan(x); }, kFloats, -5, 5, 8);
+  s.cases.push_back(
+      jax_row([](const Array& x) { return atan(x); },
+              {0.0, -0.0, 1.5707963705062866, -1.5707963705062866, NAN, 1.0038849115371704,
+               -1.0038849115371704, 1.0000000031710769e-30, 0.7853981256484985, -1.1902899742126465,
+               1.5607967376708984, 1.5706963539123535, 1.5707963705062866,
+               1.262627363204956}));  // lax.atan
+  return s;
+}
 GRAFT_SPEC(Tanh) {
   return unary_spec(
       PrimitiveId::kTanh, [](const Array& x) { return tanh(x); },

@@ -244,6 +244,12 @@ struct Atan : ViaF64<std::atan> {
   static Array d(const Array& g, const Array& x, const Array&) { return g / (k(1, x) + square(x)); }
 };
 
+struct Asin : ViaF64<std::asin> {
+  static Array d(const Array& g, const Array& x, const Array&) {
+    return g * rsqrt(k(1, x) - square(x));
+  }
+};
+
 struct Tanh : EigenOp<ei::scalar_tanh_op> {
   // g * (1 - out^2), as JAX writes it.
   static Array d(const Array& g, const Array&, const Array& out) {

@@ -239,6 +239,15 @@ GRAFT_SPEC(Atan) {
                1.262627363204956}));  // lax.atan
   return s;
 }
+GRAFT_SPEC(Asin) {
+  Spec s = unary_spec(
+      PrimitiveId::kAsin, [](const Array& x) { return asin(x); },
+      [](double x) { return std::asin(x); }, kFloats, -0.95, 0.95, 8);
+  s.cases.push_back(jax_row([](const Array& x) { return asin(x); },
+                            {0.0, -0.0, NAN, NAN, NAN, NAN, NAN, 1.0000000031710769e-30,
+                             1.5707963705062866, NAN, NAN, NAN, NAN, NAN}));  // lax.asin
+  return s;
+}
 GRAFT_SPEC(Tanh) {
   return unary_spec(
       PrimitiveId::kTanh, [](const Array& x) { return tanh(x); },

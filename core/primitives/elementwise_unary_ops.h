@@ -250,6 +250,12 @@ struct Asin : ViaF64<std::asin> {
   }
 };
 
+struct Acos : ViaF64<std::acos> {
+  static Array d(const Array& g, const Array& x, const Array&) {
+    return neg(g * rsqrt(k(1, x) - square(x)));
+  }
+};
+
 struct Tanh : EigenOp<ei::scalar_tanh_op> {
   // g * (1 - out^2), as JAX writes it.
   static Array d(const Array& g, const Array&, const Array& out) {

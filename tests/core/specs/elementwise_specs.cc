@@ -248,6 +248,15 @@ GRAFT_SPEC(Asin) {
                              1.5707963705062866, NAN, NAN, NAN, NAN, NAN}));  // lax.asin
   return s;
 }
+GRAFT_SPEC(Acos) {
+  Spec s = unary_spec(
+      PrimitiveId::kAcos, [](const Array& x) { return acos(x); },
+      [](double x) { return std::acos(x); }, kFloats, -0.95, 0.95, 8);
+  s.cases.push_back(jax_row([](const Array& x) { return acos(x); },
+                            {1.5707963705062866, 1.5707963705062866, NAN, NAN, NAN, NAN, NAN,
+                             1.5707963705062866, 0.0, NAN, NAN, NAN, NAN, NAN}));  // lax.acos
+  return s;
+}
 GRAFT_SPEC(Tanh) {
   return unary_spec(
       PrimitiveId::kTanh, [](const Array& x) { return tanh(x); },

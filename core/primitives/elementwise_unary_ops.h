@@ -256,6 +256,10 @@ struct Acos : ViaF64<std::acos> {
   }
 };
 
+struct Sinh : ViaF64<std::sinh> {
+  static Array d(const Array& g, const Array& x, const Array&) { return g * cosh(x); }
+};
+
 struct Tanh : EigenOp<ei::scalar_tanh_op> {
   // g * (1 - out^2), as JAX writes it.
   static Array d(const Array& g, const Array&, const Array& out) {

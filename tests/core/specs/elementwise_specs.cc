@@ -257,6 +257,17 @@ GRAFT_SPEC(Acos) {
                              1.5707963705062866, 0.0, NAN, NAN, NAN, NAN, NAN}));  // lax.acos
   return s;
 }
+GRAFT_SPEC(Sinh) {
+  Spec s = unary_spec(
+      PrimitiveId::kSinh, [](const Array& x) { return sinh(x); },
+      [](double x) { return std::sinh(x); }, kFloats, -3, 3, 8);
+  s.cases.push_back(
+      jax_row([](const Array& x) { return sinh(x); },
+              {0.0, -0.0, INFINITY, -INFINITY, NAN, 2.3012990951538086, -2.3012990951538086,
+               1.0000000031710769e-30, 1.175201177597046, -6.050204753875732, INFINITY, INFINITY,
+               INFINITY, 11.548739433288574}));  // lax.sinh
+  return s;
+}
 GRAFT_SPEC(Tanh) {
   return unary_spec(
       PrimitiveId::kTanh, [](const Array& x) { return tanh(x); },

@@ -88,6 +88,7 @@ inline Array atan(const Array& x) { return elementwise_unary(PrimitiveId::kAtan,
 inline Array asin(const Array& x) { return elementwise_unary(PrimitiveId::kAsin, x); }
 inline Array acos(const Array& x) { return elementwise_unary(PrimitiveId::kAcos, x); }
 inline Array sinh(const Array& x) { return elementwise_unary(PrimitiveId::kSinh, x); }
+inline Array cosh(const Array& x) { return elementwise_unary(PrimitiveId::kCosh, x); }
 inline Array tanh(const Array& x) { return elementwise_unary(PrimitiveId::kTanh, x); }
 inline Array erf(const Array& x) { return elementwise_unary(PrimitiveId::kErf, x); }
 inline Array erf_inv(const Array& x) { return elementwise_unary(PrimitiveId::kErfInv, x); }

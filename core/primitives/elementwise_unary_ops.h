@@ -260,6 +260,10 @@ struct Sinh : ViaF64<std::sinh> {
   static Array d(const Array& g, const Array& x, const Array&) { return g * cosh(x); }
 };
 
+struct Cosh : ViaF64<std::cosh> {
+  static Array d(const Array& g, const Array& x, const Array&) { return g * sinh(x); }
+};
+
 struct Tanh : EigenOp<ei::scalar_tanh_op> {
   // g * (1 - out^2), as JAX writes it.
   static Array d(const Array& g, const Array&, const Array& out) {

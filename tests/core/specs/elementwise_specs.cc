@@ -268,6 +268,16 @@ GRAFT_SPEC(Sinh) {
                INFINITY, 11.548739433288574}));  // lax.sinh
   return s;
 }
+GRAFT_SPEC(Cosh) {
+  Spec s = unary_spec(
+      PrimitiveId::kCosh, [](const Array& x) { return cosh(x); },
+      [](double x) { return std::cosh(x); }, kFloats, -3, 3, 8);
+  s.cases.push_back(jax_row([](const Array& x) { return cosh(x); },
+                            {1.0, 1.0, INFINITY, INFINITY, NAN, 2.509178638458252,
+                             2.509178638458252, 1.0, 1.5430805683135986, 6.132289409637451,
+                             INFINITY, INFINITY, INFINITY, 11.591954231262207}));  // lax.cosh
+  return s;
+}
 GRAFT_SPEC(Tanh) {
   return unary_spec(
       PrimitiveId::kTanh, [](const Array& x) { return tanh(x); },

@@ -264,6 +264,12 @@ struct Cosh : ViaF64<std::cosh> {
   static Array d(const Array& g, const Array& x, const Array&) { return g * sinh(x); }
 };
 
+struct Asinh : ViaF64<std::asinh> {
+  static Array d(const Array& g, const Array& x, const Array&) {
+    return g * rsqrt(square(x) + k(1, x));
+  }
+};
+
 struct Tanh : EigenOp<ei::scalar_tanh_op> {
   // g * (1 - out^2), as JAX writes it.
   static Array d(const Array& g, const Array&, const Array& out) {

@@ -278,6 +278,17 @@ GRAFT_SPEC(Cosh) {
                              INFINITY, INFINITY, INFINITY, 11.591954231262207}));  // lax.cosh
   return s;
 }
+GRAFT_SPEC(Asinh) {
+  Spec s = unary_spec(
+      PrimitiveId::kAsinh, [](const Array& x) { return asinh(x); },
+      [](double x) { return std::asinh(x); }, kFloats, -5, 5, 8);
+  s.cases.push_back(
+      jax_row([](const Array& x) { return asinh(x); },
+              {0.0, -0.0, INFINITY, -INFINITY, NAN, 1.233403205871582, -1.233403205871582,
+               1.0000000031710769e-30, 0.8813736438751221, -1.647231101989746, 5.298342227935791,
+               9.903487205505371, 69.77069854736328, 1.8622958660125732}));  // lax.asinh
+  return s;
+}
 GRAFT_SPEC(Tanh) {
   return unary_spec(
       PrimitiveId::kTanh, [](const Array& x) { return tanh(x); },

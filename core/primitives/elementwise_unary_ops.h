@@ -270,6 +270,12 @@ struct Asinh : ViaF64<std::asinh> {
   }
 };
 
+struct Acosh : ViaF64<std::acosh> {
+  static Array d(const Array& g, const Array& x, const Array&) {
+    return g * rsqrt((x - k(1, x)) * (x + k(1, x)));
+  }
+};
+
 struct Tanh : EigenOp<ei::scalar_tanh_op> {
   // g * (1 - out^2), as JAX writes it.
   static Array d(const Array& g, const Array&, const Array& out) {

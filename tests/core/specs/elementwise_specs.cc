@@ -289,6 +289,16 @@ GRAFT_SPEC(Asinh) {
                9.903487205505371, 69.77069854736328, 1.8622958660125732}));  // lax.asinh
   return s;
 }
+GRAFT_SPEC(Acosh) {
+  Spec s = unary_spec(
+      PrimitiveId::kAcosh, [](const Array& x) { return acosh(x); },
+      [](double x) { return std::acosh(x); }, kFloats, 1.1, 5, 8);
+  s.cases.push_back(jax_row(
+      [](const Array& x) { return acosh(x); },
+      {NAN, NAN, INFINITY, NAN, NAN, 1.023227572441101, NAN, NAN, 0.0, NAN, 5.29829216003418,
+       9.903487205505371, 69.77069854736328, 1.8115262985229492}));  // lax.acosh
+  return s;
+}
 GRAFT_SPEC(Tanh) {
   return unary_spec(
       PrimitiveId::kTanh, [](const Array& x) { return tanh(x); },

@@ -91,6 +91,7 @@ inline Array sinh(const Array& x) { return elementwise_unary(PrimitiveId::kSinh,
 inline Array cosh(const Array& x) { return elementwise_unary(PrimitiveId::kCosh, x); }
 inline Array asinh(const Array& x) { return elementwise_unary(PrimitiveId::kAsinh, x); }
 inline Array acosh(const Array& x) { return elementwise_unary(PrimitiveId::kAcosh, x); }
+inline Array atanh(const Array& x) { return elementwise_unary(PrimitiveId::kAtanh, x); }
 inline Array tanh(const Array& x) { return elementwise_unary(PrimitiveId::kTanh, x); }
 inline Array erf(const Array& x) { return elementwise_unary(PrimitiveId::kErf, x); }
 inline Array erf_inv(const Array& x) { return elementwise_unary(PrimitiveId::kErfInv, x); }

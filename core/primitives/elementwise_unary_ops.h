@@ -276,6 +276,12 @@ struct Acosh : ViaF64<std::acosh> {
   }
 };
 
+struct Atanh : ViaF64<std::atanh> {
+  static Array d(const Array& g, const Array& x, const Array&) {
+    return reciprocal(k(1, x) + x) * (g / (k(1, x) - x));
+  }
+};
+
 struct Tanh : EigenOp<ei::scalar_tanh_op> {
   // g * (1 - out^2), as JAX writes it.
   static Array d(const Array& g, const Array&, const Array& out) {

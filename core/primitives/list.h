@@ -44,6 +44,7 @@
   X(Cosh, "cosh", elementwise, Unary, kFloating, kFuse | kInPlace | kDiff)                  \
   X(Asinh, "asinh", elementwise, Unary, kFloating, kFuse | kInPlace | kDiff)                \
   X(Acosh, "acosh", elementwise, Unary, kFloating, kFuse | kInPlace | kDiff)                \
+  X(Atanh, "atanh", elementwise, Unary, kFloating, kFuse | kInPlace | kDiff)                \
   X(Tanh, "tanh", elementwise, Unary, kFloating, kFuse | kInPlace | kDiff)                  \
   X(Logistic, "logistic", elementwise, Unary, kFloating, kFuse | kInPlace | kDiff)          \
   X(Erf, "erf", elementwise, Unary, kFloating, kFuse | kInPlace | kDiff)                    \
@@ -146,7 +147,7 @@ enum class PrimitiveId : int {
 inline constexpr int kNumPrimitives = 0 GRAFT_PRIMITIVES(GRAFT_COUNT);
 #undef GRAFT_COUNT
 // Bump deliberately when the list changes: the op-spec table and kernel table follow it.
-static_assert(kNumPrimitives == 86, "primitive list changed: update specs, kernels and this count");
+static_assert(kNumPrimitives == 87, "primitive list changed: update specs, kernels and this count");
 
 inline constexpr const char* kPrimitiveNames[] = {
 #define GRAFT_NAME(name, str, ...) str,

@@ -299,6 +299,15 @@ GRAFT_SPEC(Acosh) {
        9.903487205505371, 69.77069854736328, 1.8115262985229492}));  // lax.acosh
   return s;
 }
+GRAFT_SPEC(Atanh) {
+  Spec s = unary_spec(
+      PrimitiveId::kAtanh, [](const Array& x) { return atanh(x); },
+      [](double x) { return std::atanh(x); }, kFloats, -0.95, 0.95, 8);
+  s.cases.push_back(jax_row([](const Array& x) { return atanh(x); },
+                            {0.0, -0.0, NAN, NAN, NAN, NAN, NAN, 1.0000000031710769e-30, INFINITY,
+                             NAN, NAN, NAN, NAN, NAN}));  // lax.atanh
+  return s;
+}
 GRAFT_SPEC(Tanh) {
   return unary_spec(
       PrimitiveId::kTanh, [](const Array& x) { return tanh(x); },

@@ -5,7 +5,7 @@
 // each input once, applies the steps in order and stores the outputs. Steps emitted inline are
 // exact IEEE operations written as the interpreter's Eigen packets compute them (max/min
 // propagate a NaN first operand and order -0 below +0, sign of NaN or +-0 is the operand, sqrt
-// and 1 / sqrt correctly rounded: core/backend/cpu/ieee_math.h; comparisons and logic as the
+// and 1 / sqrt correctly rounded: core/primitives/elementwise_math.h; comparisons and logic as the
 // C++ of the interpreter), and LLVM does not contract a mul and an add into an FMA without
 // fast-math flags, so compiled and interpreted groups give the same bits; the rest call their
 // functor on the block (call_unary / call_binary). Bool lanes are i1 vectors, loaded from and

@@ -14,6 +14,7 @@
 
 #include "core/array.h"
 #include "core/dtype.h"
+#include "core/primitives/list.h"
 #include "core/shape.h"
 
 namespace graft {
@@ -65,23 +66,37 @@ Array eye(int64_t n, std::optional<int64_t> m = std::nullopt, int64_t k = 0,
 Array iota(DType dtype, const Shape& shape, int dimension = 0);
 
 // ------------------------------------------------------------- elementwise (ops_elementwise.cc)
-Array neg(const Array& x);
-Array abs(const Array& x);
-Array sign(const Array& x);
-Array exp(const Array& x);
-Array expm1(const Array& x);
-Array log(const Array& x);
-Array log1p(const Array& x);
-Array sqrt(const Array& x);
-Array rsqrt(const Array& x);
-Array square(const Array& x);
-Array reciprocal(const Array& x);
-Array sin(const Array& x);
-Array cos(const Array& x);
-Array tanh(const Array& x);
+// The unary op of row `id` of core/primitives/list.h, with jnp's promotion for the row's dtype
+// class: integer and bool operands of a float-only op become the default float first (like
+// jnp.exp(int_array)); numeric ops reject bool; other classes take what the row accepts.
+// Errors name the op: "[tan] ...".
+Array elementwise_unary(PrimitiveId id, const Array& x);
+inline Array neg(const Array& x) { return elementwise_unary(PrimitiveId::kNeg, x); }
+inline Array abs(const Array& x) { return elementwise_unary(PrimitiveId::kAbs, x); }
+inline Array sign(const Array& x) { return elementwise_unary(PrimitiveId::kSign, x); }
+inline Array square(const Array& x) { return elementwise_unary(PrimitiveId::kSquare, x); }
+inline Array exp(const Array& x) { return elementwise_unary(PrimitiveId::kExp, x); }
+inline Array expm1(const Array& x) { return elementwise_unary(PrimitiveId::kExpm1, x); }
+inline Array log(const Array& x) { return elementwise_unary(PrimitiveId::kLog, x); }
+inline Array log1p(const Array& x) { return elementwise_unary(PrimitiveId::kLog1p, x); }
+inline Array sqrt(const Array& x) { return elementwise_unary(PrimitiveId::kSqrt, x); }
+inline Array rsqrt(const Array& x) { return elementwise_unary(PrimitiveId::kRsqrt, x); }
+inline Array sin(const Array& x) { return elementwise_unary(PrimitiveId::kSin, x); }
+inline Array cos(const Array& x) { return elementwise_unary(PrimitiveId::kCos, x); }
+inline Array tan(const Array& x) { return elementwise_unary(PrimitiveId::kTan, x); }
+inline Array atan(const Array& x) { return elementwise_unary(PrimitiveId::kAtan, x); }
+inline Array asin(const Array& x) { return elementwise_unary(PrimitiveId::kAsin, x); }
+inline Array acos(const Array& x) { return elementwise_unary(PrimitiveId::kAcos, x); }
+inline Array sinh(const Array& x) { return elementwise_unary(PrimitiveId::kSinh, x); }
+inline Array cosh(const Array& x) { return elementwise_unary(PrimitiveId::kCosh, x); }
+inline Array asinh(const Array& x) { return elementwise_unary(PrimitiveId::kAsinh, x); }
+inline Array acosh(const Array& x) { return elementwise_unary(PrimitiveId::kAcosh, x); }
+inline Array atanh(const Array& x) { return elementwise_unary(PrimitiveId::kAtanh, x); }
+inline Array tanh(const Array& x) { return elementwise_unary(PrimitiveId::kTanh, x); }
+inline Array erf(const Array& x) { return elementwise_unary(PrimitiveId::kErf, x); }
+inline Array erf_inv(const Array& x) { return elementwise_unary(PrimitiveId::kErfInv, x); }
 Array sigmoid(const Array& x);  // lax.logistic
-Array erf(const Array& x);
-Array erf_inv(const Array& x);
+Array reciprocal(const Array& x);
 Array floor(const Array& x);
 Array ceil(const Array& x);
 Array round(const Array& x);  // half to even, like jnp.round

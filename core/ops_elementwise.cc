@@ -79,22 +79,23 @@ Array float_floor_divide(const Array& x, const Array& y) {
 
 }  // namespace
 
-Array neg(const Array& x) { return numeric_unary("neg", P::kNeg, x); }
-Array abs(const Array& x) { return numeric_unary("abs", P::kAbs, x); }
-Array sign(const Array& x) { return numeric_unary("sign", P::kSign, x); }
-Array square(const Array& x) { return numeric_unary("square", P::kSquare, x); }
-Array exp(const Array& x) { return float_unary("exp", P::kExp, x); }
-Array expm1(const Array& x) { return float_unary("expm1", P::kExpm1, x); }
-Array log(const Array& x) { return float_unary("log", P::kLog, x); }
-Array log1p(const Array& x) { return float_unary("log1p", P::kLog1p, x); }
-Array sqrt(const Array& x) { return float_unary("sqrt", P::kSqrt, x); }
-Array rsqrt(const Array& x) { return float_unary("rsqrt", P::kRsqrt, x); }
-Array sin(const Array& x) { return float_unary("sin", P::kSin, x); }
-Array cos(const Array& x) { return float_unary("cos", P::kCos, x); }
-Array tanh(const Array& x) { return float_unary("tanh", P::kTanh, x); }
+Array elementwise_unary(P id, const Array& x) {
+  const char* op = kPrimitiveNames[static_cast<int>(id)];
+  if (primitive_facts(id).kind != OpKind::kUnary) fail(op, "is not a unary elementwise op");
+  switch (dtype_class(id)) {
+    case DTypeClass::kFloating:
+      return float_unary(op, id, x);
+    case DTypeClass::kNumeric:
+      return numeric_unary(op, id, x);
+    default:
+      check_valid(op, x);
+      if (!accepts(dtype_class(id), x.dtype())) {
+        fail(op, "is not defined for ", dtype_name(x.dtype()), ", got ", x.aval().str());
+      }
+      return unary(id, x);
+  }
+}
 Array sigmoid(const Array& x) { return float_unary("sigmoid", P::kLogistic, x); }
-Array erf(const Array& x) { return float_unary("erf", P::kErf, x); }
-Array erf_inv(const Array& x) { return float_unary("erf_inv", P::kErfInv, x); }
 Array reciprocal(const Array& x) {
   check_valid("reciprocal", x);
   return divide(Array(1.0), x);

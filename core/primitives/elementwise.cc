@@ -5,50 +5,6 @@
 
 namespace graft {
 
-DTypeClass dtype_class(PrimitiveId id) {
-  using P = PrimitiveId;
-  switch (id) {
-    case P::kNeg:
-    case P::kAbs:
-    case P::kSign:
-    case P::kSquare:
-    case P::kAdd:
-    case P::kSub:
-    case P::kMul:
-    case P::kDiv:
-    case P::kRem:
-    case P::kPow:
-      return DTypeClass::kNumeric;
-    case P::kExp:
-    case P::kExpm1:
-    case P::kLog:
-    case P::kLog1p:
-    case P::kSqrt:
-    case P::kRsqrt:
-    case P::kSin:
-    case P::kCos:
-    case P::kTanh:
-    case P::kLogistic:
-    case P::kErf:
-    case P::kErfInv:
-    case P::kFloor:
-    case P::kCeil:
-    case P::kRound:
-    case P::kIsFinite:
-      return DTypeClass::kFloating;
-    case P::kNot:
-    case P::kAnd:
-    case P::kOr:
-    case P::kXor:
-      return DTypeClass::kBoolOrIntegral;
-    case P::kShiftLeft:
-    case P::kShiftRightLogical:
-      return DTypeClass::kIntegral;
-    default:
-      return DTypeClass::kAny;
-  }
-}
-
 bool accepts(DTypeClass c, DType d) {
   switch (c) {
     case DTypeClass::kAny:
@@ -93,22 +49,8 @@ std::vector<Aval> Unary::infer(const std::vector<Aval>& in) const {
   if (!accepts(c, in[0].dtype)) {
     fail(name(), "requires ", class_name(c), ", got ", in[0].str());
   }
-  if (id() == PrimitiveId::kIsFinite) return {Aval{in[0].shape, DType::kBool, false}};
+  if (primitive_facts(id()).has(kBoolOut)) return {Aval{in[0].shape, DType::kBool, false}};
   return {in[0]};
-}
-
-bool Binary::is_comparison() const {
-  switch (id()) {
-    case PrimitiveId::kEq:
-    case PrimitiveId::kNe:
-    case PrimitiveId::kLt:
-    case PrimitiveId::kLe:
-    case PrimitiveId::kGt:
-    case PrimitiveId::kGe:
-      return true;
-    default:
-      return false;
-  }
 }
 
 std::vector<Aval> Binary::infer(const std::vector<Aval>& in) const {

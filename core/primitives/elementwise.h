@@ -7,12 +7,12 @@
 
 namespace graft {
 
-// Which dtypes an elementwise primitive accepts.
-enum class DTypeClass { kAny, kNumeric, kFloating, kIntegral, kBoolOrIntegral };
-DTypeClass dtype_class(PrimitiveId id);
+// Which dtypes an elementwise primitive accepts (its row in core/primitives/list.h).
+inline DTypeClass dtype_class(PrimitiveId id) { return primitive_facts(id).dtypes; }
 bool accepts(DTypeClass c, DType d);
 
-// neg, exp, ... is_finite, not: one input, output of the same shape (is_finite gives bool).
+// The Unary rows of core/primitives/list.h (neg, exp, ... is_finite, not; their functors:
+// elementwise_unary_ops.h): one input, output of the same shape (bool for kBoolOut rows).
 class Unary : public Primitive {
  public:
   explicit Unary(PrimitiveId id) : Primitive(id) {}
@@ -20,12 +20,13 @@ class Unary : public Primitive {
   GRAFT_TRANSFORM_RULES;
 };
 
-// add, ..., shift_right_logical: two inputs of equal shape and dtype. Comparisons give bool.
+// The Binary rows (add, ..., shift_right_logical; elementwise_binary_ops.h): two inputs of equal
+// shape and dtype. Comparisons (kBoolOut) give bool.
 class Binary : public Primitive {
  public:
   explicit Binary(PrimitiveId id) : Primitive(id) {}
   std::vector<Aval> infer(const std::vector<Aval>& in) const override;
-  bool is_comparison() const;
+  bool is_comparison() const { return primitive_facts(id()).has(kBoolOut); }
   GRAFT_TRANSFORM_RULES;
 };
 

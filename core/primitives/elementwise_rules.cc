@@ -1,15 +1,16 @@
 // Transform rules of the elementwise primitives (JAX's rules, jax/_src/lax/lax.py).
 //
-// Each elementwise primitive has a diagonal Jacobian, so one function per class gives
-// g * d(out)/d(operand i) for any g: the jvp applies it to the tangents and sums, the vjp
+// Each elementwise primitive has a diagonal Jacobian, so one function per op gives
+// g * d(out)/d(operand i) for any g (the d() beside its functor, core/primitives/
+// elementwise_{unary,binary}_ops.h): the jvp applies it to the tangents and sums, the vjp
 // applies it to the cotangent. Binary operands have equal shapes, so nothing is summed back.
 // Batching applies the same primitive once all operands share one batch axis.
-#include <cmath>
 #include <memory>
 
 #include "core/ops.h"
 #include "core/ops_util.h"
 #include "core/primitives/elementwise.h"
+#include "core/primitives/elementwise_ops.h"
 
 namespace graft {
 
@@ -17,89 +18,55 @@ using P = PrimitiveId;
 
 namespace {
 
-const double kPi = 3.14159265358979323846;
+using ew::zeros_of;
 
-// A lazy zero array (a broadcast scalar: nothing materialized while tracing).
-Array zeros_of(const Shape& shape, DType dtype) {
-  return broadcast_in_dim(scalar(0.0, dtype), shape, {});
+// g * d(out)/dx for a unary primitive: its functor's d() (elementwise_unary_ops.h); empty where
+// the derivative is zero everywhere it exists (rows without kDiff: sign, floor, ceil, round,
+// is_finite, not).
+template <typename Op>
+Array unary_d(const Array& g, const Array& x, const Array& out) {
+  if constexpr (ew::HasUnaryD<Op>) {
+    return Op::d(g, x, out);
+  } else {
+    return Array();
+  }
 }
-
-// The constant v in x's dtype, strongly typed, so a rule's constant never changes the
-// dtype or weak flag of what it multiplies.
-Array k(double v, const Array& x) { return scalar(v, x.dtype()); }
-
-// g * d(out)/dx for a unary primitive; empty where the derivative is zero everywhere it
-// exists (sign, floor, ceil, round) or the output is not floating (is_finite, not).
-Array unary_scale(P id, const Array& g, const Array& x, const Array& out) {
-  switch (id) {
-    case P::kNeg:
-      return neg(g);
-    case P::kAbs:
-      return where(x >= k(0, x), g, neg(g));  // abs'(+-0) = 1, as JAX's select(x >= 0, g, -g)
-    case P::kExp:
-      return g * out;
-    case P::kExpm1:
-      return g * (out + k(1, out));
-    case P::kLog:
-      return g / x;
-    case P::kLog1p:
-      return g / (x + k(1, x));
-    case P::kSqrt:
-      return g * (k(0.5, out) / out);
-    case P::kRsqrt:
-      return g * (k(-0.5, x) * (out / x));
-    case P::kSquare:
-      return g * (k(2, x) * x);
-    case P::kSin:
-      return g * cos(x);
-    case P::kCos:
-      return neg(g * sin(x));
-    case P::kTanh:
-      return (g + g * out) * (k(1, out) - out);  // g * (1 - out^2), as JAX writes it
-    case P::kLogistic:
-      return g * (out * (k(1, out) - out));
-    case P::kErf:
-      return g * (k(2 / std::sqrt(kPi), x) * exp(neg(square(x))));
-    case P::kErfInv:
-      return k(std::sqrt(kPi) / 2, x) * (g * exp(square(out)));
-    default:
-      return Array();  // sign, floor, ceil, round, is_finite, not: zero derivative
+template <typename Op>
+Array binary_d(int i, const Array& g, const Array& x, const Array& y, const Array& out) {
+  if constexpr (ew::HasBinaryD<Op>) {
+    return Op::d(i, g, x, y, out);
+  } else {
+    return Array();  // comparisons, logic, shifts: bool or integer valued, zero derivative
   }
 }
 
-// JAX's _balanced_eq: where both operands equal the max (min), each gets half the gradient.
-Array balanced(const Array& g, const Array& self, const Array& other, const Array& out) {
-  return where(self == out, where(other == out, g * k(0.5, g), g), zeros_of(g.shape(), g.dtype()));
+Array unary_scale(P id, const Array& g, const Array& x, const Array& out) {
+  switch (id) {
+#define GRAFT_UNARY(name) \
+  case P::k##name:        \
+    return unary_d<ew::name>(g, x, out);
+#define GRAFT_ROW(name, str, family, kind, ...) GRAFT_IF_##kind(GRAFT_UNARY, GRAFT_NONE, name)
+#define GRAFT_NONE(name)
+    GRAFT_PRIMITIVES(GRAFT_ROW)
+#undef GRAFT_ROW
+#undef GRAFT_UNARY
+    default:
+      return Array();
+  }
 }
 
 // g * d(out)/d(operand i) for a binary primitive of float operands x, y; empty when zero.
 Array binary_scale(P id, int i, const Array& g, const Array& x, const Array& y, const Array& out) {
   switch (id) {
-    case P::kAdd:
-      return g;
-    case P::kSub:
-      return i == 0 ? g : neg(g);
-    case P::kMul:
-      return g * (i == 0 ? y : x);
-    case P::kDiv:
-      return i == 0 ? g / y : neg(g) * x / square(y);
-    case P::kRem: {
-      if (i == 0) return g;
-      Array q = x / y;  // -round_toward_zero(x / y)
-      return neg(g) * (sign(q) * floor(abs(q)));
-    }
-    case P::kPow: {
-      if (i == 0) return g * (y * power(x, y - k(1, y)));
-      // log(x) * x^y, with x == 0 giving 0 (JAX's _replace_zero) rather than -inf * 0.
-      Array safe = where(x == k(0, x), k(1, x), x);
-      return g * (log(safe) * out);
-    }
-    case P::kMax:
-    case P::kMin:
-      return i == 0 ? balanced(g, x, y, out) : balanced(g, y, x, out);
+#define GRAFT_BINARY(name) \
+  case P::k##name:         \
+    return binary_d<ew::name>(i, g, x, y, out);
+#define GRAFT_ROW(name, str, family, kind, ...) GRAFT_IF_##kind(GRAFT_NONE, GRAFT_BINARY, name)
+    GRAFT_PRIMITIVES(GRAFT_ROW)
+#undef GRAFT_ROW
+#undef GRAFT_BINARY
+#undef GRAFT_NONE
     default:
-      // Comparisons, logical and bitwise ops, shifts: bool or integer results, piecewise
-      // constant: zero derivative.
       return Array();
   }
 }

@@ -12,16 +12,7 @@ bool fusion_supports(const Primitive& p, const std::vector<Aval>& in, const Aval
   for (const Aval& a : in) {
     if (!ok(a.dtype)) return false;
   }
-  using P = PrimitiveId;
-  switch (p.id()) {
-    case P::kBitcastConvertType:
-    case P::kStopGradient:
-    case P::kShiftLeft:
-    case P::kShiftRightLogical:
-      return false;
-    default:
-      return kPrimitiveFamilies[static_cast<int>(p.id())] == std::string_view("elementwise");
-  }
+  return primitive_facts(p.id()).has(kFuse);  // the kFuse rows of core/primitives/list.h
 }
 
 FusedElementwise::FusedElementwise(Shape shape, std::vector<Aval> in, std::vector<FusedStep> steps,

@@ -15,9 +15,10 @@
 
 namespace graft {
 
-// Whether fused_elementwise's kernel evaluates `p` applied to `in` (giving `out`): the
-// unary, binary, select_n and convert_element_type primitives on f16, bf16, f32, f64 and bool
-// (integer dtypes, shifts, bitcasts and stop_gradient stay unfused).
+// Whether fused_elementwise's kernel evaluates `p` applied to `in` (giving `out`): the kFuse
+// rows of core/primitives/list.h (unary and binary ops, select_n, convert_element_type) on
+// f16, bf16, f32, f64 and bool (integer dtypes, shifts, bitcasts and stop_gradient stay
+// unfused).
 bool fusion_supports(const Primitive& p, const std::vector<Aval>& in, const Aval& out);
 
 // One elementwise application. Operand slots: [0, num_inputs) are the fused group's inputs,

@@ -5,10 +5,11 @@
 // each input once, applies the steps in order and stores the outputs. Steps emitted inline are
 // exact IEEE operations written as the interpreter's Eigen packets compute them (max/min
 // propagate a NaN first operand and order -0 below +0, sign of NaN or +-0 is the operand, sqrt
-// and 1 / sqrt correctly rounded: core/backend/cpu/ieee_math.h; comparisons and logic as the
+// and 1 / sqrt correctly rounded: core/primitives/elementwise_math.h; comparisons and logic as the
 // C++ of the interpreter), and LLVM does not contract a mul and an add into an FMA without
-// fast-math flags, so compiled and interpreted groups give the same bits; the rest call
-// run_step_f32 on the block. Bool lanes are i1 vectors, loaded from and stored to 0/1 bytes.
+// fast-math flags, so compiled and interpreted groups give the same bits; the rest call their
+// functor on the block (call_unary / call_binary). Bool lanes are i1 vectors, loaded from and
+// stored to 0/1 bytes.
 #include "core/backend/cpu/fusion_codegen.h"
 
 #include <llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h>
@@ -27,16 +28,16 @@
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
-#include <exception>
 #include <memory>
 #include <mutex>
 #include <string>
 #include <unordered_map>
 
 #include "absl/strings/str_cat.h"
+#include "core/backend/cpu/elementwise_loops.h"
 #include "core/backend/cpu/fusion_kernels.h"
 #include "core/env.h"
-#include "core/primitives/elementwise.h"
+#include "core/primitives/elementwise_ops.h"
 
 namespace graft::cpu::fusion {
 namespace {
@@ -63,42 +64,280 @@ std::atomic<Codegen>& mode() {
 bool is_f32(DType d) { return d == DType::kF32 || d == DType::kBF16; }
 bool is_bool(DType d) { return d == DType::kBool; }
 
-// An arithmetic step on f32 lanes (operands and result f32 or bf16), as run_step_f32 computes
-// it; every other step has a bool operand or result, or converts.
-bool is_f32_step(const FusedStep& s, const std::vector<DType>& arg) {
-  bool f32 = is_f32(s.aval.dtype) && s.prim->id() != P::kConvertElementType;
-  for (DType d : arg) f32 = f32 && is_f32(d);
-  return f32;
+struct Ir {
+  llvm::IRBuilder<>& b;
+  llvm::VectorType* vt;  // a block of f32 lanes
+  llvm::Value* f(double v) { return llvm::ConstantFP::get(vt, v); }
+};
+using V = llvm::Value*;
+
+// The ops emitted inline, as exact IEEE operations written as the functors compute them:
+// Inline<Op>::f32 on f32 lanes (giving f32 lanes, or bool lanes for comparisons and
+// is_finite), Inline<Op>::i1 on bool lanes. Every other unary / binary op with f32 operands and
+// result calls its functor on a block held on the stack (call_unary / call_binary), so a new
+// op needs nothing here.
+template <typename Op>
+struct Inline {};
+template <>
+struct Inline<ew::Add> {
+  static V f32(Ir& ir, V u, V v) { return ir.b.CreateFAdd(u, v); }
+};
+template <>
+struct Inline<ew::Sub> {
+  static V f32(Ir& ir, V u, V v) { return ir.b.CreateFSub(u, v); }
+};
+template <>
+struct Inline<ew::Mul> {
+  static V f32(Ir& ir, V u, V v) { return ir.b.CreateFMul(u, v); }
+};
+template <>
+struct Inline<ew::Div> {
+  static V f32(Ir& ir, V u, V v) { return ir.b.CreateFDiv(u, v); }
+};
+// u == v ? (bits of u & v, or u | v when `use_or`) : otherwise: max / min of equal values
+// (+0 and -0 compare equal) as max_value / min_value give them.
+V equal_bits(Ir& ir, V u, V v, bool use_or, V otherwise) {
+  auto* it = llvm::VectorType::getInteger(ir.vt);
+  V ui = ir.b.CreateBitCast(u, it);
+  V vi = ir.b.CreateBitCast(v, it);
+  V bits = ir.b.CreateBitCast(use_or ? ir.b.CreateOr(ui, vi) : ir.b.CreateAnd(ui, vi), ir.vt);
+  return ir.b.CreateSelect(ir.b.CreateFCmpOEQ(u, v), bits, otherwise);
+}
+// Bool max / min are or / and.
+template <>
+struct Inline<ew::Max> {  // u == v ? u & v : isnan(u) || v < u ? u : v
+  static V f32(Ir& ir, V u, V v) {
+    auto& b = ir.b;
+    return equal_bits(
+        ir, u, v, false,
+        b.CreateSelect(b.CreateOr(b.CreateFCmpOLT(v, u), b.CreateFCmpUNO(u, u)), u, v));
+  }
+  static V i1(Ir& ir, V u, V v) { return ir.b.CreateOr(u, v); }
+};
+template <>
+struct Inline<ew::Min> {  // u == v ? u | v : isnan(u) || u < v ? u : v
+  static V f32(Ir& ir, V u, V v) {
+    auto& b = ir.b;
+    return equal_bits(
+        ir, u, v, true,
+        b.CreateSelect(b.CreateOr(b.CreateFCmpOLT(u, v), b.CreateFCmpUNO(u, u)), u, v));
+  }
+  static V i1(Ir& ir, V u, V v) { return ir.b.CreateAnd(u, v); }
+};
+template <>
+struct Inline<ew::Sqrt> {  // llvm.sqrt: the IEEE (correctly rounded) instruction
+  static V f32(Ir& ir, V u) { return ir.b.CreateUnaryIntrinsic(llvm::Intrinsic::sqrt, u); }
+};
+template <>
+struct Inline<ew::Rsqrt> {  // 1 / sqrt(u), two IEEE operations (no fast-math: not vrsqrt)
+  static V f32(Ir& ir, V u) {
+    return ir.b.CreateFDiv(ir.f(1.0), ir.b.CreateUnaryIntrinsic(llvm::Intrinsic::sqrt, u));
+  }
+};
+template <>
+struct Inline<ew::Neg> {
+  static V f32(Ir& ir, V u) { return ir.b.CreateFNeg(u); }
+};
+template <>
+struct Inline<ew::Square> {
+  static V f32(Ir& ir, V u) { return ir.b.CreateFMul(u, u); }
+};
+template <>
+struct Inline<ew::Abs> {
+  static V f32(Ir& ir, V u) { return ir.b.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, u); }
+};
+template <>
+struct Inline<ew::Floor> {
+  static V f32(Ir& ir, V u) { return ir.b.CreateUnaryIntrinsic(llvm::Intrinsic::floor, u); }
+};
+template <>
+struct Inline<ew::Ceil> {
+  static V f32(Ir& ir, V u) { return ir.b.CreateUnaryIntrinsic(llvm::Intrinsic::ceil, u); }
+};
+template <>
+struct Inline<ew::Round> {  // to nearest even, as rint
+  static V f32(Ir& ir, V u) { return ir.b.CreateUnaryIntrinsic(llvm::Intrinsic::rint, u); }
+};
+template <>
+struct Inline<ew::Sign> {  // u > 0 ? 1 : u < 0 ? -1 : u (NaN and +-0 are kept)
+  static V f32(Ir& ir, V u) {
+    auto& b = ir.b;
+    V s1 = b.CreateSelect(b.CreateFCmpOLT(u, ir.f(0.0)), ir.f(-1.0), u);
+    return b.CreateSelect(b.CreateFCmpOGT(u, ir.f(0.0)), ir.f(1.0), s1);
+  }
+};
+// Comparisons are IEEE (ne is true on NaN), as the functors' C++.
+template <>
+struct Inline<ew::Eq> {
+  static V f32(Ir& ir, V u, V v) { return ir.b.CreateFCmpOEQ(u, v); }
+};
+template <>
+struct Inline<ew::Ne> {
+  static V f32(Ir& ir, V u, V v) { return ir.b.CreateFCmpUNE(u, v); }
+};
+template <>
+struct Inline<ew::Lt> {
+  static V f32(Ir& ir, V u, V v) { return ir.b.CreateFCmpOLT(u, v); }
+};
+template <>
+struct Inline<ew::Le> {
+  static V f32(Ir& ir, V u, V v) { return ir.b.CreateFCmpOLE(u, v); }
+};
+template <>
+struct Inline<ew::Gt> {
+  static V f32(Ir& ir, V u, V v) { return ir.b.CreateFCmpOGT(u, v); }
+};
+template <>
+struct Inline<ew::Ge> {
+  static V f32(Ir& ir, V u, V v) { return ir.b.CreateFCmpOGE(u, v); }
+};
+template <>
+struct Inline<ew::IsFinite> {
+  static V f32(Ir& ir, V u) {
+    return ir.b.CreateFCmpOLT(ir.b.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, u),
+                              llvm::ConstantFP::getInfinity(ir.vt));
+  }
+};
+template <>
+struct Inline<ew::Not> {
+  static V i1(Ir& ir, V u) { return ir.b.CreateNot(u); }
+};
+template <>
+struct Inline<ew::And> {
+  static V i1(Ir& ir, V u, V v) { return ir.b.CreateAnd(u, v); }
+};
+template <>
+struct Inline<ew::Or> {
+  static V i1(Ir& ir, V u, V v) { return ir.b.CreateOr(u, v); }
+};
+template <>
+struct Inline<ew::Xor> {
+  static V i1(Ir& ir, V u, V v) { return ir.b.CreateXor(u, v); }
+};
+
+// Inline<Op>'s form for n operands on f32 (or bool) lanes, if it has one.
+template <typename Op>
+concept InlineF32x1 = requires(Ir& ir, V u) {
+  Inline<Op>::f32(ir, u);
+};
+template <typename Op>
+concept InlineF32x2 = requires(Ir& ir, V u) {
+  Inline<Op>::f32(ir, u, u);
+};
+template <typename Op>
+concept InlineI1x1 = requires(Ir& ir, V u) {
+  Inline<Op>::i1(ir, u);
+};
+template <typename Op>
+concept InlineI1x2 = requires(Ir& ir, V u) {
+  Inline<Op>::i1(ir, u, u);
+};
+template <typename Op, int n>
+constexpr bool kInlineF32 = n == 1 ? InlineF32x1<Op> : InlineF32x2<Op>;
+template <typename Op, int n>
+constexpr bool kInlineI1 = n == 1 ? InlineI1x1<Op> : InlineI1x2<Op>;
+
+// What a compiled loop calls for an f32 step it does not emit
+// inline: the functor on a block.
+using BlockFn = void (*)(const float* a, const float* b, float* y, int64_t n);
+template <typename Op>
+void call_unary(const float* a, const float*, float* y, int64_t n) noexcept {
+  map_unary<Op>(a, y, n);
+}
+template <typename Op>
+void call_binary(const float* a, const float* b, float* y, int64_t n) noexcept {
+  map_binary<Op>(a, b, y, n);
 }
 
-// Steps on bool values (comparisons, select_n, logic, converts, is_finite), emitted inline
-// with the interpreter's C++ semantics.
-bool bool_step_supported(const FusedStep& s, const std::vector<DType>& arg) {
-  const DType out = s.aval.dtype;
-  switch (s.prim->id()) {
-    case P::kEq:
-    case P::kNe:
-    case P::kLt:
-    case P::kLe:
-    case P::kGt:
-    case P::kGe:
-      return is_f32(arg[0]) && is_f32(arg[1]) && is_bool(out);
-    case P::kSelectN:
-      return arg.size() == 3 && is_bool(arg[0]) && arg[1] == out && arg[2] == out;
-    case P::kNot:
-      return is_bool(arg[0]) && is_bool(out);
-    case P::kAnd:
-    case P::kOr:
-    case P::kXor:
-    case P::kMax:
-    case P::kMin:
-      return is_bool(arg[0]) && is_bool(arg[1]) && is_bool(out);
-    case P::kIsFinite:
-      return is_f32(arg[0]) && is_bool(out);
-    case P::kConvertElementType:
-      return true;  // between f32, bf16 and bool (slots are nothing else)
+// How an elementwise step of op `id` is compiled, its operands on
+// f32 lanes (`f32_in`) or bool lanes and its result on f32 lanes
+// (`f32_out`) or bool ones: inline, a call, or not at all.
+enum class How { kNo, kInline, kCall };
+template <P id>
+How how(bool f32_in, bool f32_out) {
+  using Op = ew::functor_t<id>;
+  constexpr int n = primitive_facts(id).kind == OpKind::kUnary ? 1 : 2;
+  if (!f32_in) return kInlineI1<Op, n> ? How::kInline : How::kNo;
+  if (kInlineF32<Op, n>) return How::kInline;
+  constexpr bool f32_result = ew::kAccepts<id, float> && !primitive_facts(id).has(kBoolOut);
+  return f32_result && f32_out ? How::kCall : How::kNo;
+}
+
+template <P id>
+V emit_inline(Ir& ir, const std::vector<V>& a, bool f32_in) {
+  using Op = ew::functor_t<id>;
+  constexpr int n = primitive_facts(id).kind == OpKind::kUnary ? 1 : 2;
+  if (f32_in) {
+    if constexpr (kInlineF32<Op, n> && n == 1) return Inline<Op>::f32(ir, a[0]);
+    if constexpr (kInlineF32<Op, n> && n == 2) return Inline<Op>::f32(ir, a[0], a[1]);
+  } else {
+    if constexpr (kInlineI1<Op, n> && n == 1) return Inline<Op>::i1(ir, a[0]);
+    if constexpr (kInlineI1<Op, n> && n == 2) return Inline<Op>::i1(ir, a[0], a[1]);
+  }
+  return nullptr;  // not reached: how() said kInline
+}
+
+template <P id>
+BlockFn block_fn() {
+  using Op = ew::functor_t<id>;
+  if constexpr (!ew::kAccepts<id, float> || primitive_facts(id).has(kBoolOut)) {
+    return nullptr;  // no f32 -> f32 form: how() never says kCall
+  } else if constexpr (primitive_facts(id).kind == OpKind::kUnary) {
+    return &call_unary<Op>;
+  } else {
+    return &call_binary<Op>;
+  }
+}
+
+// The tables over the list's Unary / Binary rows.
+#define GRAFT_EW_CASE(name) \
+  case P::k##name:          \
+    return GRAFT_EW_CALL(P::k##name);
+#define GRAFT_ROW(name, str, family, kind, ...) GRAFT_IF_##kind(GRAFT_EW_CASE, GRAFT_EW_CASE, name)
+
+How how_of(P id, bool f32_in, bool f32_out) {
+#define GRAFT_EW_CALL(id) how<id>(f32_in, f32_out)
+  switch (id) {
+    GRAFT_PRIMITIVES(GRAFT_ROW)
     default:
-      return false;
+      return How::kNo;
+  }
+#undef GRAFT_EW_CALL
+}
+V emit_inline_of(P id, Ir& ir, const std::vector<V>& a, bool f32_in) {
+#define GRAFT_EW_CALL(id) emit_inline<id>(ir, a, f32_in)
+  switch (id) {
+    GRAFT_PRIMITIVES(GRAFT_ROW)
+    default:
+      return nullptr;
+  }
+#undef GRAFT_EW_CALL
+}
+BlockFn block_fn_of(P id) {
+#define GRAFT_EW_CALL(id) block_fn<id>()
+  switch (id) {
+    GRAFT_PRIMITIVES(GRAFT_ROW)
+    default:
+      return nullptr;
+  }
+#undef GRAFT_EW_CALL
+}
+#undef GRAFT_ROW
+#undef GRAFT_EW_CASE
+
+// How a step is compiled: select_n and converts between f32, bf16
+// and bool are emitted inline (slots are nothing else),
+// elementwise ops by how_of.
+How how_step(const FusedStep& s, const std::vector<DType>& arg) {
+  switch (s.prim->id()) {
+    case P::kSelectN:
+      return arg.size() == 3 && is_bool(arg[0]) && arg[1] == s.aval.dtype && arg[2] == s.aval.dtype
+                 ? How::kInline
+                 : How::kNo;
+    case P::kConvertElementType:
+      return How::kInline;
+    default:
+      return how_of(s.prim->id(), is_f32(arg[0]), is_f32(s.aval.dtype));
   }
 }
 
@@ -112,26 +351,13 @@ bool compilable(const FusedElementwise& f) {
   for (const FusedStep& s : f.steps()) {
     std::vector<DType> arg;
     for (int a : s.args) arg.push_back(slot[a]);
-    bool ok = is_f32_step(s, arg)
-                  ? f32_step_supported(s.prim->id(), static_cast<int>(s.args.size()))
-                  : bool_step_supported(s, arg);
-    if (!ok) return false;
+    if (how_step(s, arg) == How::kNo) return false;
   }
   return true;
 }
 
-thread_local std::exception_ptr step_error;
-
-// What a compiled loop calls for a step it does not emit inline. Never throws into the loop.
-void call_step(const void* step, const float* a, const float* b, float* y, int64_t n) noexcept {
-  try {
-    run_step_f32(*static_cast<const FusedStep*>(step), a, b, y, n);
-  } catch (...) {
-    if (!step_error) step_error = std::current_exception();
-  }
-}
-
-// The process's JIT; nullptr when LLVM cannot target this machine.
+// The process's JIT; nullptr when LLVM cannot target this
+// machine.
 struct Jit {
   std::unique_ptr<llvm::orc::LLJIT> jit;
   int64_t block = 0;
@@ -149,8 +375,9 @@ Jit* make_jit() {
   llvm::StringMap<bool> features;
   llvm::sys::getHostCPUFeatures(features);
   bool avx512 = features.lookup("avx512f");
-  // GRAFT_FUSION_CODEGEN_ISA=avx2 targets AVX2 on an AVX-512 machine (a test covers both
-  // paths); LLVM turns off the features that depend on avx512f with it.
+  // GRAFT_FUSION_CODEGEN_ISA=avx2 targets AVX2 on an AVX-512
+  // machine (a test covers both paths); LLVM turns off the
+  // features that depend on avx512f with it.
   const char* isa = std::getenv("GRAFT_FUSION_CODEGEN_ISA");
   if (avx512 && isa != nullptr && strcasecmp(isa, "avx2") == 0) {
     jtmb->getFeatures().AddFeature("avx512f", false);
@@ -161,7 +388,8 @@ Jit* make_jit() {
     llvm::consumeError(jit.takeError());
     return nullptr;
   }
-  auto* j = new Jit;  // lives as long as the process: compiled loops may run until exit
+  auto* j = new Jit;  // lives as long as the process: compiled
+                      // loops may run until exit
   j->jit = std::move(*jit);
   j->block = avx512 ? 64 : 32;
   return j;
@@ -172,7 +400,8 @@ Jit* llvm_jit() {
   return j;
 }
 
-// Inputs of rank 0 in a group of higher rank: broadcast scalars (as fused_kernel reads them).
+// Inputs of rank 0 in a group of higher rank: broadcast scalars
+// (as fused_kernel reads them).
 std::vector<bool> scalar_inputs(const FusedElementwise& f) {
   std::vector<bool> scalar;
   for (const Aval& a : f.in_avals()) scalar.push_back(a.shape.empty() && !f.shape().empty());
@@ -195,141 +424,53 @@ std::string key_of(const FusedElementwise& f, const std::vector<bool>& scalar) {
 // Emits one step on block values.
 class StepEmitter {
  public:
-  StepEmitter(llvm::IRBuilder<>& b, llvm::VectorType* vt, llvm::Value* steps,
-              llvm::AllocaInst* const* bufs)
-      : b_(b), vt_(vt), steps_(steps), bufs_(bufs) {}
+  StepEmitter(llvm::IRBuilder<>& b, llvm::VectorType* vt, llvm::AllocaInst* const* bufs)
+      : ir_{b, vt}, bufs_(bufs) {}
 
-  // Step k's block value from its operands' (arg: their dtypes).
-  llvm::Value* emit(const FusedStep& s, int k, const std::vector<llvm::Value*>& a,
-                    const std::vector<DType>& arg) {
-    if (!is_f32_step(s, arg)) return emit_bool(s, a, arg);
-    llvm::Value* u = a[0];
-    llvm::Value* v = a.size() > 1 ? a[1] : nullptr;
-    // Exact ops inline; the rest (transcendentals) call run_step_f32.
+  // The step's block value from its operands' (arg: their
+  // dtypes).
+  V emit(const FusedStep& s, const std::vector<V>& a, const std::vector<DType>& arg) {
+    auto& b = ir_.b;
     switch (s.prim->id()) {
-      case P::kAdd:
-        return b_.CreateFAdd(u, v);
-      case P::kSub:
-        return b_.CreateFSub(u, v);
-      case P::kMul:
-        return b_.CreateFMul(u, v);
-      case P::kDiv:
-        return b_.CreateFDiv(u, v);
-      case P::kMax:  // u == v ? u & v : isnan(u) || v < u ? u : v
-        return equal_bits(
-            u, v, false,
-            b_.CreateSelect(b_.CreateOr(b_.CreateFCmpOLT(v, u), b_.CreateFCmpUNO(u, u)), u, v));
-      case P::kMin:  // u == v ? u | v : isnan(u) || u < v ? u : v
-        return equal_bits(
-            u, v, true,
-            b_.CreateSelect(b_.CreateOr(b_.CreateFCmpOLT(u, v), b_.CreateFCmpUNO(u, u)), u, v));
-      case P::kSqrt:  // llvm.sqrt: the IEEE (correctly rounded) instruction
-        return b_.CreateUnaryIntrinsic(llvm::Intrinsic::sqrt, u);
-      case P::kRsqrt:  // 1 / sqrt(u), two IEEE operations (no fast-math: not vrsqrt)
-        return b_.CreateFDiv(llvm::ConstantFP::get(vt_, 1.0),
-                             b_.CreateUnaryIntrinsic(llvm::Intrinsic::sqrt, u));
-      case P::kNeg:
-        return b_.CreateFNeg(u);
-      case P::kSquare:
-        return b_.CreateFMul(u, u);
-      case P::kAbs:
-        return b_.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, u);
-      case P::kFloor:
-        return b_.CreateUnaryIntrinsic(llvm::Intrinsic::floor, u);
-      case P::kCeil:
-        return b_.CreateUnaryIntrinsic(llvm::Intrinsic::ceil, u);
-      case P::kRound:  // to nearest even, as rint
-        return b_.CreateUnaryIntrinsic(llvm::Intrinsic::rint, u);
-      case P::kSign: {  // u > 0 ? 1 : u < 0 ? -1 : u (NaN and +-0 are kept)
-        llvm::Value* zero = llvm::ConstantFP::get(vt_, 0.0);
-        llvm::Value* s1 =
-            b_.CreateSelect(b_.CreateFCmpOLT(u, zero), llvm::ConstantFP::get(vt_, -1.0), u);
-        return b_.CreateSelect(b_.CreateFCmpOGT(u, zero), llvm::ConstantFP::get(vt_, 1.0), s1);
-      }
+      case P::kSelectN:  // select_n(p, f, t) = p ? t : f
+        return b.CreateSelect(a[0], a[2], a[1]);
+      case P::kConvertElementType:                                // f32 -> bool is x != 0, bool
+                                                                  // -> f32 is 0 or 1
+        if (is_f32(arg[0]) && is_f32(s.aval.dtype)) return a[0];  // bf16: rounded after
+        if (is_bool(s.aval.dtype)) return b.CreateFCmpUNE(a[0], ir_.f(0.0));
+        return b.CreateUIToFP(a[0], ir_.vt);
       default:
-        return call(k, u, v);
+        break;
     }
+    const bool f32_in = is_f32(arg[0]);
+    if (how_step(s, arg) == How::kInline) return emit_inline_of(s.prim->id(), ir_, a, f32_in);
+    return call(block_fn_of(s.prim->id()), a[0], a.size() > 1 ? a[1] : nullptr);
   }
 
  private:
-  // u == v ? (bits of u & v, or u | v when `use_or`) : otherwise: max / min of equal values
-  // (+0 and -0 compare equal) as max_value / min_value give them.
-  llvm::Value* equal_bits(llvm::Value* u, llvm::Value* v, bool use_or, llvm::Value* otherwise) {
-    auto* it = llvm::VectorType::getInteger(llvm::cast<llvm::VectorType>(vt_));
-    llvm::Value* ui = b_.CreateBitCast(u, it);
-    llvm::Value* vi = b_.CreateBitCast(v, it);
-    llvm::Value* bits = b_.CreateBitCast(use_or ? b_.CreateOr(ui, vi) : b_.CreateAnd(ui, vi), vt_);
-    return b_.CreateSelect(b_.CreateFCmpOEQ(u, v), bits, otherwise);
-  }
-
-  // Steps with a bool operand or result, as the interpreter's C++ computes them: comparisons
-  // are IEEE (ne is true on NaN), select_n(p, f, t) = p ? t : f, bool max / min are or / and,
-  // f32 -> bool is x != 0, bool -> f32 is 0 or 1.
-  llvm::Value* emit_bool(const FusedStep& s, const std::vector<llvm::Value*>& a,
-                         const std::vector<DType>& arg) {
-    switch (s.prim->id()) {
-      case P::kEq:
-        return b_.CreateFCmpOEQ(a[0], a[1]);
-      case P::kNe:
-        return b_.CreateFCmpUNE(a[0], a[1]);
-      case P::kLt:
-        return b_.CreateFCmpOLT(a[0], a[1]);
-      case P::kLe:
-        return b_.CreateFCmpOLE(a[0], a[1]);
-      case P::kGt:
-        return b_.CreateFCmpOGT(a[0], a[1]);
-      case P::kGe:
-        return b_.CreateFCmpOGE(a[0], a[1]);
-      case P::kSelectN:
-        return b_.CreateSelect(a[0], a[2], a[1]);
-      case P::kNot:
-        return b_.CreateNot(a[0]);
-      case P::kAnd:
-      case P::kMin:
-        return b_.CreateAnd(a[0], a[1]);
-      case P::kOr:
-      case P::kMax:
-        return b_.CreateOr(a[0], a[1]);
-      case P::kXor:
-        return b_.CreateXor(a[0], a[1]);
-      case P::kIsFinite:
-        return b_.CreateFCmpOLT(b_.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, a[0]),
-                                llvm::ConstantFP::getInfinity(vt_));
-      case P::kConvertElementType:
-        if (is_f32(arg[0]) && is_f32(s.aval.dtype)) return a[0];  // bf16: rounded after
-        if (is_bool(s.aval.dtype)) return b_.CreateFCmpUNE(a[0], llvm::ConstantFP::get(vt_, 0.0));
-        return b_.CreateUIToFP(a[0], vt_);
-      default:
-        return nullptr;  // not reached: compilable() admits only the cases above
-    }
-  }
-
-  // Stores the operands to stack blocks, calls call_step on step k, loads its result.
-  llvm::Value* call(int k, llvm::Value* u, llvm::Value* v) {
-    llvm::Type* f32p = b_.getFloatTy()->getPointerTo();
-    llvm::Type* i8p = b_.getInt8PtrTy();
-    auto* fty =
-        llvm::FunctionType::get(b_.getVoidTy(), {i8p, f32p, f32p, f32p, b_.getInt64Ty()}, false);
-    llvm::Value* fn =
-        b_.CreateIntToPtr(b_.getInt64(reinterpret_cast<uint64_t>(&call_step)), fty->getPointerTo());
+  // Stores the operands to stack blocks, calls fn on them, loads
+  // its result.
+  V call(BlockFn fn, V u, V v) {
+    auto& b = ir_.b;
+    llvm::Type* f32p = b.getFloatTy()->getPointerTo();
+    auto* fty = llvm::FunctionType::get(b.getVoidTy(), {f32p, f32p, f32p, b.getInt64Ty()}, false);
+    V callee = b.CreateIntToPtr(b.getInt64(reinterpret_cast<uint64_t>(fn)), fty->getPointerTo());
     const llvm::Align align(64);
-    b_.CreateAlignedStore(u, bufs_[0], align);
-    if (v != nullptr) b_.CreateAlignedStore(v, bufs_[1], align);
-    llvm::Value* step = b_.CreateConstGEP1_64(b_.getInt8Ty(), steps_, k * sizeof(FusedStep));
-    auto ptr = [&](int i) { return b_.CreateBitCast(bufs_[i], f32p); };
+    b.CreateAlignedStore(u, bufs_[0], align);
+    if (v != nullptr) b.CreateAlignedStore(v, bufs_[1], align);
+    auto ptr = [&](int i) { return b.CreateBitCast(bufs_[i], f32p); };
     const auto lanes =
-        static_cast<uint64_t>(llvm::cast<llvm::FixedVectorType>(vt_)->getNumElements());
-    b_.CreateCall(fty, fn, {step, ptr(0), ptr(1), ptr(2), b_.getInt64(lanes)});
-    return b_.CreateAlignedLoad(vt_, bufs_[2], align);
+        static_cast<uint64_t>(llvm::cast<llvm::FixedVectorType>(ir_.vt)->getNumElements());
+    b.CreateCall(fty, callee, {ptr(0), ptr(1), ptr(2), b.getInt64(lanes)});
+    return b.CreateAlignedLoad(ir_.vt, bufs_[2], align);
   }
 
-  llvm::IRBuilder<>& b_;
-  llvm::VectorType* vt_;
-  llvm::Value* steps_;
+  Ir ir_;
   llvm::AllocaInst* const* bufs_;
 };
 
-// Builds the loop's module: void name(i8** ins, i8** outs, i64 begin, i64 end, i8* steps).
+// Builds the loop's module: void name(i8** ins, i8** outs, i64
+// begin, i64 end).
 std::unique_ptr<llvm::Module> build(llvm::LLVMContext& ctx, const llvm::DataLayout& layout,
                                     const std::string& name, int64_t block,
                                     const FusedElementwise& f, const std::vector<bool>& scalar) {
@@ -341,22 +482,22 @@ std::unique_ptr<llvm::Module> build(llvm::LLVMContext& ctx, const llvm::DataLayo
   llvm::Type* i8p = b.getInt8PtrTy();
   llvm::Type* i64 = b.getInt64Ty();
   auto* vt = llvm::FixedVectorType::get(f32, static_cast<unsigned>(block));
-  auto* fty = llvm::FunctionType::get(
-      b.getVoidTy(), {i8p->getPointerTo(), i8p->getPointerTo(), i64, i64, i8p}, false);
+  auto* fty = llvm::FunctionType::get(b.getVoidTy(),
+                                      {i8p->getPointerTo(), i8p->getPointerTo(), i64, i64}, false);
   auto* fn = llvm::Function::Create(fty, llvm::Function::ExternalLinkage, name, mod.get());
   fn->addFnAttr(llvm::Attribute::NoUnwind);
   llvm::Value* ins = fn->getArg(0);
   llvm::Value* outs = fn->getArg(1);
   llvm::Value* begin = fn->getArg(2);
   llvm::Value* end = fn->getArg(3);
-  llvm::Value* steps = fn->getArg(4);
 
   auto* entry = llvm::BasicBlock::Create(ctx, "entry", fn);
   auto* loop = llvm::BasicBlock::Create(ctx, "loop", fn);
   auto* done = llvm::BasicBlock::Create(ctx, "done", fn);
   b.SetInsertPoint(entry);
   const int n_in = static_cast<int>(f.in_avals().size());
-  // f32 data as float*, bool data as bytes (0 or 1) read into i1 lanes.
+  // f32 data as float*, bool data as bytes (0 or 1) read into i1
+  // lanes.
   std::vector<DType> dtype;
   for (const Aval& a : f.in_avals()) dtype.push_back(a.dtype);
   for (const FusedStep& s : f.steps()) dtype.push_back(s.aval.dtype);
@@ -371,8 +512,9 @@ std::unique_ptr<llvm::Module> build(llvm::LLVMContext& ctx, const llvm::DataLayo
     if (d == DType::kF32) return b.CreateBitCast(p, f32p);
     return d == DType::kBF16 ? b.CreateBitCast(p, i16->getPointerTo()) : p;
   };
-  // bf16 bits -> f32 (exact), and f32 -> the nearest bf16 (ties to even; a NaN stays a quiet
-  // NaN), as core/half.h's bf16 converts.
+  // bf16 bits -> f32 (exact), and f32 -> the nearest bf16 (ties
+  // to even; a NaN stays a quiet NaN), as core/half.h's bf16
+  // converts.
   auto widen = [&](llvm::Value* h) {
     const bool vec = h->getType()->isVectorTy();
     llvm::Type* to = vec ? static_cast<llvm::Type*>(words) : b.getInt32Ty();
@@ -416,7 +558,8 @@ std::unique_ptr<llvm::Module> build(llvm::LLVMContext& ctx, const llvm::DataLayo
   b.SetInsertPoint(loop);
   llvm::PHINode* i = b.CreatePHI(i64, 2);
   i->addIncoming(begin, entry);
-  // Block i of an array: f32 lanes (from f32 or bf16 data), or bool lanes from 0/1 bytes.
+  // Block i of an array: f32 lanes (from f32 or bf16 data), or
+  // bool lanes from 0/1 bytes.
   auto at = [&](llvm::Value* p, llvm::Type* elem, llvm::Type* block_type) {
     return b.CreateBitCast(b.CreateGEP(elem, p, i), block_type->getPointerTo());
   };
@@ -431,7 +574,8 @@ std::unique_ptr<llvm::Module> build(llvm::LLVMContext& ctx, const llvm::DataLayo
   auto store = [&](llvm::Value* v, llvm::Value* p, DType d) {
     if (d == DType::kF32) {
       b.CreateAlignedStore(v, at(p, f32, vt), llvm::Align(4));
-    } else if (d == DType::kBF16) {  // v is already rounded: keep its top half
+    } else if (d == DType::kBF16) {  // v is already rounded: keep
+                                     // its top half
       llvm::Value* h = b.CreateTrunc(b.CreateLShr(b.CreateBitCast(v, words), 16), halves);
       b.CreateAlignedStore(h, at(p, i16, halves), llvm::Align(2));
     } else {
@@ -439,10 +583,11 @@ std::unique_ptr<llvm::Module> build(llvm::LLVMContext& ctx, const llvm::DataLayo
     }
   };
   std::vector<llvm::Value*> slot(n_in + f.steps().size());
-  for (int s = 0; s < n_in; ++s) {  // every load before any store: outputs may alias inputs
+  for (int s = 0; s < n_in; ++s) {  // every load before any store: outputs may alias
+                                    // inputs
     slot[s] = scalar[s] ? in_base[s] : load(in_base[s], dtype[s]);
   }
-  StepEmitter emitter(b, vt, steps, bufs);
+  StepEmitter emitter(b, vt, bufs);
   for (size_t k = 0; k < f.steps().size(); ++k) {
     const FusedStep& s = f.steps()[k];
     std::vector<llvm::Value*> a;
@@ -451,7 +596,7 @@ std::unique_ptr<llvm::Module> build(llvm::LLVMContext& ctx, const llvm::DataLayo
       a.push_back(slot[x]);
       arg.push_back(dtype[x]);
     }
-    slot[n_in + k] = emitter.emit(s, static_cast<int>(k), a, arg);
+    slot[n_in + k] = emitter.emit(s, a, arg);
     if (s.aval.dtype == DType::kBF16) slot[n_in + k] = round_bf16(slot[n_in + k]);
   }
   for (size_t o = 0; o < f.outputs().size(); ++o) {
@@ -506,7 +651,8 @@ void set_codegen(Codegen m) { mode().store(m); }
 const CompiledGroup* compiled_group(const FusedElementwise& f) {
   return static_cast<const CompiledGroup*>(f.backend_data([&]() -> const void* {
     if (!compilable(f)) return nullptr;
-    // Distinct structures seen by a process are few; past this many, new ones are interpreted.
+    // Distinct structures seen by a process are few; past
+    // this many, new ones are interpreted.
     constexpr size_t kMaxLoops = 4096;
     static std::mutex mu;
     static auto* cache = new std::unordered_map<std::string, std::unique_ptr<CompiledGroup>>;
@@ -521,10 +667,6 @@ const CompiledGroup* compiled_group(const FusedElementwise& f) {
     if (j != nullptr) c = compile(*j, absl::StrCat("graft_fused_", cache->size()), f, scalar);
     return cache->emplace(std::move(key), std::move(c)).first->second.get();  // null: interpret
   }));
-}
-
-void rethrow_step_error() {
-  if (step_error) std::rethrow_exception(std::exchange(step_error, nullptr));
 }
 
 }  // namespace graft::cpu::fusion

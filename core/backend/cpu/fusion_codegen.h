@@ -2,11 +2,12 @@
 // in f32 lanes and rounded to bf16 after each step, as the interpreter and the unfused ops
 // round them): LLVM's ORC JIT compiles a group into one loop that loads each input once, keeps
 // every intermediate in vector registers and stores only the outputs (the tile interpreter in
-// fusion_kernels.cc moves each step's values through L1). Exact ops (add, sub, mul, div, neg,
-// square, abs, sign, max, min, floor, ceil, round, sqrt, rsqrt as 1 / sqrt; comparisons,
-// select_n, not / and / or / xor, converts between f32 and bool, is_finite) are emitted inline;
-// transcendentals call run_step_f32 on a block held on the stack, so every element gets the
-// interpreter's bits.
+// fusion_kernels.cc moves each step's values through L1). Exact ops with an inline form
+// (fusion_codegen.cc's Inline<Op>: add, sub, mul, div, neg, square, abs, sign, max, min, floor,
+// ceil, round, sqrt, rsqrt as 1 / sqrt; comparisons, not / and / or / xor, is_finite; select_n
+// and converts between f32 and bool) are emitted inline; every other op with f32 operands and
+// result calls its functor (core/primitives/elementwise_ops.h) on a block held on the stack,
+// with the interpreter's loop, so every element gets the interpreter's bits.
 //
 // GRAFT_FUSION_CODEGEN: "auto" (default: groups of at least kCodegenMinElements elements),
 // "always" (every size: tests), or 0 / false / off / no (never).
@@ -24,8 +25,8 @@ constexpr int64_t kCodegenMinElements = 16384;
 // single value), outs[o] output o's buffer; begin and end are multiples of `block` counted
 // from the array's start. An output may share its buffer with an input (donation): a block's
 // inputs are all loaded before its outputs are stored.
-using CompiledLoop = void (*)(const void* const* ins, void* const* outs, int64_t begin, int64_t end,
-                              const FusedStep* steps);
+using CompiledLoop = void (*)(const void* const* ins, void* const* outs, int64_t begin,
+                              int64_t end);
 
 struct CompiledGroup {
   CompiledLoop loop = nullptr;
@@ -43,9 +44,5 @@ void set_codegen(Codegen mode);
 // process-wide cache keyed by the group's structure; nullptr when a slot is f64 or
 // f16, a step has no compiled form, or LLVM could not compile it (the interpreter runs).
 const CompiledGroup* compiled_group(const FusedElementwise& f);
-
-// Rethrows an error that a transcendental step raised inside a compiled loop on this thread
-// (the loop itself cannot unwind); call after each loop.
-void rethrow_step_error();
 
 }  // namespace graft::cpu::fusion

@@ -211,9 +211,7 @@ void fused_kernel(Call& c) {
     const int64_t end = std::min(n, last * kTile);
     if (compiled != nullptr) {
       const int64_t stop = begin + (end - begin) / compiled->block * compiled->block;
-      compiled->loop(in_data.data(), reinterpret_cast<void* const*>(outs.data()), begin, stop,
-                     steps.data());
-      fusion::rethrow_step_error();
+      compiled->loop(in_data.data(), reinterpret_cast<void* const*>(outs.data()), begin, stop);
       begin = stop;
     }
     if (begin < end) interpret(begin, end);

@@ -21,11 +21,4 @@ inline Kind kind_of(DType d) {
 void run_step(const FusedStep& s, const Kind* kinds, void* const* ptr, void* dst, Kind kind,
               int64_t n);
 
-// Whether run_step_f32 evaluates `id` with `num_args` f32 operands into f32.
-bool f32_step_supported(PrimitiveId id, int num_args);
-
-// run_step for an f32 unary (b unused) or binary step with f32 operands: the same paths, so
-// the same bits, for the same elements. y may be a or b.
-void run_step_f32(const FusedStep& s, const float* a, const float* b, float* y, int64_t n);
-
 }  // namespace graft::cpu::fusion

@@ -1,7 +1,5 @@
 #include "core/backend/cpu/kernel.h"
 
-#include <string_view>
-
 #include "core/error.h"
 
 namespace graft::cpu {
@@ -52,9 +50,9 @@ const KernelTable& kernels() {
 }
 
 bool runs_in_place(PrimitiveId p) {
-  std::string_view family = kPrimitiveFamilies[static_cast<int>(p)];
-  // Fused groups copy an aliased input's tile before writing it (fusion_kernels.cc).
-  return family == "elementwise" || family == "fusion";
+  // The kInPlace rows of core/primitives/list.h: elementwise ops, and fused groups (which copy
+  // an aliased input's tile before writing it, fusion_kernels.cc).
+  return primitive_facts(p).has(kInPlace);
 }
 
 void run_kernel(Node& n, uint64_t reusable_inputs) {

@@ -7,11 +7,11 @@
 
 #include <cstdint>
 
-namespace graft::cpu {
+namespace graft::ew {
 
 void xla_log_f32(const float* in, float* out, int64_t n);
 void xla_log1p_f32(const float* in, float* out, int64_t n);
 void xla_erf_f32(const float* in, float* out, int64_t n);
 void xla_erf_inv_f32(const float* in, float* out, int64_t n);
 
-}  // namespace graft::cpu
+}  // namespace graft::ew

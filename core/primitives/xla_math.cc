@@ -10,7 +10,7 @@
 #pragma GCC optimize("tree-vectorize", "vect-cost-model=dynamic", "no-trapping-math", \
                      "no-math-errno", "fp-contract=off")
 
-#include "core/backend/cpu/xla_math.h"
+#include "core/primitives/xla_math.h"
 
 #include <algorithm>
 #include <cmath>
@@ -20,7 +20,7 @@
 // The loops only vectorize if the whole computation is inlined into them.
 #define GRAFT_ALWAYS_INLINE inline __attribute__((always_inline))
 
-namespace graft::cpu {
+namespace graft::ew {
 namespace {
 
 constexpr float kInf = std::numeric_limits<float>::infinity();
@@ -172,4 +172,4 @@ void xla_erf_inv_f32(const float* in, float* out, int64_t n) {
   }
 }
 
-}  // namespace graft::cpu
+}  // namespace graft::ew

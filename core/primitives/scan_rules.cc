@@ -5,6 +5,10 @@
 //        cotangents accumulate in its carry.
 //   vmap: the body vmapped; a carry that becomes batched after one step is batched from the
 //        start (a fixpoint, as in JAX). xs carry their batch axis at 1, ys come out at 1.
+//   prune (jit's DCE): unused ys and carries go, as in JAX's scan DCE rule: a carry stays if
+//        its final value is used or the body reads it to compute something that stays (a
+//        fixpoint); consts and xs the pruned body no longer reads go too.
+//   loop consts (jit's hoisting): the consts, body inputs [0, num_consts).
 #include "absl/strings/str_cat.h"
 #include "core/error.h"
 #include "core/ops.h"
@@ -15,6 +19,46 @@
 
 namespace graft::detail {
 namespace {
+
+// The body's avals must be [consts, carry, x] -> [carry, y] for the scan's in / out avals
+// (shapes and dtypes: weak flags may differ).
+void check_body_signature(const ScanPrimitive& p) {
+  std::vector<Aval> in = p.in_avals(), out = p.out_avals();
+  for (size_t i = p.num_consts() + p.num_carry(); i < in.size(); ++i) {
+    in[i].shape.erase(in[i].shape.begin());
+  }
+  for (size_t j = p.num_carry(); j < out.size(); ++j) out[j].shape.erase(out[j].shape.begin());
+  auto fits = [](const std::vector<Aval>& a, const std::vector<Aval>& b) {
+    if (a.size() != b.size()) return false;
+    for (size_t i = 0; i < a.size(); ++i) {
+      if (a[i].shape != b[i].shape || a[i].dtype != b[i].dtype) return false;
+    }
+    return true;
+  };
+  if (!fits(p.body().input_avals(), in) || !fits(p.body().output_avals(), out)) {
+    fail(p.name(), "the body ", avals_str(p.body().input_avals()), " -> ",
+         avals_str(p.body().output_avals()), " does not fit the scan's ", avals_str(in), " -> ",
+         avals_str(out));
+  }
+}
+
+std::vector<bool> values_read(const Program& p) {
+  std::vector<bool> read(p.avals.size(), false);
+  for (const Instr& instr : p.instrs) {
+    for (int v : instr.in) read[v] = true;
+  }
+  for (int v : p.outputs) read[v] = true;
+  return read;
+}
+
+template <typename T>
+std::vector<T> kept(const std::vector<T>& xs, const std::vector<bool>& keep) {
+  std::vector<T> out;
+  for (size_t i = 0; i < xs.size(); ++i) {
+    if (keep[i]) out.push_back(xs[i]);
+  }
+  return out;
+}
 
 class ScanRule : public ScanPrimitive {
  public:
@@ -31,7 +75,59 @@ class ScanRule : public ScanPrimitive {
     return std::make_shared<const ScanRule>(bodies[0], num_consts(), num_carry(), length(),
                                             reverse(), in_avals(), out_avals());
   }
+  std::optional<Pruned> prune(const std::vector<bool>& used, ProgramPass dce) const override;
+  std::vector<LoopConsts> loop_consts() const override {
+    return {{0, 0, static_cast<size_t>(num_consts())}};
+  }
+  std::shared_ptr<const Primitive> with_loop_consts(size_t, ProgramPtr new_body,
+                                                    const std::vector<Aval>& added) const override {
+    std::vector<Aval> in = in_avals();
+    in.insert(in.begin() + num_consts(), added.begin(), added.end());
+    auto p = std::make_shared<const ScanRule>(new_body, num_consts() + int(added.size()),
+                                              num_carry(), length(), reverse(), in, out_avals());
+    check_body_signature(*p);
+    return p;
+  }
 };
+
+std::optional<Pruned> ScanRule::prune(const std::vector<bool>& used, ProgramPass dce) const {
+  const size_t nc = num_consts(), nk = num_carry(), nx = num_xs();
+  const Program& b = body();
+  std::vector<bool> outs = used;  // body outputs: [carry, y]
+  Program q;
+  std::vector<bool> read;
+  for (bool changed = true; changed;) {
+    q = b;
+    q.outputs = kept(b.outputs, outs);
+    q = dce(q);
+    read = values_read(q);
+    changed = false;
+    for (size_t k = 0; k < nk; ++k) {
+      if (!outs[k] && read[b.inputs[nc + k]]) outs[k] = changed = true;
+    }
+  }
+  std::vector<bool> ins(nc + nk + nx);
+  for (size_t i = 0; i < ins.size(); ++i) {
+    bool carry = i >= nc && i < nc + nk;
+    ins[i] = carry ? outs[i - nc] : bool(read[b.inputs[i]]);
+  }
+  bool all = true, none = true;
+  for (bool o : outs) {
+    all = all && o;
+    none = none && !o;
+  }
+  for (bool i : ins) all = all && i;
+  if (all || none) return std::nullopt;  // nothing to drop, or nothing left (DCE drops it)
+  q.inputs = kept(b.inputs, ins);
+  int new_nc = 0, new_nk = 0;
+  for (size_t i = 0; i < nc; ++i) new_nc += ins[i];
+  for (size_t k = 0; k < nk; ++k) new_nk += outs[k];
+  auto p = std::make_shared<const ScanRule>(std::make_shared<const Program>(std::move(q)), new_nc,
+                                            new_nk, length(), reverse(), kept(in_avals(), ins),
+                                            kept(out_avals(), outs));
+  check_body_signature(*p);
+  return Pruned{p, ins, outs};
+}
 
 std::vector<bool> floating_mask(const std::vector<Array>& xs) {
   std::vector<bool> m;

@@ -49,6 +49,10 @@ Program eliminate_common_subexpressions(const Program& p) {
   for (const Instr& orig : p.instrs) {
     Instr instr = orig;
     for (int& v : instr.in) v = rename[v];
+    if (has_effects(*instr.prim)) {  // each print (in a body too) must happen
+      out.instrs.push_back(std::move(instr));
+      continue;
+    }
     size_t h = instr_hash(instr);
     const Instr* match = nullptr;
     auto [lo, hi] = seen.equal_range(h);

@@ -49,6 +49,14 @@ struct Pruned {
   std::vector<bool> kept_inputs, kept_outputs;
 };
 
+// What Primitive::merge_with returns: one primitive doing the work of two applied to the
+// same inputs; its outputs are the first one's, then more; other_outputs[k] is the output
+// that the second one's output k is.
+struct Merged {
+  std::shared_ptr<const Primitive> prim;
+  std::vector<int> other_outputs;
+};
+
 // Leading inputs of a loop's body that hold the same value on every iteration (the loop's
 // consts): body inputs [0, count) are the primitive's inputs [first_input, first_input + count).
 struct LoopConsts {
@@ -91,6 +99,15 @@ class Primitive {
   // one. `dce` removes dead code from a body (the caller's pass, so nested bodies get it too).
   virtual std::optional<Pruned> prune(const std::vector<bool>& /*used_outputs*/,
                                       ProgramPass /*dce*/) const {
+    return std::nullopt;
+  }
+
+  // CSE of two applications to the same inputs whose parameters differ (jit's CSE pass):
+  // grad's forward scan and the scan its vjp rule runs to save carries become one scan when
+  // their carries provably coincide. nullopt when they do not merge. `cse` is the caller's
+  // pass, run on a combined body.
+  virtual std::optional<Merged> merge_with(const Primitive& /*other*/,
+                                           ProgramPass /*cse*/) const {
     return std::nullopt;
   }
 

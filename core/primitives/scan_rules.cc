@@ -9,6 +9,10 @@
 //        its final value is used or the body reads it to compute something that stays (a
 //        fixpoint); consts and xs the pruned body no longer reads go too.
 //   loop consts (jit's hoisting): the consts, body inputs [0, num_consts).
+//   merge_with (jit's CSE): two scans over the same inputs whose carries coincide (grad's
+//        forward scan and the one the vjp rule runs to save carries) become one. The carries
+//        are assumed equal (the same initial values) and the combined body simplified; if
+//        each pair of carry outputs is then one value, the assumption holds by induction.
 #include "absl/strings/str_cat.h"
 #include "core/error.h"
 #include "core/ops.h"
@@ -76,6 +80,7 @@ class ScanRule : public ScanPrimitive {
                                             reverse(), in_avals(), out_avals());
   }
   std::optional<Pruned> prune(const std::vector<bool>& used, ProgramPass dce) const override;
+  std::optional<Merged> merge_with(const Primitive& other, ProgramPass cse) const override;
   std::vector<LoopConsts> loop_consts() const override {
     return {{0, 0, static_cast<size_t>(num_consts())}};
   }
@@ -89,6 +94,47 @@ class ScanRule : public ScanPrimitive {
     return p;
   }
 };
+
+std::optional<Merged> ScanRule::merge_with(const Primitive& other, ProgramPass cse) const {
+  if (other.id() != id()) return std::nullopt;
+  const auto& o = static_cast<const ScanPrimitive&>(other);
+  const int nk = num_carry(), ny = num_ys();
+  if (o.num_consts() != num_consts() || o.num_carry() != nk || o.length() != length() ||
+      o.reverse() != reverse() || o.in_avals().size() != in_avals().size()) {
+    return std::nullopt;
+  }
+  // One body: this one's, then other's on the same inputs; outputs [carry, y, other's carry,
+  // other's y].
+  const Program &a = body(), &b = o.body();
+  Program m = a;
+  std::vector<int> id(b.avals.size(), -1);
+  for (size_t i = 0; i < b.inputs.size(); ++i) id[b.inputs[i]] = a.inputs[i];
+  for (size_t i = 0; i < b.constants.size(); ++i) {
+    id[b.constants[i]] = m.add_constant(b.constant_values[i]);
+  }
+  for (const Instr& instr : b.instrs) {
+    Instr c = instr;
+    for (int& v : c.in) v = id[v];
+    for (int& v : c.out) v = id[v] = m.add_value(b.avals[v]);
+    m.instrs.push_back(std::move(c));
+  }
+  for (int v : b.outputs) m.outputs.push_back(id[v]);
+  m = cse(m);
+  for (int k = 0; k < nk; ++k) {
+    if (m.outputs[k] != m.outputs[nk + ny + k]) return std::nullopt;
+  }
+  m.outputs.erase(m.outputs.begin() + nk + ny, m.outputs.begin() + 2 * nk + ny);
+  std::vector<Aval> out = out_avals();
+  out.insert(out.end(), o.out_avals().begin() + nk, o.out_avals().end());
+  auto p = std::make_shared<const ScanRule>(std::make_shared<const Program>(std::move(m)),
+                                            num_consts(), nk, length(), reverse(), in_avals(),
+                                            std::move(out));
+  check_body_signature(*p);
+  Merged r{p, {}};
+  for (int k = 0; k < nk; ++k) r.other_outputs.push_back(k);
+  for (int j = 0; j < o.num_ys(); ++j) r.other_outputs.push_back(nk + ny + j);
+  return r;
+}
 
 std::optional<Pruned> ScanRule::prune(const std::vector<bool>& used, ProgramPass dce) const {
   const size_t nc = num_consts(), nk = num_carry(), nx = num_xs();

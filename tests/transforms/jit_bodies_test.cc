@@ -410,6 +410,39 @@ TEST(JitBodiesTest, HoistsInvariantsOutOfBackwardScan) {
   expect_close(jit(g)(w, xs), g(w, xs));
 }
 
+int count(const std::string& text, const std::string& what) {
+  int n = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+// grad of a scan whose final carry the loss reads: the traced program runs the forward scan
+// twice (the primal one, and the one scan's vjp rule runs to save each step's carry); CSE
+// merges them into one scan computing both, so the optimized program has two scans, not three.
+TEST(JitBodiesTest, MergesTheForwardScanWithTheVjpSaveScan) {
+  auto loss = [](const Array& w, const Array& xs) {
+    auto [c, ys] = scan(
+        [&](const Array& c, const Array& x) {
+          Array n = tanh(c * w) + x;
+          return std::pair{n, sin(n)};
+        },
+        zeros({3}), xs);
+    return sum(c * c) + sum(ys);
+  };
+  auto g = grad(loss);
+  Program traced =
+      program_of([&](const std::vector<Array>& in) { return std::vector<Array>{g(in[0], in[1])}; },
+                 {f32({3}), f32({4, 3})});
+  EXPECT_EQ(count(print_program(traced), "= scan["), 3);
+  Program q = optimize(traced);
+  EXPECT_EQ(count(print_program(q), "= scan["), 2) << print_program(q);
+  Array w = randn({3}, 15), xs = randn({4, 3}, 16);
+  EXPECT_EQ(count(jit(g).as_text(w, xs), "= scan["), 2);
+  expect_close(jit(g)(w, xs), g(w, xs));
+  expect_jit_matches([&](const Array& w, const Array& xs) { return std::vector<Array>{g(w, xs)}; },
+                     w, xs);
+}
+
 class JitBodiesPrintTest : public ::testing::Test {
  protected:
   void SetUp() override {

@@ -21,7 +21,9 @@ namespace graft {
 // becomes the smaller one Primitive::prune gives (a scan without its dead carries and ys).
 Program eliminate_dead_code(const Program& p);
 // Merges instructions applying the same primitive (same id, same_params) to the same inputs
-// (not those with side effects), and equal small constants.
+// (not those with side effects), and equal small constants; two with bodies whose primitives
+// merge (Primitive::merge_with: grad's forward scan and the scan its vjp rule runs to save
+// carries) become one.
 Program eliminate_common_subexpressions(const Program& p);
 // Evaluates, once, every instruction whose inputs are all constants; its outputs become
 // constants (except results over 1 MiB larger than their inputs: big broadcasts and iotas).

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -30,11 +31,37 @@ struct Batched {
 };
 
 struct Program;
+class Primitive;
+// A pass over a program (jit's DCE, given to Primitive::prune). A plain function pointer:
+// <functional> here would let std::bind shadow graft::bind by argument-dependent lookup.
+using ProgramPass = Program (*)(const Program&);
 
 // A body a primitive holds (scan's body, cond's branches...), with a name for the printer.
 struct SubProgram {
   std::string name;
   std::shared_ptr<const Program> program;
+};
+
+// What Primitive::prune returns: the smaller primitive and which of the original's inputs it
+// takes and outputs it defines (in order).
+struct Pruned {
+  std::shared_ptr<const Primitive> prim;
+  std::vector<bool> kept_inputs, kept_outputs;
+};
+
+// What Primitive::merge_with returns: one primitive doing the work of two applied to the
+// same inputs; its outputs are the first one's, then more; other_outputs[k] is the output
+// that the second one's output k is.
+struct Merged {
+  std::shared_ptr<const Primitive> prim;
+  std::vector<int> other_outputs;
+};
+
+// Leading inputs of a loop's body that hold the same value on every iteration (the loop's
+// consts): body inputs [0, count) are the primitive's inputs [first_input, first_input + count).
+struct LoopConsts {
+  size_t body = 0;  // index into sub_programs()
+  size_t first_input = 0, count = 0;
 };
 
 class Primitive {
@@ -70,6 +97,36 @@ class Primitive {
   // same inputs, this primitive's outputs followed by values its vjp rule then reads as
   // extra `outputs` (custom_vjp_call: the residuals of the user's fwd, so fwd runs once).
   virtual std::shared_ptr<const Primitive> vjp_forward() const { return nullptr; }
+
+  // Dead-code elimination through the primitive (jit's DCE pass): given which outputs are
+  // used, an equivalent primitive that defines and takes fewer (scan drops unused ys, carries
+  // nothing live depends on, and inputs its body no longer reads), or nullopt to keep this
+  // one. `dce` removes dead code from a body (the caller's pass, so nested bodies get it too).
+  virtual std::optional<Pruned> prune(const std::vector<bool>& /*used_outputs*/,
+                                      ProgramPass /*dce*/) const {
+    return std::nullopt;
+  }
+
+  // CSE of two applications to the same inputs whose parameters differ (jit's CSE pass):
+  // grad's forward scan and the scan its vjp rule runs to save carries become one scan when
+  // their carries provably coincide. nullopt when they do not merge. `cse` is the caller's
+  // pass, run on a combined body.
+  virtual std::optional<Merged> merge_with(const Primitive& /*other*/,
+                                           ProgramPass /*cse*/) const {
+    return std::nullopt;
+  }
+
+  // Loop-invariant code motion (jit's hoisting pass). loop_consts lists, per loop body, its
+  // inputs that are the same on every iteration. with_loop_consts returns this loop with body
+  // `body` replaced by `new_body`, which takes `added` more consts right after the existing
+  // ones (the primitive's inputs grow at the same place: first_input + count); null for
+  // primitives without loop_consts.
+  virtual std::vector<LoopConsts> loop_consts() const { return {}; }
+  virtual std::shared_ptr<const Primitive> with_loop_consts(
+      size_t /*body*/, std::shared_ptr<const Program> /*new_body*/,
+      const std::vector<Aval>& /*added*/) const {
+    return nullptr;
+  }
 
   // Transform rules. `outputs` are the primal outputs of this application.
   virtual std::vector<Array> jvp(const std::vector<Array>& primals,

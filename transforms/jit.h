@@ -42,10 +42,10 @@
 #include <utility>
 #include <vector>
 
-#include "core/error.h"
-#include "core/tree.h"
-#include "core/ir/graph.h"
 #include "core/backend/backend.h"
+#include "core/error.h"
+#include "core/ir/graph.h"
+#include "core/tree.h"
 #include "transforms/passes/passes.h"
 
 namespace graft {
@@ -221,6 +221,16 @@ class Jitted {
     std::vector<Array> leaves;
     auto entry = entry_for(leaves, args...);
     return entry == nullptr ? MemoryAnalysis{} : detail::memory_of(*entry);
+  }
+
+  // The optimized program compiled for these arguments as text (print_program's format,
+  // bodies nested under their instruction; what jax's jit(f).lower(...).compile().as_text()
+  // shows). Compiles on a miss; runs nothing. Empty when the call would run inline.
+  template <typename... Args>
+  std::string as_text(const Args&... args) const {
+    std::vector<Array> leaves;
+    auto entry = entry_for(leaves, args...);
+    return entry == nullptr ? std::string() : print_program(entry->executable->program());
   }
 
   JitStats stats() const { return cache_->stats(); }

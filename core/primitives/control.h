@@ -39,6 +39,9 @@ class ControlPrimitive : public Primitive {
   const std::vector<Aval>& out_avals() const { return out_avals_; }
   const std::vector<ProgramPtr>& bodies() const { return bodies_; }
   FlatFn body_fn(size_t i) const { return program_fn(bodies_[i]); }
+  // A body's side effects (debug_print) are the primitive's: bind runs it at once on values
+  // and records it for jit on tracers, and jit's passes keep it.
+  bool has_side_effects() const override { return effects_; }
 
   // The builders (bind_scan, bind_cond, bind_while) make these with their rules and
   // with_sub_programs (core/primitives/{scan,cond,while}_rules.cc).
@@ -49,8 +52,18 @@ class ControlPrimitive : public Primitive {
                            const std::function<std::shared_ptr<const void>()>& make) const;
 
  private:
+  static bool any_effects(const std::vector<ProgramPtr>& bodies) {
+    for (const ProgramPtr& b : bodies) {
+      for (const Instr& instr : b->instrs) {
+        if (instr.prim->has_side_effects()) return true;
+      }
+    }
+    return false;
+  }
+
   std::vector<ProgramPtr> bodies_;
   std::vector<Aval> in_avals_, out_avals_;
+  bool effects_ = any_effects(bodies_);
   struct Once {
     std::once_flag flag;
     std::shared_ptr<const void> data;

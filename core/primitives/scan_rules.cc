@@ -5,6 +5,14 @@
 //        cotangents accumulate in its carry.
 //   vmap: the body vmapped; a carry that becomes batched after one step is batched from the
 //        start (a fixpoint, as in JAX). xs carry their batch axis at 1, ys come out at 1.
+//   prune (jit's DCE): unused ys and carries go, as in JAX's scan DCE rule: a carry stays if
+//        its final value is used or the body reads it to compute something that stays (a
+//        fixpoint); consts and xs the pruned body no longer reads go too.
+//   loop consts (jit's hoisting): the consts, body inputs [0, num_consts).
+//   merge_with (jit's CSE): two scans over the same inputs whose carries coincide (grad's
+//        forward scan and the one the vjp rule runs to save carries) become one. The carries
+//        are assumed equal (the same initial values) and the combined body simplified; if
+//        each pair of carry outputs is then one value, the assumption holds by induction.
 #include "absl/strings/str_cat.h"
 #include "core/error.h"
 #include "core/ops.h"
@@ -15,6 +23,46 @@
 
 namespace graft::detail {
 namespace {
+
+// The body's avals must be [consts, carry, x] -> [carry, y] for the scan's in / out avals
+// (shapes and dtypes: weak flags may differ).
+void check_body_signature(const ScanPrimitive& p) {
+  std::vector<Aval> in = p.in_avals(), out = p.out_avals();
+  for (size_t i = p.num_consts() + p.num_carry(); i < in.size(); ++i) {
+    in[i].shape.erase(in[i].shape.begin());
+  }
+  for (size_t j = p.num_carry(); j < out.size(); ++j) out[j].shape.erase(out[j].shape.begin());
+  auto fits = [](const std::vector<Aval>& a, const std::vector<Aval>& b) {
+    if (a.size() != b.size()) return false;
+    for (size_t i = 0; i < a.size(); ++i) {
+      if (a[i].shape != b[i].shape || a[i].dtype != b[i].dtype) return false;
+    }
+    return true;
+  };
+  if (!fits(p.body().input_avals(), in) || !fits(p.body().output_avals(), out)) {
+    fail(p.name(), "the body ", avals_str(p.body().input_avals()), " -> ",
+         avals_str(p.body().output_avals()), " does not fit the scan's ", avals_str(in), " -> ",
+         avals_str(out));
+  }
+}
+
+std::vector<bool> values_read(const Program& p) {
+  std::vector<bool> read(p.avals.size(), false);
+  for (const Instr& instr : p.instrs) {
+    for (int v : instr.in) read[v] = true;
+  }
+  for (int v : p.outputs) read[v] = true;
+  return read;
+}
+
+template <typename T>
+std::vector<T> kept(const std::vector<T>& xs, const std::vector<bool>& keep) {
+  std::vector<T> out;
+  for (size_t i = 0; i < xs.size(); ++i) {
+    if (keep[i]) out.push_back(xs[i]);
+  }
+  return out;
+}
 
 class ScanRule : public ScanPrimitive {
  public:
@@ -31,7 +79,101 @@ class ScanRule : public ScanPrimitive {
     return std::make_shared<const ScanRule>(bodies[0], num_consts(), num_carry(), length(),
                                             reverse(), in_avals(), out_avals());
   }
+  std::optional<Pruned> prune(const std::vector<bool>& used, ProgramPass dce) const override;
+  std::optional<Merged> merge_with(const Primitive& other, ProgramPass cse) const override;
+  std::vector<LoopConsts> loop_consts() const override {
+    return {{0, 0, static_cast<size_t>(num_consts())}};
+  }
+  std::shared_ptr<const Primitive> with_loop_consts(size_t, ProgramPtr new_body,
+                                                    const std::vector<Aval>& added) const override {
+    std::vector<Aval> in = in_avals();
+    in.insert(in.begin() + num_consts(), added.begin(), added.end());
+    auto p = std::make_shared<const ScanRule>(new_body, num_consts() + int(added.size()),
+                                              num_carry(), length(), reverse(), in, out_avals());
+    check_body_signature(*p);
+    return p;
+  }
 };
+
+std::optional<Merged> ScanRule::merge_with(const Primitive& other, ProgramPass cse) const {
+  if (other.id() != id()) return std::nullopt;
+  const auto& o = static_cast<const ScanPrimitive&>(other);
+  const int nk = num_carry(), ny = num_ys();
+  if (o.num_consts() != num_consts() || o.num_carry() != nk || o.length() != length() ||
+      o.reverse() != reverse() || o.in_avals().size() != in_avals().size()) {
+    return std::nullopt;
+  }
+  // One body: this one's, then other's on the same inputs; outputs [carry, y, other's carry,
+  // other's y].
+  const Program &a = body(), &b = o.body();
+  Program m = a;
+  std::vector<int> id(b.avals.size(), -1);
+  for (size_t i = 0; i < b.inputs.size(); ++i) id[b.inputs[i]] = a.inputs[i];
+  for (size_t i = 0; i < b.constants.size(); ++i) {
+    id[b.constants[i]] = m.add_constant(b.constant_values[i]);
+  }
+  for (const Instr& instr : b.instrs) {
+    Instr c = instr;
+    for (int& v : c.in) v = id[v];
+    for (int& v : c.out) v = id[v] = m.add_value(b.avals[v]);
+    m.instrs.push_back(std::move(c));
+  }
+  for (int v : b.outputs) m.outputs.push_back(id[v]);
+  m = cse(m);
+  for (int k = 0; k < nk; ++k) {
+    if (m.outputs[k] != m.outputs[nk + ny + k]) return std::nullopt;
+  }
+  m.outputs.erase(m.outputs.begin() + nk + ny, m.outputs.begin() + 2 * nk + ny);
+  std::vector<Aval> out = out_avals();
+  out.insert(out.end(), o.out_avals().begin() + nk, o.out_avals().end());
+  auto p = std::make_shared<const ScanRule>(std::make_shared<const Program>(std::move(m)),
+                                            num_consts(), nk, length(), reverse(), in_avals(),
+                                            std::move(out));
+  check_body_signature(*p);
+  Merged r{p, {}};
+  for (int k = 0; k < nk; ++k) r.other_outputs.push_back(k);
+  for (int j = 0; j < o.num_ys(); ++j) r.other_outputs.push_back(nk + ny + j);
+  return r;
+}
+
+std::optional<Pruned> ScanRule::prune(const std::vector<bool>& used, ProgramPass dce) const {
+  const size_t nc = num_consts(), nk = num_carry(), nx = num_xs();
+  const Program& b = body();
+  std::vector<bool> outs = used;  // body outputs: [carry, y]
+  Program q;
+  std::vector<bool> read;
+  for (bool changed = true; changed;) {
+    q = b;
+    q.outputs = kept(b.outputs, outs);
+    q = dce(q);
+    read = values_read(q);
+    changed = false;
+    for (size_t k = 0; k < nk; ++k) {
+      if (!outs[k] && read[b.inputs[nc + k]]) outs[k] = changed = true;
+    }
+  }
+  std::vector<bool> ins(nc + nk + nx);
+  for (size_t i = 0; i < ins.size(); ++i) {
+    bool carry = i >= nc && i < nc + nk;
+    ins[i] = carry ? outs[i - nc] : bool(read[b.inputs[i]]);
+  }
+  bool all = true, none = true;
+  for (bool o : outs) {
+    all = all && o;
+    none = none && !o;
+  }
+  for (bool i : ins) all = all && i;
+  if (all || none) return std::nullopt;  // nothing to drop, or nothing left (DCE drops it)
+  q.inputs = kept(b.inputs, ins);
+  int new_nc = 0, new_nk = 0;
+  for (size_t i = 0; i < nc; ++i) new_nc += ins[i];
+  for (size_t k = 0; k < nk; ++k) new_nk += outs[k];
+  auto p = std::make_shared<const ScanRule>(std::make_shared<const Program>(std::move(q)), new_nc,
+                                            new_nk, length(), reverse(), kept(in_avals(), ins),
+                                            kept(out_avals(), outs));
+  check_body_signature(*p);
+  return Pruned{p, ins, outs};
+}
 
 std::vector<bool> floating_mask(const std::vector<Array>& xs) {
   std::vector<bool> m;

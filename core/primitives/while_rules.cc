@@ -5,6 +5,8 @@
 //        (it depends on batched values), the loop runs while any element's predicate holds
 //        and every carry is batched; elements whose predicate is false keep their carry
 //        (a select), so each ends with the value its own loop would give.
+//   loop consts (jit's hoisting): each body's consts, cond inputs [0, num_cond_consts) and
+//        body inputs [0, num_body_consts).
 #include "core/error.h"
 #include "core/ops.h"
 #include "core/primitives/control.h"
@@ -25,6 +27,36 @@ class WhileRule : public WhilePrimitive {
     check_same_signature(name(), *bodies()[1], *b.at(1));
     return std::make_shared<const WhileRule>(b[0], b[1], num_cond_consts(), num_body_consts(),
                                              in_avals(), out_avals());
+  }
+  std::vector<LoopConsts> loop_consts() const override {
+    const size_t ncc = num_cond_consts(), nbc = num_body_consts();
+    return {{0, 0, ncc}, {1, ncc, nbc}};
+  }
+  std::shared_ptr<const Primitive> with_loop_consts(size_t i, ProgramPtr new_body,
+                                                    const std::vector<Aval>& added) const override {
+    const int n = static_cast<int>(added.size());
+    const int ncc = num_cond_consts() + (i == 0 ? n : 0),
+              nbc = num_body_consts() + (i == 1 ? n : 0);
+    std::vector<Aval> in = in_avals();
+    in.insert(in.begin() + num_cond_consts() + (i == 0 ? 0 : num_body_consts()), added.begin(),
+              added.end());
+    // Body i must take [its consts, carry] and return what it returned.
+    std::vector<Aval> want(in.begin() + (i == 0 ? 0 : ncc),
+                           in.begin() + (i == 0 ? ncc : ncc + nbc));
+    want.insert(want.end(), in.begin() + ncc + nbc, in.end());
+    std::vector<Aval> got = new_body->input_avals();
+    bool fits = got.size() == want.size() &&
+                new_body->output_avals().size() == bodies()[i]->output_avals().size();
+    for (size_t k = 0; fits && k < got.size(); ++k) {
+      fits = got[k].shape == want[k].shape && got[k].dtype == want[k].dtype;
+    }
+    if (!fits) {
+      fail(name(), "a body with hoisted consts must take ", avals_str(want), ", got ",
+           avals_str(got));
+    }
+    std::vector<ProgramPtr> b = bodies();
+    b.at(i) = std::move(new_body);
+    return std::make_shared<const WhileRule>(b[0], b[1], ncc, nbc, std::move(in), out_avals());
   }
 
   std::vector<Array> jvp(const std::vector<Array>& primals, const std::vector<Array>& tangents,

@@ -32,7 +32,7 @@ Program fold_constants(const Program& p) {
     int64_t in_bytes = 0, out_bytes = 0;
     for (int v : instr.in) in_bytes += bytes(p.avals[v]);
     for (int v : instr.out) out_bytes += bytes(p.avals[v]);
-    if (args.size() != instr.in.size() || instr.prim->has_side_effects() ||
+    if (args.size() != instr.in.size() || has_effects(*instr.prim) ||
         (out_bytes > kMaxGrowingBytes && out_bytes > in_bytes)) {
       out.instrs.push_back(instr);
       continue;

@@ -107,12 +107,4 @@ Program simplify_algebra(const Program& p) {
   return r.out;
 }
 
-Program optimize(const Program& p) {
-  Program q = fold_constants(p);
-  q = simplify_algebra(q);
-  q = eliminate_common_subexpressions(q);
-  q = eliminate_dead_code(q);  // first, so that dead users do not split fusion groups
-  return eliminate_dead_code(fuse_elementwise(q));
-}
-
 }  // namespace graft

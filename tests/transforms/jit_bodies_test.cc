@@ -6,6 +6,7 @@
 #include <random>
 #include <string>
 
+#include "core/backend/backend.h"
 #include "core/ops.h"
 #include "core/primitives/control.h"
 #include "core/primitives/debug.h"
@@ -509,7 +510,7 @@ TEST_F(JitBodiesPrintTest, BodyPrintsSurviveDceCseAndFolding) {
   EXPECT_TRUE(lines_.empty());
   EXPECT_EQ(q.instrs.size(), 3u) << print_program(q);
   lines_.clear();
-  execute(q, {array<float>({5})});
+  default_backend().compile(std::make_shared<const Program>(q))->run({array<float>({5})});
   EXPECT_EQ(lines_.size(), 9u);
 }
 

@@ -63,13 +63,16 @@ int main() {
   // The gather kernel alone, writing into an already-touched output buffer (as a caching
   // allocator would hand out): compare with the touched memcpy.
   Gather prim(0, 0, GatherMode::kFill);
-  std::vector<Array> inputs{table, idx};
-  std::vector<Aval> avals{Aval{{rows, dim}, DType::kF32}};
+  std::vector<std::shared_ptr<Buffer>> in_bufs{table.buffer(), idx.buffer()};
+  std::shared_ptr<Buffer>* inputs[] = {&in_bufs[0], &in_bufs[1]};
+  const Aval* in_avals[] = {&table.aval(), &idx.aval()};
+  const Aval out_aval{{rows, dim}, DType::kF32};
+  const Aval* out_avals[] = {&out_aval};
   std::vector<std::shared_ptr<Buffer>> outs{Buffer::make(static_cast<size_t>(bytes))};
   std::memset(outs[0]->data(), 0, static_cast<size_t>(bytes));
   cpu::Kernel kernel = cpu::kernels()[static_cast<int>(PrimitiveId::kGather)];
   double gather_warm = time_ms(reps, [&] {
-    cpu::Call call(prim, inputs, avals, outs);
+    cpu::Call call(prim, inputs, in_avals, 2, out_avals, outs);
     kernel(call);
   });
   auto gbs = [&](double ms) { return bytes / (ms * 1e-3) / 1e9; };

@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "core/backend/backend.h"
+#include "core/backend/eager.h"
 #include "core/error.h"
 #include "core/primitive.h"
 
@@ -61,7 +62,7 @@ void eval(const std::vector<Array>& arrays) {
       fail("eval", "cannot evaluate a traced array ", n->avals[0].str(),
            ": it stands for a value that is only known when the traced function is called");
     }
-    backend.run_node(*n);
+    run_eager(backend, *n);
     n->inputs.clear();  // frees producers whose last consumer this was
   }
 }

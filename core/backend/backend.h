@@ -19,14 +19,24 @@
 
 namespace graft {
 
+// Buffers of a program's values, one per input or output (in the backend's memory).
+using Buffers = std::vector<std::shared_ptr<Buffer>>;
+
 class Executable {
  public:
   virtual ~Executable() = default;
-  // Runs the program over `args` (one per program input) and returns its outputs, evaluated.
-  // Arguments donated at compile time are consumed (reading them afterwards is an error).
-  virtual std::vector<Array> run(const std::vector<Array>& args) const = 0;
-  // The program it runs (as compiled: after jit's passes).
+  // Runs the program over `args` (one per program input; pending ones are evaluated first)
+  // and returns its outputs, evaluated. Arguments donated at compile time are consumed:
+  // their buffers move into the run (reading them afterwards is an error). An output that is
+  // a kept argument is that argument.
+  std::vector<Array> run(const std::vector<Array>& args) const;
+  // The run itself, over the table of buffers: `args` holds one buffer per program input;
+  // a donated argument's buffer may be overwritten when `args` holds its only reference.
+  // Returns one buffer per program output.
+  virtual Buffers run_buffers(Buffers args) const = 0;
+  // The program it runs (as compiled: after jit's passes) and which inputs are donated.
   virtual const Program& program() const = 0;
+  virtual const std::vector<bool>& donated() const = 0;
   // Planned memory of the values the program defines (arguments and constants excluded):
   // the peak with reuse, and the sum without.
   virtual int64_t peak_bytes() const = 0;
@@ -37,12 +47,10 @@ class Backend {
  public:
   virtual ~Backend() = default;
   virtual std::string_view name() const = 0;
-  // `donated[i]`: program input i may be overwritten (and is consumed by run).
+  // `donated[i]`: program input i may be overwritten (and is consumed by run). Eager ops
+  // come here too, as one-equation programs (core/backend/eager.h caches them).
   virtual std::shared_ptr<const Executable> compile(std::shared_ptr<const Program> program,
                                                     std::vector<bool> donated = {}) const = 0;
-  // Eager evaluation: computes pending node `n` (its inputs are evaluated) and stores its
-  // output buffers (Node::set_buffers).
-  virtual void run_node(Node& n) const = 0;
   // Device memory, and copies between it and the host.
   virtual std::shared_ptr<Buffer> allocate(size_t bytes) const = 0;
   virtual void copy_to_host(const Buffer& src, void* dst, size_t bytes) const = 0;

@@ -2,7 +2,9 @@
 // compiled program gives what eager evaluation gives, donation consumes arguments, memory
 // figures come from the compile-time plan, host copies round-trip.
 #include "core/backend/backend.h"
+#include "core/backend/eager.h"
 
+#include <cmath>
 #include <cstring>
 
 #include "core/ir/program.h"
@@ -49,6 +51,39 @@ TEST(BackendTest, DonatedArgumentIsConsumed) {
   auto plain = default_backend().compile(traced(f, {kept.aval()}));
   plain->run({kept});
   EXPECT_EQ(kept.to_vector<float>(), std::vector<float>(1000, 1.0f));
+}
+
+TEST(BackendTest, DonatedArgumentIsWrittenInPlace) {
+  auto f = [](const std::vector<Array>& x) { return std::vector<Array>{exp(x[0]) * 2.0}; };
+  Array a = ones({4096}) * 0.5;
+  eval(a);
+  const void* storage = a.raw_data();
+  auto exe = default_backend().compile(traced(f, {a.aval()}), {true});
+  std::vector<Array> out = exe->run({a});
+  EXPECT_EQ(out[0].raw_data(), storage);  // the run's table held the only reference
+  EXPECT_FLOAT_EQ(out[0].to_vector<float>()[7], 2.0f * std::exp(0.5f));
+  // A buffer the caller still holds elsewhere is not overwritten, even when donated.
+  Array b = ones({4096}) * 0.5;
+  std::shared_ptr<Buffer> held = b.buffer();
+  std::vector<Array> out2 = exe->run({b});
+  EXPECT_NE(out2[0].raw_data(), held->data());
+  EXPECT_EQ(static_cast<const float*>(held->data())[7], 0.5f);
+}
+
+TEST(BackendTest, EagerOpsCompileOncePerParametersAndShapes) {
+  Array x = ones({3, 5}) * 1.0;
+  eval(x);
+  // Shapes no other test in this process uses, so the counts are this test's own.
+  Array y = reshape(x, {5, 3}) + 1.0;
+  eval(y);
+  const size_t after_first = eager_cache_size();
+  for (int i = 0; i < 5; ++i) eval(reshape(x, {5, 3}) + 1.0);
+  EXPECT_EQ(eager_cache_size(), after_first);
+  eval(reshape(x, {15}));  // another parameter of the same primitive
+  EXPECT_EQ(eager_cache_size(), after_first + 1);
+  // The cached executables compute, with the right parameters each.
+  EXPECT_EQ(reshape(x, {15}).shape(), (Shape{15}));
+  EXPECT_EQ((reshape(x, {5, 3}) + 1.0).to_vector<float>(), std::vector<float>(15, 2.0f));
 }
 
 TEST(BackendTest, HostCopiesRoundTrip) {

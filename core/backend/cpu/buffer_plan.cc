@@ -31,6 +31,7 @@ BufferPlan plan_buffers(const Program& p, const std::vector<bool>& donated) {
   for (size_t i = 0; i < p.instrs.size(); ++i) {
     const Instr& instr = p.instrs[i];
     uint64_t reusable = reusable_inputs(p, plan, i, donated);
+    plan.reusable.push_back(reusable);
     std::vector<bool> taken(instr.in.size(), false);
     for (int o : instr.out) {
       int64_t b = bytes_of(p.avals[o]);

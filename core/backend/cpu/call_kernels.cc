@@ -1,6 +1,8 @@
 // CPU kernels of the call primitives: a custom_jvp_call or custom_vjp_call runs fun (or fwd,
 // when its outputs include fwd's residuals) and remat its body, through the executor with a
 // plan made once per primitive (run_body.h). checkpoint_name shares its input's buffer.
+#include <utility>
+
 #include "core/backend/cpu/kernel.h"
 #include "core/backend/cpu/run_body.h"
 #include "core/error.h"
@@ -11,14 +13,15 @@ namespace {
 
 void run(Call& c, size_t body) {
   const auto& p = c.params<CallPrimitive>();
-  std::vector<Array> ins;
-  for (int i = 0; i < c.num_inputs(); ++i) ins.push_back(c.input(i));
-  std::vector<Array> outs = run_body(p, body, ins);
+  Buffers ins;
+  ins.reserve(static_cast<size_t>(c.num_inputs()));
+  for (int i = 0; i < c.num_inputs(); ++i) ins.push_back(c.in_buffer(i));
+  Buffers outs = run_body(p, body, std::move(ins));
   if (outs.size() != p.out_avals().size()) {
     fail(p.name(), p.fn_name(), " returned ", outs.size(), " arrays, expected ",
          p.out_avals().size());
   }
-  for (size_t o = 0; o < outs.size(); ++o) c.set_output(static_cast<int>(o), outs[o].buffer());
+  for (size_t o = 0; o < outs.size(); ++o) c.set_output(static_cast<int>(o), std::move(outs[o]));
 }
 
 void custom_jvp_kernel(Call& c) { run(c, 0); }

@@ -5,7 +5,6 @@
 
 #include "core/backend/backend.h"
 #include "core/backend/cpu/executable.h"
-#include "core/backend/cpu/kernel.h"
 
 namespace graft::cpu {
 namespace {
@@ -17,10 +16,11 @@ class CpuExecutable : public Executable {
         donated_(std::move(donated)),
         plan_(plan_buffers(*program_, donated_)) {}
 
-  std::vector<Array> run(const std::vector<Array>& args) const override {
-    return execute(*program_, args, &plan_, donated_);
+  Buffers run_buffers(Buffers args) const override {
+    return execute(*program_, plan_, std::move(args));
   }
   const Program& program() const override { return *program_; }
+  const std::vector<bool>& donated() const override { return donated_; }
   int64_t peak_bytes() const override { return plan_.peak_bytes; }
   int64_t total_bytes() const override { return plan_.total_bytes; }
 
@@ -37,7 +37,6 @@ class CpuBackend : public Backend {
                                             std::vector<bool> donated) const override {
     return std::make_shared<const CpuExecutable>(std::move(p), std::move(donated));
   }
-  void run_node(Node& n) const override { run_kernel(n); }
   std::shared_ptr<Buffer> allocate(size_t bytes) const override { return Buffer::make(bytes); }
   void copy_to_host(const Buffer& src, void* dst, size_t bytes) const override {
     if (bytes) std::memcpy(dst, src.data(), bytes);

@@ -1,12 +1,14 @@
-// The CPU executor of a program (core/ir/program.h) and its buffer plan: values are freed
-// after their last use, and elementwise instructions compute in place into inputs that die
-// there or that the caller donated. jit runs its compiled programs through it, and the
-// control-flow kernels run their bodies through it (planned once per primitive).
+// The CPU executor of a program (core/ir/program.h) and its buffer plan: the instructions run
+// in order over a table of buffers (one slot per value), values are freed after their last
+// use, and elementwise instructions compute in place into inputs that die there or that the
+// caller donated. jit's executables, eager ops (one-equation programs) and the control-flow
+// kernels' bodies (planned once per primitive) all run through it.
 #pragma once
 
 #include <cstdint>
 #include <vector>
 
+#include "core/backend/backend.h"
 #include "core/ir/program.h"
 
 namespace graft {
@@ -18,11 +20,12 @@ namespace graft {
 // intermediate, or an argument the caller donated). Aliasing kernels (reshape...) are
 // counted as allocating, so the figures are an upper bound.
 struct BufferPlan {
-  std::vector<int> last_use;     // per value: last instruction reading it, -1 if none
-  std::vector<int> input_index;  // per value: its position in p.inputs, or -1
-  std::vector<bool> keep;        // per value: a program output or a constant (never reused)
-  int64_t peak_bytes = 0;        // max over the schedule of live bytes
-  int64_t total_bytes = 0;       // sum of every defined value's bytes (no freeing, no reuse)
+  std::vector<int> last_use;       // per value: last instruction reading it, -1 if none
+  std::vector<int> input_index;    // per value: its position in p.inputs, or -1
+  std::vector<bool> keep;          // per value: a program output or a constant (never reused)
+  std::vector<uint64_t> reusable;  // per instruction: reusable_inputs under the donation
+  int64_t peak_bytes = 0;          // max over the schedule of live bytes
+  int64_t total_bytes = 0;         // sum of every defined value's bytes (no freeing, no reuse)
 };
 BufferPlan plan_buffers(const Program& p, const std::vector<bool>& donated = {});
 
@@ -31,12 +34,9 @@ BufferPlan plan_buffers(const Program& p, const std::vector<bool>& donated = {})
 uint64_t reusable_inputs(const Program& p, const BufferPlan& plan, size_t i,
                          const std::vector<bool>& donated);
 
-// Binds the program's instructions on `args` (no tracing, no shape rules: the avals are the
-// program's) and evaluates the outputs. With a plan, elementwise instructions compute in
-// place into intermediates that die there and into arguments marked in `donated` (one flag
-// per argument); donated arguments are then marked unusable (Node::donated). Without a plan,
-// the instructions become a graph that eval runs.
-std::vector<Array> execute(const Program& p, const std::vector<Array>& args,
-                           const BufferPlan* plan = nullptr, const std::vector<bool>& donated = {});
+// Runs the program over `args` (one buffer per input) under `plan` and returns one buffer
+// per output: no Nodes, no shape rules (the avals are the program's). A donated argument's
+// buffer is written in place only when `args` holds its only reference.
+Buffers execute(const Program& p, const BufferPlan& plan, Buffers args);
 
 }  // namespace graft

@@ -6,16 +6,16 @@ namespace graft::cpu {
 
 void* Call::out_raw(int i) {
   for (int k = 0; !outputs_[i] && reusable_ != 0 && k < num_inputs(); ++k) {
-    if (!(reusable_ >> k & 1) || in_aval(k).shape != avals_[i].shape ||
-        in_aval(k).dtype != avals_[i].dtype)
+    if (!(reusable_ >> k & 1) || in_aval(k).shape != out_aval(i).shape ||
+        in_aval(k).dtype != out_aval(i).dtype)
       continue;
-    std::shared_ptr<Buffer>& b = inputs_[k].node()->buffers[inputs_[k].output_index()];
+    std::shared_ptr<Buffer>& b = *inputs_[k];
     if (b.use_count() != 1) continue;  // aliased (reshape, a held buffer()): not ours
     reusable_ &= ~(uint64_t{1} << k);
     outputs_[i] = b;
   }
   if (!outputs_[i]) {
-    const Aval& a = avals_[i];
+    const Aval& a = out_aval(i);
     const auto bytes = static_cast<size_t>(numel(a.shape) * dtype_size(a.dtype));
     try {
       outputs_[i] = Buffer::make(bytes);
@@ -55,20 +55,18 @@ bool runs_in_place(PrimitiveId p) {
   return primitive_facts(p).has(kInPlace);
 }
 
-void run_kernel(Node& n, uint64_t reusable_inputs) {
-  Kernel k = kernels()[static_cast<int>(n.primitive->id())];
-  if (k == nullptr) fail(n.primitive->name(), "has no CPU kernel");
-  for (const Array& in : n.inputs) {
-    if (in.node()->donated()) fail_donated();  // a pending consumer built before the donation
-  }
-  std::vector<std::shared_ptr<Buffer>> outputs(n.avals.size());
-  uint64_t reusable = runs_in_place(n.primitive->id()) ? reusable_inputs : 0;
-  Call call(*n.primitive, n.inputs, n.avals, outputs, reusable);
+Array Call::input(int i) const {
+  const Aval& a = in_aval(i);
+  return Array::from_buffer(in_buffer(i), a.shape, a.dtype, a.weak);
+}
+
+void run_kernel(const Primitive& p, Call& call) {
+  Kernel k = kernels()[static_cast<int>(p.id())];
+  if (k == nullptr) fail(p.name(), "has no CPU kernel");
   k(call);
-  for (size_t i = 0; i < outputs.size(); ++i) {
-    if (!outputs[i]) call.out_raw(static_cast<int>(i));  // zero-sized or untouched outputs
+  for (int i = 0; i < call.num_outputs(); ++i) {
+    if (!call.has_output(i)) call.out_raw(i);  // zero-sized or untouched outputs
   }
-  n.set_buffers(std::move(outputs));
 }
 
 }  // namespace graft::cpu

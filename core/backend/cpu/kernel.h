@@ -5,18 +5,26 @@
 #include <vector>
 
 #include "core/array.h"
+#include "core/backend/backend.h"
 #include "core/primitive.h"
 
 namespace graft::cpu {
 
-// What a kernel sees: its primitive (with parameters), evaluated inputs, output avals, and
-// the output buffers it must produce (allocate with out<T>(i), or share an input's with
-// alias()).
+// What a kernel sees: its primitive (with parameters), its input buffers with their avals,
+// the output avals, and the output buffers it must produce (allocate with out<T>(i), or share
+// an input's with alias()). The executor (executable.h) builds one per instruction over its
+// table of buffers; the pointers stay valid for the kernel's run.
 class Call {
  public:
-  Call(const Primitive& p, const std::vector<Array>& inputs, const std::vector<Aval>& avals,
-       std::vector<std::shared_ptr<Buffer>>& outputs, uint64_t reusable = 0)
-      : prim(p), inputs_(inputs), avals_(avals), outputs_(outputs), reusable_(reusable) {}
+  Call(const Primitive& p, std::shared_ptr<Buffer>* const* inputs, const Aval* const* in_avals,
+       int num_inputs, const Aval* const* out_avals, Buffers& outputs, uint64_t reusable = 0)
+      : prim(p),
+        inputs_(inputs),
+        in_avals_(in_avals),
+        out_avals_(out_avals),
+        num_inputs_(num_inputs),
+        outputs_(outputs),
+        reusable_(reusable) {}
 
   const Primitive& prim;
   template <typename P>
@@ -24,13 +32,13 @@ class Call {
     return static_cast<const P&>(prim);
   }
 
-  int num_inputs() const { return static_cast<int>(inputs_.size()); }
-  const Aval& in_aval(int i) const { return inputs_[i].aval(); }
-  const Array& input(int i) const { return inputs_[i]; }
-  const Aval& out_aval(int i = 0) const { return avals_[i]; }
-  const void* in_raw(int i) const {
-    return inputs_[i].node()->buffers[inputs_[i].output_index()]->data();
-  }
+  int num_inputs() const { return num_inputs_; }
+  const Aval& in_aval(int i) const { return *in_avals_[i]; }
+  const Aval& out_aval(int i = 0) const { return *out_avals_[i]; }
+  const std::shared_ptr<Buffer>& in_buffer(int i) const { return *inputs_[i]; }
+  // Input i as an (evaluated) array, for kernels that run programs or format values.
+  Array input(int i) const;
+  const void* in_raw(int i) const { return (*inputs_[i])->data(); }
   template <typename T>
   const T* in(int i) const {
     return static_cast<const T*>(in_raw(i));
@@ -42,15 +50,19 @@ class Call {
   T* out(int i = 0) {
     return static_cast<T*>(out_raw(i));
   }
-  // Output `o` is `buffer` (computed elsewhere, e.g. by a call primitive's function).
+  int num_outputs() const { return static_cast<int>(outputs_.size()); }
+  bool has_output(int o) const { return outputs_[o] != nullptr; }
+  // Output `o` is `buffer` (computed elsewhere, e.g. by a body's program).
   void set_output(int o, std::shared_ptr<Buffer> buffer) { outputs_[o] = std::move(buffer); }
   // Output `o` shares input `i`'s buffer (same bytes; e.g. reshape).
-  void alias(int o, int i) { outputs_[o] = inputs_[i].node()->buffers[inputs_[i].output_index()]; }
+  void alias(int o, int i) { outputs_[o] = *inputs_[i]; }
 
  private:
-  const std::vector<Array>& inputs_;
-  const std::vector<Aval>& avals_;
-  std::vector<std::shared_ptr<Buffer>>& outputs_;
+  std::shared_ptr<Buffer>* const* inputs_;
+  const Aval* const* in_avals_;
+  const Aval* const* out_avals_;
+  int num_inputs_;
+  Buffers& outputs_;
   uint64_t reusable_;
 };
 
@@ -78,10 +90,10 @@ const KernelTable& kernels();
 // where output element k depends only on input elements k.
 bool runs_in_place(PrimitiveId p);
 
-// Runs n's primitive on its (evaluated) inputs and stores n's output buffers. Bit k of
-// `reusable_inputs`: the executor allows the kernel to take over input k's buffer for an
-// output of the same aval (the input is donated, or this is its last use); elementwise
-// kernels then compute in place.
-void run_kernel(Node& n, uint64_t reusable_inputs = 0);
+// Runs primitive `p` on the buffers of `call` and fills every output (kernels that leave an
+// output untouched, e.g. zero-sized ones, get a fresh buffer). Bit k of `call`'s reusable
+// mask lets an elementwise kernel take over input k's buffer (donated, or dying here) when the
+// caller's table holds its only reference.
+void run_kernel(const Primitive& p, Call& call);
 
 }  // namespace graft::cpu

@@ -1,15 +1,20 @@
-// Runs a body of a primitive that holds programs (control flow, calls) on evaluated arrays
-// through the executor (executable.h), with a buffer plan made on first use and kept with the
-// primitive (ControlPrimitive::backend_data), so a loop plans its body once.
+// Runs a body of a primitive that holds programs (control flow, calls) through the executor
+// (executable.h), with a buffer plan made on first use and kept with the primitive
+// (ControlPrimitive::backend_data), so a loop plans its body once.
 #pragma once
 
 #include <cstddef>
-#include <vector>
 
+#include "core/backend/backend.h"
 #include "core/primitives/control.h"
 
 namespace graft::cpu {
 
-std::vector<Array> run_body(const ControlPrimitive& p, size_t i, const std::vector<Array>& args);
+// `args`: one buffer per body input; returns one per body output. Inputs from
+// `first_donated` on are the kernel's to give (a scan's carries and x slices, a while body's
+// carries): the body may compute in place into them when `args` holds their only reference.
+// A kernel passes the same `first_donated` for a body on every call (the plan is kept).
+Buffers run_body(const ControlPrimitive& p, size_t i, Buffers args,
+                 size_t first_donated = static_cast<size_t>(-1));
 
 }  // namespace graft::cpu

@@ -27,20 +27,19 @@ void check_count(const Primitive& p, const Buffers& outs, size_t n) {
   if (outs.size() != n) fail(p.name(), "body returned ", outs.size(), " arrays, expected ", n);
 }
 
+// Bytes of one row (one iteration's slice) of a stacked [length, ...] array.
+size_t row_bytes(const Aval& a, int64_t length) {
+  return length ? static_cast<size_t>(numel(a.shape) / length * dtype_size(a.dtype)) : 0;
+}
+
 void scan_kernel(Call& c) {
   const auto& p = c.params<ScanPrimitive>();
   const int nc = p.num_consts(), nk = p.num_carry(), nx = p.num_xs(), ny = p.num_ys();
   const Buffers consts = inputs(c, 0, nc);
   Buffers carry = inputs(c, nc, nc + nk);
   std::vector<size_t> x_bytes(nx), y_bytes(ny);
-  for (int j = 0; j < nx; ++j) {
-    const Aval& a = c.in_aval(nc + nk + j);
-    x_bytes[j] = p.length() ? static_cast<size_t>(numel(a.shape) / p.length() * dtype_size(a.dtype)) : 0;
-  }
-  for (int j = 0; j < ny; ++j) {
-    const Aval& a = c.out_aval(nk + j);
-    y_bytes[j] = p.length() ? static_cast<size_t>(numel(a.shape) / p.length() * dtype_size(a.dtype)) : 0;
-  }
+  for (int j = 0; j < nx; ++j) x_bytes[j] = row_bytes(c.in_aval(nc + nk + j), p.length());
+  for (int j = 0; j < ny; ++j) y_bytes[j] = row_bytes(c.out_aval(nk + j), p.length());
   for (int64_t step = 0; step < p.length(); ++step) {
     const int64_t i = p.reverse() ? p.length() - 1 - step : step;
     Buffers args;
@@ -60,7 +59,8 @@ void scan_kernel(Call& c) {
     check_count(p, outs, static_cast<size_t>(nk + ny));
     carry.assign(std::make_move_iterator(outs.begin()), std::make_move_iterator(outs.begin() + nk));
     for (int j = 0; j < ny; ++j) {
-      if (y_bytes[j]) std::memcpy(c.out<char>(nk + j) + i * y_bytes[j], outs[nk + j]->data(), y_bytes[j]);
+      if (y_bytes[j] == 0) continue;
+      std::memcpy(c.out<char>(nk + j) + i * y_bytes[j], outs[nk + j]->data(), y_bytes[j]);
     }
   }
   for (int k = 0; k < nk; ++k) c.set_output(k, std::move(carry[k]));

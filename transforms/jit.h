@@ -53,7 +53,8 @@ namespace graft {
 struct JitOptions {
   std::vector<int> static_argnums;
   // Arguments (all leaves of each) whose buffers the call may reuse for outputs; afterwards
-  // they can no longer be used (an error says so). Like jax.jit's donate_argnums.
+  // they can no longer be used (an error says so). Like jax.jit's donate_argnums. A call
+  // that throws gives back every donated argument it had not written yet.
   std::vector<int> donate_argnums;
   size_t cache_size = 64;
   bool explain_misses = false;  // also on with GRAFT_JIT_EXPLAIN=1

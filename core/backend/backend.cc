@@ -16,6 +16,18 @@ std::atomic<Backend*>& slot() {
 
 }  // namespace
 
+Executable::Executable(std::shared_ptr<const Program> program, std::vector<bool> donated)
+    : program_(std::move(program)), donated_(std::move(donated)) {
+  const Program& p = *program_;
+  for (int v : p.outputs) {
+    int kept = -1;
+    for (size_t j = 0; j < p.inputs.size() && kept < 0; ++j) {
+      if (p.inputs[j] == v && (j >= donated_.size() || !donated_[j])) kept = static_cast<int>(j);
+    }
+    kept_argument_.push_back(kept);
+  }
+}
+
 std::vector<Array> Executable::run(const std::vector<Array>& args) const {
   const Program& p = program();
   const std::vector<bool>& give = donated();
@@ -32,21 +44,34 @@ std::vector<Array> Executable::run(const std::vector<Array>& args) const {
   for (const Array& a : args) buffers.push_back(a.buffer());
   // A donated argument's buffer moves into the run: the table then holds its only reference
   // (unless the caller kept one, e.g. through buffer()), so the program may write into it.
+  // One output of a multi-output node (an eager scan's carry, top_k's values) is not taken:
+  // its siblings would go with it. It keeps its value and is only read.
+  std::vector<bool> dropped(args.size());
   for (size_t j = 0; j < args.size() && j < give.size(); ++j) {
-    if (give[j]) args[j].node()->drop_buffers();
+    if (give[j] && args[j].node()->buffers.size() == 1) {
+      args[j].node()->drop_buffers();
+      dropped[j] = true;
+    }
   }
-  Buffers outs = run_buffers(std::move(buffers));
+  Buffers outs;
+  try {
+    outs = run_buffers(buffers);
+  } catch (...) {
+    // Nothing is lost to a failed run: a donated argument it did not write gets its buffer
+    // back.
+    for (size_t j = 0; j < args.size(); ++j) {
+      if (dropped[j] && buffers[j]) args[j].node()->set_buffers({std::move(buffers[j])});
+    }
+    throw;
+  }
   std::vector<Array> result;
   result.reserve(outs.size());
   for (size_t k = 0; k < outs.size(); ++k) {
-    const int v = p.outputs[k];
-    size_t j = 0;
-    while (j < p.inputs.size() && p.inputs[j] != v) ++j;
-    if (j < p.inputs.size() && (j >= give.size() || !give[j])) {
-      result.push_back(args[j]);
+    if (kept_argument_[k] >= 0) {
+      result.push_back(args[kept_argument_[k]]);
       continue;
     }
-    const Aval& a = p.avals[v];
+    const Aval& a = p.avals[p.outputs[k]];
     result.push_back(Array::from_buffer(std::move(outs[k]), a.shape, a.dtype, a.weak));
   }
   return result;

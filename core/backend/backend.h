@@ -28,19 +28,32 @@ class Executable {
   // Runs the program over `args` (one per program input; pending ones are evaluated first)
   // and returns its outputs, evaluated. Arguments donated at compile time are consumed:
   // their buffers move into the run (reading them afterwards is an error). An output that is
-  // a kept argument is that argument.
+  // a kept argument is that argument. If the run throws (a failed allocation, say), every
+  // donated argument the run had not yet written is readable again, with its old value; one
+  // it wrote in place stays consumed.
   std::vector<Array> run(const std::vector<Array>& args) const;
-  // The run itself, over the table of buffers: `args` holds one buffer per program input;
-  // a donated argument's buffer may be overwritten when `args` holds its only reference.
-  // Returns one buffer per program output.
-  virtual Buffers run_buffers(Buffers args) const = 0;
+  // The run itself, over the table of buffers: `args` holds one buffer per program input
+  // and is moved from; a donated argument's buffer may be overwritten when `args` holds its
+  // only reference. Returns one buffer per program output. If it throws, `args[i]` holds
+  // again each argument buffer it had not written (null for one it wrote in place).
+  virtual Buffers run_buffers(Buffers& args) const = 0;
   // The program it runs (as compiled: after jit's passes) and which inputs are donated.
-  virtual const Program& program() const = 0;
-  virtual const std::vector<bool>& donated() const = 0;
+  const Program& program() const { return *program_; }
+  const std::vector<bool>& donated() const { return donated_; }
   // Planned memory of the values the program defines (arguments and constants excluded):
   // the peak with reuse, and the sum without.
   virtual int64_t peak_bytes() const = 0;
   virtual int64_t total_bytes() const = 0;
+
+ protected:
+  Executable(std::shared_ptr<const Program> program, std::vector<bool> donated);
+
+ private:
+  std::shared_ptr<const Program> program_;
+  std::vector<bool> donated_;
+  // Per output: the program input it is when that input is kept (not donated), else -1;
+  // worked out once here, not on every call.
+  std::vector<int> kept_argument_;
 };
 
 class Backend {

@@ -104,7 +104,7 @@ void run_eager(const Backend& backend, Node& n) {
     args.push_back(in.node()->buffers[in.output_index()]);
   }
   std::shared_ptr<const Executable> exe = executable_for(backend, n);
-  n.set_buffers(exe->run_buffers(std::move(args)));
+  n.set_buffers(exe->run_buffers(args));
 }
 
 size_t eager_cache_size() {

@@ -9,6 +9,8 @@
 
 #include "core/ir/program.h"
 #include "core/ops.h"
+#include "transforms/control_flow.h"
+#include "transforms/jit.h"
 #include "gtest/gtest.h"
 
 namespace graft {
@@ -68,6 +70,54 @@ TEST(BackendTest, DonatedArgumentIsWrittenInPlace) {
   std::vector<Array> out2 = exe->run({b});
   EXPECT_NE(out2[0].raw_data(), held->data());
   EXPECT_EQ(static_cast<const float*>(held->data())[7], 0.5f);
+}
+
+// 2^48 f32 = 1 PiB: a valid shape whose allocation fails on x86-64 (see overflow_test).
+constexpr int64_t kPiBFloats = int64_t{1} << 48;
+
+TEST(BackendTest, DonatedArgumentSurvivesARunThatFails) {
+  // The failing allocation comes before anything writes into x: x keeps its value.
+  auto f = [](const std::vector<Array>& x) {
+    Array huge = broadcast_to(sum(x[0]), {kPiBFloats});
+    return std::vector<Array>{x[0] * 2.0 + sum(huge)};
+  };
+  Array a = ones({1000}) * 1.5;
+  eval(a);
+  auto exe = default_backend().compile(traced(f, {a.aval()}), {true});
+  EXPECT_THROW(exe->run({a}), AllocError);
+  EXPECT_EQ(a.to_vector<float>(), std::vector<float>(1000, 1.5f));
+  EXPECT_EQ((a + 1.0).to_vector<float>(), std::vector<float>(1000, 2.5f));
+  // Through jit's donate_argnums as a training step would use it.
+  auto step = jit([](const Array& p) { return p * 2.0 + sum(broadcast_to(sum(p), {kPiBFloats})); },
+                  {.donate_argnums = {0}});
+  EXPECT_THROW(step(a), AllocError);
+  EXPECT_EQ(a.to_vector<float>(), std::vector<float>(1000, 1.5f));
+}
+
+TEST(BackendTest, DonatedArgumentWrittenBeforeAFailureStaysConsumed) {
+  // exp(x) * 2 is computed into x's buffer; the failure comes after: x's old value is gone,
+  // and reading x says so rather than giving the overwritten bytes.
+  auto f = [](const std::vector<Array>& x) {
+    Array y = exp(x[0]) * 2.0;
+    return std::vector<Array>{y + sum(broadcast_to(sum(y), {kPiBFloats}))};
+  };
+  Array a = ones({4096}) * 0.5;
+  eval(a);
+  auto exe = default_backend().compile(traced(f, {a.aval()}), {true});
+  EXPECT_THROW(exe->run({a}), AllocError);
+  EXPECT_THROW(a.to_vector<float>(), Error);
+}
+
+TEST(BackendTest, DonatingOneOutputOfAMultiOutputNodeKeepsItsSiblings) {
+  // An eager scan is one node with two outputs (carry, ys): donating the carry must not
+  // take the ys with it. The carry is then only read (it keeps its value).
+  auto body = [](const Array& c, const Array& x) { return std::pair{c + x, c * x}; };
+  auto [carry, ys] = scan(body, ones({3}) * 1.0, ones({4, 3}) * 2.0);
+  eval(carry, ys);
+  auto step = jit([](const Array& c) { return c * 10.0; }, {.donate_argnums = {0}});
+  EXPECT_EQ(step(carry).to_vector<float>(), std::vector<float>(3, 90.0f));
+  EXPECT_EQ(ys.to_vector<float>()[0], 2.0f);
+  EXPECT_EQ(carry.to_vector<float>(), std::vector<float>(3, 9.0f));
 }
 
 TEST(BackendTest, EagerOpsCompileOncePerParametersAndShapes) {

@@ -11,22 +11,14 @@ namespace {
 
 class CpuExecutable : public Executable {
  public:
-  CpuExecutable(std::shared_ptr<const Program> p, std::vector<bool> donated)
-      : program_(std::move(p)),
-        donated_(std::move(donated)),
-        plan_(plan_buffers(*program_, donated_)) {}
+  CpuExecutable(std::shared_ptr<const Program> p, std::vector<bool> donate)
+      : Executable(std::move(p), std::move(donate)), plan_(plan_buffers(program(), donated())) {}
 
-  Buffers run_buffers(Buffers args) const override {
-    return execute(*program_, plan_, std::move(args));
-  }
-  const Program& program() const override { return *program_; }
-  const std::vector<bool>& donated() const override { return donated_; }
+  Buffers run_buffers(Buffers& args) const override { return execute(program(), plan_, args); }
   int64_t peak_bytes() const override { return plan_.peak_bytes; }
   int64_t total_bytes() const override { return plan_.total_bytes; }
 
  private:
-  std::shared_ptr<const Program> program_;
-  std::vector<bool> donated_;
   BufferPlan plan_;
 };
 

@@ -6,8 +6,28 @@
 #include "core/error.h"
 
 namespace graft {
+namespace {
 
-Buffers execute(const Program& p, const BufferPlan& plan, Buffers args) {
+bool taken_by(const Buffers& outs, const std::shared_ptr<Buffer>& b) {
+  for (const std::shared_ptr<Buffer>& o : outs) {
+    if (o && o == b) return true;
+  }
+  return false;
+}
+
+// After a kernel threw: each argument buffer still in the table that the failed kernel did
+// not take over goes back to `args`; one written in place (gone from the table, or taken by
+// the failed kernel) is null.
+void give_back(const Program& p, Buffers& env, const Buffers& partial, Buffers& args) {
+  for (size_t j = 0; j < p.inputs.size(); ++j) {
+    std::shared_ptr<Buffer>& b = env[p.inputs[j]];
+    args[j] = taken_by(partial, b) ? nullptr : std::move(b);
+  }
+}
+
+}  // namespace
+
+Buffers execute(const Program& p, const BufferPlan& plan, Buffers& args) {
   if (args.size() != p.inputs.size()) {
     fail("jit", "program takes ", p.inputs.size(), " arrays, got ", args.size());
   }
@@ -34,9 +54,18 @@ Buffers execute(const Program& p, const BufferPlan& plan, Buffers args) {
     Buffers outs(instr.out.size());
     cpu::Call call(*instr.prim, in.data(), in_avals.data(), static_cast<int>(in.size()),
                    out_avals.data(), outs, plan.reusable[i]);
-    cpu::run_kernel(*instr.prim, call);
+    try {
+      cpu::run_kernel(*instr.prim, call);
+    } catch (...) {
+      give_back(p, env, outs, args);
+      throw;
+    }
     for (int v : instr.in) {
-      if (plan.last_use[v] == static_cast<int>(i) && !plan.keep[v]) env[v].reset();
+      if (plan.last_use[v] != static_cast<int>(i) || plan.keep[v]) continue;
+      // An argument stays until the run ends (to be given back if a later kernel throws),
+      // unless this instruction took it over (in place, or aliased by a reshape).
+      if (plan.input_index[v] >= 0 && !taken_by(outs, env[v])) continue;
+      env[v].reset();
     }
     for (size_t k = 0; k < instr.out.size(); ++k) {
       const int v = instr.out[k];

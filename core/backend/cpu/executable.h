@@ -34,9 +34,12 @@ BufferPlan plan_buffers(const Program& p, const std::vector<bool>& donated = {})
 uint64_t reusable_inputs(const Program& p, const BufferPlan& plan, size_t i,
                          const std::vector<bool>& donated);
 
-// Runs the program over `args` (one buffer per input) under `plan` and returns one buffer
-// per output: no Nodes, no shape rules (the avals are the program's). A donated argument's
-// buffer is written in place only when `args` holds its only reference.
-Buffers execute(const Program& p, const BufferPlan& plan, Buffers args);
+// Runs the program over `args` (one buffer per input, moved from) under `plan` and returns
+// one buffer per output: no Nodes, no shape rules (the avals are the program's). A donated
+// argument's buffer is written in place only when `args` holds its only reference. An
+// argument's buffer stays in the table until the end of the run unless an instruction took
+// it over, so that when a kernel throws, `args` gets back every argument buffer not written
+// (Executable::run_buffers' contract).
+Buffers execute(const Program& p, const BufferPlan& plan, Buffers& args);
 
 }  // namespace graft

@@ -18,7 +18,7 @@ Buffers run_body(const ControlPrimitive& p, size_t i, Buffers args, size_t first
   if (args.size() != body.inputs.size()) {
     fail(p.name(), "body ", i, " takes ", body.inputs.size(), " arrays, got ", args.size());
   }
-  return execute(body, *plan, std::move(args));
+  return execute(body, *plan, args);
 }
 
 }  // namespace graft::cpu

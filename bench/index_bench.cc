@@ -72,7 +72,7 @@ int main() {
   std::memset(outs[0]->data(), 0, static_cast<size_t>(bytes));
   cpu::Kernel kernel = cpu::kernels()[static_cast<int>(PrimitiveId::kGather)];
   double gather_warm = time_ms(reps, [&] {
-    cpu::Call call(prim, inputs, in_avals, 2, out_avals, outs);
+    cpu::Call call(prim, inputs, in_avals, 2, out_avals, outs.data(), 1);
     kernel(call);
   });
   auto gbs = [&](double ms) { return bytes / (ms * 1e-3) / 1e9; };

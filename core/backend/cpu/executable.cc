@@ -1,5 +1,7 @@
 #include "core/backend/cpu/executable.h"
 
+#include <absl/container/inlined_vector.h>
+
 #include <utility>
 
 #include "core/backend/cpu/kernel.h"
@@ -8,7 +10,13 @@
 namespace graft {
 namespace {
 
-bool taken_by(const Buffers& outs, const std::shared_ptr<Buffer>& b) {
+// Per-instruction scratch: kept on the stack for the common arities (no heap allocation per
+// instruction; eager ops are one-instruction runs, so this is on their hot path).
+template <typename T>
+using Small = absl::InlinedVector<T, 6>;
+using OutSlots = Small<std::shared_ptr<Buffer>>;
+
+bool taken_by(const OutSlots& outs, const std::shared_ptr<Buffer>& b) {
   for (const std::shared_ptr<Buffer>& o : outs) {
     if (o && o == b) return true;
   }
@@ -18,11 +26,46 @@ bool taken_by(const Buffers& outs, const std::shared_ptr<Buffer>& b) {
 // After a kernel threw: each argument buffer still in the table that the failed kernel did
 // not take over goes back to `args`; one written in place (gone from the table, or taken by
 // the failed kernel) is null.
-void give_back(const Program& p, Buffers& env, const Buffers& partial, Buffers& args) {
+void give_back(const Program& p, Buffers& env, const OutSlots& partial, Buffers& args) {
   for (size_t j = 0; j < p.inputs.size(); ++j) {
     std::shared_ptr<Buffer>& b = env[p.inputs[j]];
     args[j] = taken_by(partial, b) ? nullptr : std::move(b);
   }
+}
+
+// Runs `instr` over the slots `in` point at, into `outs` (resized to its outputs).
+void run_instr(const Program& p, const Instr& instr, uint64_t reusable,
+               Small<std::shared_ptr<Buffer>*>& in, OutSlots& outs) {
+  Small<const Aval*> in_avals, out_avals;
+  for (int v : instr.in) in_avals.push_back(&p.avals[v]);
+  for (int v : instr.out) out_avals.push_back(&p.avals[v]);
+  outs.assign(instr.out.size(), nullptr);
+  cpu::Call call(*instr.prim, in.data(), in_avals.data(), static_cast<int>(in.size()),
+                 out_avals.data(), outs.data(), static_cast<int>(outs.size()), reusable);
+  cpu::run_kernel(*instr.prim, call);
+}
+
+// A program that is one instruction over its inputs in order, giving its outputs in order
+// (an eager op): the kernel reads `args` and writes the result, with no table of values.
+bool is_one_instruction(const Program& p) {
+  if (p.instrs.size() != 1 || !p.constants.empty()) return false;
+  const Instr& instr = p.instrs[0];
+  return instr.in == p.inputs && instr.out == p.outputs;
+}
+
+Buffers execute_one(const Program& p, const BufferPlan& plan, Buffers& args) {
+  Small<std::shared_ptr<Buffer>*> in;
+  for (std::shared_ptr<Buffer>& a : args) in.push_back(&a);
+  OutSlots outs;
+  try {
+    run_instr(p, p.instrs[0], plan.reusable[0], in, outs);
+  } catch (...) {
+    for (std::shared_ptr<Buffer>& a : args) {
+      if (taken_by(outs, a)) a = nullptr;  // written in place (donated) before the throw
+    }
+    throw;
+  }
+  return Buffers(std::make_move_iterator(outs.begin()), std::make_move_iterator(outs.end()));
 }
 
 }  // namespace
@@ -31,31 +74,22 @@ Buffers execute(const Program& p, const BufferPlan& plan, Buffers& args) {
   if (args.size() != p.inputs.size()) {
     fail("jit", "program takes ", p.inputs.size(), " arrays, got ", args.size());
   }
+  if (is_one_instruction(p)) return execute_one(p, plan, args);
   Buffers env(p.avals.size());
   for (size_t i = 0; i < args.size(); ++i) env[p.inputs[i]] = std::move(args[i]);
   for (size_t i = 0; i < p.constants.size(); ++i) {
     env[p.constants[i]] = p.constant_values[i].buffer();  // evaluated when the program was made
   }
-  // Scratch reused by every instruction: the kernel's view of its slots.
-  std::vector<std::shared_ptr<Buffer>*> in;
-  std::vector<const Aval*> in_avals, out_avals;
+  Small<std::shared_ptr<Buffer>*> in;
+  OutSlots outs;
   // In program order: the order liveness was computed in, so an in-place write happens only
   // after every other reader ran.
   for (size_t i = 0; i < p.instrs.size(); ++i) {
     const Instr& instr = p.instrs[i];
     in.clear();
-    in_avals.clear();
-    out_avals.clear();
-    for (int v : instr.in) {
-      in.push_back(&env[v]);
-      in_avals.push_back(&p.avals[v]);
-    }
-    for (int v : instr.out) out_avals.push_back(&p.avals[v]);
-    Buffers outs(instr.out.size());
-    cpu::Call call(*instr.prim, in.data(), in_avals.data(), static_cast<int>(in.size()),
-                   out_avals.data(), outs, plan.reusable[i]);
+    for (int v : instr.in) in.push_back(&env[v]);
     try {
-      cpu::run_kernel(*instr.prim, call);
+      run_instr(p, instr, plan.reusable[i], in, outs);
     } catch (...) {
       give_back(p, env, outs, args);
       throw;

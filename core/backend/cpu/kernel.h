@@ -16,13 +16,16 @@ namespace graft::cpu {
 // table of buffers; the pointers stay valid for the kernel's run.
 class Call {
  public:
+  // `outputs`: one (null) slot per output, num_outputs of them (out_avals holds as many).
   Call(const Primitive& p, std::shared_ptr<Buffer>* const* inputs, const Aval* const* in_avals,
-       int num_inputs, const Aval* const* out_avals, Buffers& outputs, uint64_t reusable = 0)
+       int num_inputs, const Aval* const* out_avals, std::shared_ptr<Buffer>* outputs,
+       int num_outputs, uint64_t reusable = 0)
       : prim(p),
         inputs_(inputs),
         in_avals_(in_avals),
         out_avals_(out_avals),
         num_inputs_(num_inputs),
+        num_outputs_(num_outputs),
         outputs_(outputs),
         reusable_(reusable) {}
 
@@ -50,7 +53,7 @@ class Call {
   T* out(int i = 0) {
     return static_cast<T*>(out_raw(i));
   }
-  int num_outputs() const { return static_cast<int>(outputs_.size()); }
+  int num_outputs() const { return num_outputs_; }
   bool has_output(int o) const { return outputs_[o] != nullptr; }
   // Output `o` is `buffer` (computed elsewhere, e.g. by a body's program).
   void set_output(int o, std::shared_ptr<Buffer> buffer) { outputs_[o] = std::move(buffer); }
@@ -62,7 +65,8 @@ class Call {
   const Aval* const* in_avals_;
   const Aval* const* out_avals_;
   int num_inputs_;
-  Buffers& outputs_;
+  int num_outputs_;
+  std::shared_ptr<Buffer>* outputs_;
   uint64_t reusable_;
 };
 

@@ -37,6 +37,11 @@ class Executable {
   // only reference. Returns one buffer per program output. If it throws, `args[i]` holds
   // again each argument buffer it had not written (null for one it wrote in place).
   virtual Buffers run_buffers(Buffers& args) const = 0;
+  // The same run reading its arguments where they are: `args[i]` points at input i's buffer,
+  // which is neither moved nor written (for programs without donated inputs: eager ops read
+  // their producers' buffers this way, with no references changing hands). Writes one buffer
+  // per output into `outputs`. A backend may override it to skip the table's copies.
+  virtual void run_reading(std::shared_ptr<Buffer>* const* args, Buffers& outputs) const;
   // The program it runs (as compiled: after jit's passes) and which inputs are donated.
   const Program& program() const { return *program_; }
   const std::vector<bool>& donated() const { return donated_; }

@@ -1,5 +1,7 @@
 #include "core/backend/eager.h"
 
+#include <absl/container/inlined_vector.h>
+
 #include <memory>
 #include <shared_mutex>
 #include <unordered_map>
@@ -38,12 +40,14 @@ bool matches(const Entry& e, const Primitive& p, const std::vector<Array>& input
   return true;
 }
 
-// Bounded: a program that keeps making new shapes clears it now and then rather than growing.
+// Bounded: past this many entries new (primitive, avals) pairs compile per call rather than
+// growing the cache. Entries are never removed, so a reader may keep a plain pointer to one
+// without holding the lock (the per-thread front cache below relies on that).
 constexpr size_t kMaxEntries = 4096;
 
 struct Cache {
   std::shared_mutex mu;
-  std::unordered_multimap<size_t, Entry> map;
+  std::unordered_multimap<size_t, Entry> map;  // node-based: entries never move
 };
 Cache& cache() {
   static Cache* c = new Cache();  // never destroyed: static arrays may evaluate at exit
@@ -73,38 +77,64 @@ std::shared_ptr<const Executable> compile_one(const Backend& backend, const Node
 // compiled per node, not kept here.
 bool cacheable(const Primitive& p) { return p.sub_programs().empty() && !p.has_side_effects(); }
 
-std::shared_ptr<const Executable> executable_for(const Backend& backend, const Node& n) {
+// A direct-mapped cache per thread in front of the shared one: the common case (the same
+// few ops on the same shapes, over and over) takes no lock and no reference count. Plain
+// pointers to immortal entries, so it needs no destructor at thread exit.
+struct FrontSlot {
+  size_t hash;
+  const Entry* entry;
+};
+constexpr size_t kFrontSlots = 256;
+thread_local FrontSlot front[kFrontSlots];
+
+const Entry* shared_lookup(const Backend& backend, const Node& n, size_t h) {
   const Primitive& p = *n.primitive;
-  if (!cacheable(p)) return compile_one(backend, n);
   Cache& c = cache();
-  const size_t h = key_hash(p, n.inputs);
   {
     std::shared_lock<std::shared_mutex> lock(c.mu);
     auto [b, e] = c.map.equal_range(h);
     for (auto it = b; it != e; ++it) {
-      if (matches(it->second, p, n.inputs)) return it->second.exe;
+      if (matches(it->second, p, n.inputs)) return &it->second;
     }
+    if (c.map.size() >= kMaxEntries) return nullptr;
   }
   Entry entry{compile_one(backend, n), {}};
   for (const Array& a : n.inputs) entry.in.push_back(a.aval());
   std::unique_lock<std::shared_mutex> lock(c.mu);
-  if (c.map.size() >= kMaxEntries) c.map.clear();
-  auto exe = entry.exe;
-  c.map.emplace(h, std::move(entry));
-  return exe;
+  if (c.map.size() >= kMaxEntries) return nullptr;
+  return &c.map.emplace(h, std::move(entry))->second;
+}
+
+// The cached executable for `n`, or null when `n` must be compiled for itself.
+const Executable* cached_executable(const Backend& backend, const Node& n) {
+  if (!cacheable(*n.primitive)) return nullptr;
+  const size_t h = key_hash(*n.primitive, n.inputs);
+  FrontSlot& slot = front[h % kFrontSlots];
+  if (slot.entry != nullptr && slot.hash == h && matches(*slot.entry, *n.primitive, n.inputs)) {
+    return slot.entry->exe.get();
+  }
+  const Entry* e = shared_lookup(backend, n, h);
+  if (e == nullptr) return nullptr;
+  slot = {h, e};
+  return e->exe.get();
 }
 
 }  // namespace
 
 void run_eager(const Backend& backend, Node& n) {
-  Buffers args;
-  args.reserve(n.inputs.size());
+  absl::InlinedVector<std::shared_ptr<Buffer>*, 6> args;
   for (const Array& in : n.inputs) {
-    if (in.node()->donated()) fail_donated();  // a pending consumer built before the donation
-    args.push_back(in.node()->buffers[in.output_index()]);
+    Node& producer = *in.node();
+    if (producer.donated()) fail_donated();  // a pending consumer built before the donation
+    args.push_back(&producer.buffers[in.output_index()]);
   }
-  std::shared_ptr<const Executable> exe = executable_for(backend, n);
-  n.set_buffers(exe->run_buffers(args));
+  Buffers outputs;
+  if (const Executable* exe = cached_executable(backend, n)) {
+    exe->run_reading(args.data(), outputs);
+  } else {
+    compile_one(backend, n)->run_reading(args.data(), outputs);
+  }
+  n.set_buffers(std::move(outputs));
 }
 
 size_t eager_cache_size() {

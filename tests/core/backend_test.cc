@@ -5,7 +5,9 @@
 #include "core/backend/eager.h"
 
 #include <cmath>
+#include <atomic>
 #include <cstring>
+#include <thread>
 
 #include "core/ir/program.h"
 #include "core/ops.h"
@@ -134,6 +136,39 @@ TEST(BackendTest, EagerOpsCompileOncePerParametersAndShapes) {
   // The cached executables compute, with the right parameters each.
   EXPECT_EQ(reshape(x, {15}).shape(), (Shape{15}));
   EXPECT_EQ((reshape(x, {5, 3}) + 1.0).to_vector<float>(), std::vector<float>(15, 2.0f));
+}
+
+TEST(BackendTest, EagerOpsPastTheCacheBoundStillCompute) {
+  // More distinct (primitive, avals) pairs than the cache keeps: the ones past the bound
+  // compile per call, and every result is still right.
+  for (int64_t k = 1; k <= 4200; ++k) {
+    Array x = full({k}, 2.0);
+    std::vector<float> got = (x * 3.0).to_vector<float>();
+    ASSERT_EQ(got.size(), static_cast<size_t>(k));
+    ASSERT_EQ(got.back(), 6.0f) << k;
+  }
+  EXPECT_LE(eager_cache_size(), 4096u);
+}
+
+TEST(BackendTest, EagerOpsFromManyThreadsShareTheCache) {
+  Array x = full({7}, 1.0);
+  eval(x + 1.0);
+  const size_t before = eager_cache_size();
+  std::vector<std::thread> threads;
+  std::atomic<int> wrong{0};
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < 200; ++i) {
+        if ((x + 1.0).to_vector<float>() != std::vector<float>(7, 2.0f)) ++wrong;
+        if ((x * static_cast<double>(t)).to_vector<float>()[0] != static_cast<float>(t)) ++wrong;
+      }
+    });
+  }
+  for (std::thread& th : threads) th.join();
+  EXPECT_EQ(wrong.load(), 0);
+  // x + 1 was cached before; x * t adds one entry for the multiply (and the scalar's fill),
+  // not one per thread or per call.
+  EXPECT_LE(eager_cache_size(), before + 4);
 }
 
 TEST(BackendTest, HostCopiesRoundTrip) {

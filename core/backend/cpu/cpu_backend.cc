@@ -12,14 +12,26 @@ namespace {
 class CpuExecutable : public Executable {
  public:
   CpuExecutable(std::shared_ptr<const Program> p, std::vector<bool> donate)
-      : Executable(std::move(p), std::move(donate)), plan_(plan_buffers(program(), donated())) {}
+      : Executable(std::move(p), std::move(donate)),
+        plan_(plan_buffers(program(), donated())),
+        one_instruction_(is_one_instruction(program())),
+        avals_(program(), program().instrs.empty() ? Instr{} : program().instrs[0]) {}
 
   Buffers run_buffers(Buffers& args) const override { return execute(program(), plan_, args); }
+  void run_reading(std::shared_ptr<Buffer>* const* args, Buffers& outputs) const override {
+    if (one_instruction_) {
+      execute_one_reading(program().instrs[0], avals_, args, outputs);
+    } else {
+      Executable::run_reading(args, outputs);
+    }
+  }
   int64_t peak_bytes() const override { return plan_.peak_bytes; }
   int64_t total_bytes() const override { return plan_.total_bytes; }
 
  private:
   BufferPlan plan_;
+  bool one_instruction_;  // an eager op: runs over its arguments' slots, with no table
+  InstrAvals avals_;      // of instruction 0, for one_instruction_
 };
 
 class CpuBackend : public Backend {

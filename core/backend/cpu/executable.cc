@@ -8,6 +8,13 @@
 #include "core/error.h"
 
 namespace graft {
+
+bool is_one_instruction(const Program& p) {
+  if (p.instrs.size() != 1 || !p.constants.empty()) return false;
+  const Instr& instr = p.instrs[0];
+  return instr.in == p.inputs && instr.out == p.outputs;
+}
+
 namespace {
 
 // Per-instruction scratch: kept on the stack for the common arities (no heap allocation per
@@ -45,14 +52,6 @@ void run_instr(const Program& p, const Instr& instr, uint64_t reusable,
   cpu::run_kernel(*instr.prim, call);
 }
 
-// A program that is one instruction over its inputs in order, giving its outputs in order
-// (an eager op): the kernel reads `args` and writes the result, with no table of values.
-bool is_one_instruction(const Program& p) {
-  if (p.instrs.size() != 1 || !p.constants.empty()) return false;
-  const Instr& instr = p.instrs[0];
-  return instr.in == p.inputs && instr.out == p.outputs;
-}
-
 Buffers execute_one(const Program& p, const BufferPlan& plan, Buffers& args) {
   Small<std::shared_ptr<Buffer>*> in;
   for (std::shared_ptr<Buffer>& a : args) in.push_back(&a);
@@ -69,6 +68,19 @@ Buffers execute_one(const Program& p, const BufferPlan& plan, Buffers& args) {
 }
 
 }  // namespace
+
+InstrAvals::InstrAvals(const Program& p, const Instr& instr) {
+  for (int v : instr.in) in.push_back(&p.avals[v]);
+  for (int v : instr.out) out.push_back(&p.avals[v]);
+}
+
+void execute_one_reading(const Instr& instr, const InstrAvals& avals,
+                         std::shared_ptr<Buffer>* const* args, Buffers& outputs) {
+  outputs.assign(avals.out.size(), nullptr);
+  cpu::Call call(*instr.prim, args, avals.in.data(), static_cast<int>(avals.in.size()),
+                 avals.out.data(), outputs.data(), static_cast<int>(outputs.size()));
+  cpu::run_kernel(*instr.prim, call);
+}
 
 Buffers execute(const Program& p, const BufferPlan& plan, Buffers& args) {
   if (args.size() != p.inputs.size()) {

@@ -42,4 +42,18 @@ uint64_t reusable_inputs(const Program& p, const BufferPlan& plan, size_t i,
 // (Executable::run_buffers' contract).
 Buffers execute(const Program& p, const BufferPlan& plan, Buffers& args);
 
+// A program that is one instruction over its inputs in order, giving its outputs in order
+// (an eager op): it can run with no table of values.
+bool is_one_instruction(const Program& p);
+// The avals of one instruction's operands, as its kernel's Call takes them (worked out once
+// per executable for eager ops, not per call).
+struct InstrAvals {
+  InstrAvals(const Program& p, const Instr& instr);
+  std::vector<const Aval*> in, out;
+};
+// Runs such a program's instruction: its kernel reads the buffers `args` point at, which it
+// neither moves nor writes, into `outputs`.
+void execute_one_reading(const Instr& instr, const InstrAvals& avals,
+                         std::shared_ptr<Buffer>* const* args, Buffers& outputs);
+
 }  // namespace graft

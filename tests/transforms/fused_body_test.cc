@@ -32,10 +32,14 @@ Program program_of(const FlatFn& fn, const std::vector<Aval>& avals) {
   return p ? *p : Program();
 }
 
+Program fused_program_of(const FlatFn& fn, const std::vector<Aval>& avals) {
+  return eliminate_dead_code(fuse_elementwise(program_of(fn, avals)));
+}
+
 // The one fused group the fusion pass makes of fn.
 std::shared_ptr<const FusedElementwise> group_of(const FlatFn& fn,
                                                  const std::vector<Aval>& avals) {
-  Program p = eliminate_dead_code(fuse_elementwise(program_of(fn, avals)));
+  Program p = fused_program_of(fn, avals);
   std::shared_ptr<const FusedElementwise> g;
   for (const Instr& i : p.instrs) {
     if (i.prim->id() != PrimitiveId::kFusedElementwise) continue;
@@ -98,12 +102,11 @@ TEST(FusedBodyTest, SameParamsComparesBodies) {
   const Aval a{{16}, DType::kF32, false};
   auto g1 = group_of(chain, {a, a});
   auto g2 = group_of(chain, {a, a});
-  auto other = group_of(
-      [](const std::vector<Array>& in) {
-        Array b = sin(in[0] * 1.5f + 0.5f) * in[1];  // sin for tanh
-        return std::vector<Array>{b - exp(-in[0]), b};
-      },
-      {a, a});
+  auto sin_chain = [](const std::vector<Array>& in) {
+    Array b = sin(in[0] * 1.5f + 0.5f) * in[1];  // sin for tanh
+    return std::vector<Array>{b - exp(-in[0]), b};
+  };
+  auto other = group_of(sin_chain, {a, a});
   ASSERT_TRUE(g1 && g2 && other);
   EXPECT_NE(&g1->body(), &g2->body());
   EXPECT_TRUE(g1->same_params(*g2));
@@ -111,6 +114,23 @@ TEST(FusedBodyTest, SameParamsComparesBodies) {
   EXPECT_FALSE(g1->same_params(*other));
   EXPECT_FALSE(other->same_params(*g1));
   EXPECT_EQ(hash_program(g1->body()), hash_program(g2->body()));
+  // Programs that differ only inside a fused body: equal shapes and wiring outside.
+  Program p1 = fused_program_of(chain, {a, a}), p2 = fused_program_of(sin_chain, {a, a});
+  EXPECT_FALSE(same_program(p1, p2));
+  EXPECT_NE(hash_program(p1), hash_program(p2));
+  EXPECT_EQ(hash_program(p1), hash_program(fused_program_of(chain, {a, a})));
+}
+
+// jit's passes do not rewrite a fused body (map_bodies skips it): optimizing an optimized
+// program leaves its groups as they are, rather than fusing inside them again.
+TEST(FusedBodyTest, PassesLeaveFusedBodiesAlone) {
+  const Aval a{{64}, DType::kF32, false};
+  Program once = optimize(program_of(chain, {a, a}));
+  int groups = 0;
+  for (const Instr& i : once.instrs) groups += i.prim->id() == PrimitiveId::kFusedElementwise;
+  ASSERT_EQ(groups, 1) << print_program(once);
+  Program twice = optimize(once);
+  EXPECT_EQ(print_program(twice), print_program(once));
 }
 
 void expect_rejected(const FlatFn& fn, const std::vector<Aval>& avals, const Shape& shape,

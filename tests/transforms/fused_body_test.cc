@@ -5,6 +5,7 @@
 #include <string>
 
 #include "core/backend/cpu/fusion_codegen.h"
+#include "core/backend/eager.h"
 #include "core/error.h"
 #include "core/ops.h"
 #include "core/primitives/fusion.h"
@@ -168,6 +169,22 @@ TEST(FusedBodyTest, BuilderRejectsWhatIsNotElementwise) {
 
 FlatFn fused(const FlatFn& fn) {
   return [fn](const std::vector<Array>& in) { return fuse_elementwise_call(fn, in); };
+}
+
+// A group applied eagerly is compiled once per structure: a second fusion of the same
+// function (a new primitive, an equal body) reuses the kept executable, a different one not.
+TEST(FusedBodyTest, EagerGroupsAreCachedByStructure) {
+  Array x = random::normal(random::key(5), {33}), y = random::normal(random::key(6), {33});
+  std::vector<Array> first = fused(chain)({x, y});
+  first[0].to_vector<float>();
+  const size_t after_first = eager_cache_size();
+  std::vector<Array> again = fused(chain)({x, y});
+  EXPECT_EQ(again[0].to_vector<float>(), first[0].to_vector<float>());
+  EXPECT_EQ(eager_cache_size(), after_first);
+  fused([](const std::vector<Array>& in) { return std::vector<Array>{sin(in[0]) * in[1]}; })(
+      {x, y})[0]
+      .to_vector<float>();
+  EXPECT_EQ(eager_cache_size(), after_first + 1);
 }
 
 TEST(FusedBodyTest, GradAndVmapThroughFuseElementwiseCall) {

@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/ir/program.h"
 #include "core/primitive.h"
 
 namespace graft {
@@ -27,6 +28,7 @@ size_t key_hash(const Primitive& p, const std::vector<Array>& inputs) {
     mix(static_cast<size_t>(av.dtype) * 2 + av.weak);
     for (int64_t d : av.shape) mix(static_cast<size_t>(d));
   }
+  for (const SubProgram& sub : p.sub_programs()) mix(hash_program(*sub.program));
   return h;
 }
 
@@ -74,8 +76,14 @@ std::shared_ptr<const Executable> compile_one(const Backend& backend, const Node
 
 // Primitives holding bodies keep their own per-body plans (ControlPrimitive::backend_data)
 // and may hold large constants, and effects (debug_print) may hold callbacks: they are
-// compiled per node, not kept here.
-bool cacheable(const Primitive& p) { return p.sub_programs().empty() && !p.has_side_effects(); }
+// compiled per node, not kept here. fused_elementwise is the exception: its body has no
+// constants and no effects, same_params compares it structurally, and a kept executable
+// keeps its primitive's compiled loop, so a group applied again eagerly
+// (fuse_elementwise_call on values) reuses both.
+bool cacheable(const Primitive& p) {
+  if (p.has_side_effects()) return false;
+  return p.sub_programs().empty() || p.id() == PrimitiveId::kFusedElementwise;
+}
 
 // A direct-mapped cache per thread in front of the shared one: the common case (the same
 // few ops on the same shapes, over and over) takes no lock and no reference count. Plain

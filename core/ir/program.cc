@@ -210,6 +210,8 @@ size_t hash_program(const Program& p) {
   for (const Instr& instr : p.instrs) {
     mix(static_cast<size_t>(instr.prim->id()));
     for (int v : instr.in) mix(static_cast<size_t>(v));
+    // Bodies are compared by same_params, so programs differing only there may differ here.
+    for (const SubProgram& sub : instr.prim->sub_programs()) mix(hash_program(*sub.program));
   }
   for (int v : p.outputs) mix(static_cast<size_t>(v));
   return h;

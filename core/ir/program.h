@@ -50,7 +50,8 @@ struct Program {
 // primitive and same_params, which compares nested bodies the same way) and outputs. Two
 // traces of one function are equal.
 bool same_program(const Program& a, const Program& b);
-// A hash consistent with same_program (primitives, shapes and wiring; not parameters).
+// A hash consistent with same_program (primitives, shapes, wiring and bodies, recursively;
+// not parameters).
 size_t hash_program(const Program& p);
 
 // Lowers a traced graph: every pending node reachable from the outputs becomes an

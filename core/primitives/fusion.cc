@@ -5,6 +5,29 @@
 #include "core/primitives/shape.h"
 
 namespace graft {
+namespace {
+
+constexpr const char* kName = "fused_elementwise";
+
+const Program& checked(const ProgramPtr& body) {
+  if (body == nullptr) fail(kName, "needs a body");
+  return *body;
+}
+std::vector<Aval> input_avals(const ProgramPtr& body) { return checked(body).input_avals(); }
+std::vector<Aval> output_avals(const ProgramPtr& body) { return checked(body).output_avals(); }
+
+// A broadcast_in_dim of a rank-0 body input to the group's shape: the kernels read that input
+// as a scalar, so the instruction is no step.
+bool scalar_broadcast(const Program& b, const Instr& instr, const Shape& shape, int n_in) {
+  if (instr.prim->id() != PrimitiveId::kBroadcastInDim || instr.in.size() != 1) return false;
+  const int x = instr.in[0];
+  bool is_input = false;
+  for (int i = 0; i < n_in; ++i) is_input = is_input || b.inputs[i] == x;
+  const Aval &in = b.avals[x], &out = b.avals[instr.out.at(0)];
+  return is_input && in.shape.empty() && out.shape == shape && out.dtype == in.dtype;
+}
+
+}  // namespace
 
 bool fusion_supports(const Primitive& p, const std::vector<Aval>& in, const Aval& out) {
   auto ok = [](DType d) { return is_floating(d) || d == DType::kBool; };
@@ -15,67 +38,49 @@ bool fusion_supports(const Primitive& p, const std::vector<Aval>& in, const Aval
   return primitive_facts(p.id()).has(kFuse);  // the kFuse rows of core/primitives/list.h
 }
 
-FusedElementwise::FusedElementwise(Shape shape, std::vector<Aval> in, std::vector<FusedStep> steps,
-                                   std::vector<int> outputs)
-    : Primitive(PrimitiveId::kFusedElementwise),
-      shape_(std::move(shape)),
-      in_(std::move(in)),
-      steps_(std::move(steps)),
-      outputs_(std::move(outputs)) {
-  int n = static_cast<int>(in_.size());
-  for (size_t k = 0; k < steps_.size(); ++k) {
-    for (int a : steps_[k].args) {
-      if (a < 0 || a >= n + static_cast<int>(k)) fail(name(), "step ", k, " reads slot ", a);
+FusedElementwise::FusedElementwise(ProgramPtr body, Shape shape)
+    : ControlPrimitive(PrimitiveId::kFusedElementwise, {body}, input_avals(body),
+                       output_avals(body)),
+      shape_(std::move(shape)) {
+  const Program& b = *body;
+  const int n_in = static_cast<int>(b.inputs.size());
+  if (!b.constants.empty()) fail(name(), "body has constants (they must be inputs)");
+  std::vector<int> slot(b.avals.size(), -1);  // body value -> slot
+  for (int i = 0; i < n_in; ++i) {
+    const Aval& a = b.avals[b.inputs[i]];
+    if (a.shape != shape_ && !a.shape.empty()) {
+      fail(name(), "input ", i, " is ", a.str(), ", not of shape ", shape_str(shape_),
+           " or a scalar");
     }
+    slot[b.inputs[i]] = i;
   }
-  for (int o : outputs_) {
-    if (o < n || o >= n + static_cast<int>(steps_.size())) fail(name(), "bad output slot ", o);
-  }
-}
-
-std::vector<Aval> FusedElementwise::infer(const std::vector<Aval>& in) const {
-  if (in.size() != in_.size()) fail(name(), "takes ", in_.size(), " operands, got ", in.size());
-  for (size_t i = 0; i < in.size(); ++i) {
-    if (in[i].shape != in_[i].shape || in[i].dtype != in_[i].dtype) {
-      fail(name(), "operand ", i, " must be ", in_[i].str(), ", got ", in[i].str());
+  for (const Instr& instr : b.instrs) {
+    if (instr.out.size() == 1 && scalar_broadcast(b, instr, shape_, n_in)) {
+      slot[instr.out[0]] = slot[instr.in[0]];
+      continue;
     }
-  }
-  std::vector<Aval> out;
-  for (int o : outputs_) out.push_back(steps_[o - in_.size()].aval);
-  return out;
-}
-
-std::string FusedElementwise::params() const {
-  // ops=(mul(0, 1), tanh(2)) outs=(3): operands are slots (inputs first, then steps).
-  std::string s = "ops=(";
-  for (size_t k = 0; k < steps_.size(); ++k) {
-    absl::StrAppend(&s, k ? ", " : "", std::string(steps_[k].prim->name()));
-    std::string p = steps_[k].prim->params();
-    if (!p.empty()) absl::StrAppend(&s, "[", p, "]");
-    s += "(";
-    for (size_t a = 0; a < steps_[k].args.size(); ++a) {
-      absl::StrAppend(&s, a ? ", " : "", steps_[k].args[a]);
+    std::vector<Aval> in;
+    for (int v : instr.in) in.push_back(b.avals[v]);
+    bool ok = instr.out.size() == 1 && fusion_supports(*instr.prim, in, b.avals[instr.out[0]]) &&
+              b.avals[instr.out[0]].shape == shape_;
+    for (const Aval& a : in) ok = ok && a.shape == shape_;
+    if (!ok) {
+      fail(name(), "body instruction ", instr.prim->name(), " is not elementwise over ",
+           shape_str(shape_), " (only fusible ops and broadcasts of scalar inputs)");
     }
-    s += ")";
+    FusedStep s{instr.prim, {}, b.avals[instr.out[0]]};
+    for (int v : instr.in) s.args.push_back(slot[v]);
+    slot[instr.out[0]] = n_in + static_cast<int>(steps_.size());
+    steps_.push_back(std::move(s));
   }
-  s += ") outs=(";
-  for (size_t i = 0; i < outputs_.size(); ++i) absl::StrAppend(&s, i ? ", " : "", outputs_[i]);
-  return s + ")";
-}
-
-bool FusedElementwise::same_params(const Primitive& o) const {
-  if (o.id() != id()) return false;
-  auto& f = static_cast<const FusedElementwise&>(o);
-  if (f.shape_ != shape_ || f.in_ != in_ || f.outputs_ != outputs_ ||
-      f.steps_.size() != steps_.size()) {
-    return false;
+  for (int v : b.outputs) {
+    const int o = slot[v];
+    if (o < n_in) fail(name(), "body output must be computed by a step, not an input");
+    for (int seen : outputs_) {
+      if (seen == o) fail(name(), "body returns one value twice");
+    }
+    outputs_.push_back(o);
   }
-  for (size_t k = 0; k < steps_.size(); ++k) {
-    const FusedStep& a = steps_[k];
-    const FusedStep& b = f.steps_[k];
-    if (a.args != b.args || !(a.aval == b.aval) || !a.prim->same_params(*b.prim)) return false;
-  }
-  return true;
 }
 
 Cost FusedElementwise::cost(const std::vector<Aval>& in, const std::vector<Aval>& out) const {
@@ -84,30 +89,8 @@ Cost FusedElementwise::cost(const std::vector<Aval>& in, const std::vector<Aval>
   return c;
 }
 
-std::vector<Array> FusedElementwise::replay(const std::vector<Array>& inputs) const {
-  std::vector<Array> slots;
-  slots.reserve(inputs.size() + steps_.size());
-  for (const Array& x : inputs) {
-    if (x.ndim() == 0 && !shape_.empty()) {
-      slots.push_back(
-          bind1(std::make_shared<const BroadcastInDim>(shape_, std::vector<int>{}), {x}));
-    } else {
-      slots.push_back(x);
-    }
-  }
-  for (const FusedStep& s : steps_) {
-    std::vector<Array> args;
-    for (int a : s.args) args.push_back(slots[a]);
-    slots.push_back(bind1(s.prim, std::move(args)));
-  }
-  std::vector<Array> out;
-  for (int o : outputs_) out.push_back(slots[o]);
-  return out;
-}
-
-const void* FusedElementwise::backend_data(const std::function<const void*()>& make) const {
-  std::call_once(backend_->flag, [&] { backend_->data = make(); });
-  return backend_->data;
+std::shared_ptr<const FusedElementwise> make_fused_elementwise(ProgramPtr body, Shape shape) {
+  return std::make_shared<const FusedElementwise>(std::move(body), std::move(shape));
 }
 
 }  // namespace graft

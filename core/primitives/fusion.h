@@ -1,17 +1,18 @@
 // fused_elementwise: a chain of elementwise primitives (unary, binary, select_n,
 // convert_element_type) over arrays of one shape, run as one loop (the jit fusion pass,
-// transforms/passes/fuse_elementwise.cc, builds it). It keeps the original primitives, so its
-// meaning is "replay them"; the CPU kernel (core/backend/cpu/fusion_kernels.cc) evaluates the
-// steps tile by tile without materializing intermediates.
+// transforms/passes/fuse_elementwise.cc, builds it). It holds the chain as a body Program
+// (a ControlPrimitive, core/primitives/control.h), so its meaning is "run the body": the
+// rules (core/primitives/fusion_rules.cc) replay it, the printer shows it nested and
+// same_params compares it structurally. The CPU kernel (core/backend/cpu/fusion_kernels.cc)
+// evaluates the derived steps() tile by tile without materializing intermediates.
 #pragma once
 
-#include <functional>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <vector>
 
 #include "core/primitive.h"
+#include "core/primitives/control.h"
 
 namespace graft {
 
@@ -21,49 +22,47 @@ namespace graft {
 // unfused).
 bool fusion_supports(const Primitive& p, const std::vector<Aval>& in, const Aval& out);
 
-// One elementwise application. Operand slots: [0, num_inputs) are the fused group's inputs,
-// num_inputs + k is step k's result (k earlier than this step).
+// One elementwise application of the kernels' view of the body. Operand slots:
+// [0, num_inputs) are the group's inputs, num_inputs + k is step k's result (k earlier).
 struct FusedStep {
   std::shared_ptr<const Primitive> prim;
   std::vector<int> args;
   Aval aval;  // the step's output
 };
 
-// Inputs have the group's shape, or are rank-0 scalars broadcast to it (absorbed
-// broadcast_in_dim of a scalar). Outputs are slots of steps.
-class FusedElementwise : public Primitive {
+// Body inputs are the group's inputs: arrays of the group's shape, or rank-0 scalars that the
+// body broadcasts to it with a broadcast_in_dim (the kernels read them as scalars). Every
+// other body instruction is fusible (fusion_supports) on arrays of the group's shape; body
+// outputs are the group's outputs. No constants.
+class FusedElementwise : public ControlPrimitive {
  public:
-  FusedElementwise(Shape shape, std::vector<Aval> in, std::vector<FusedStep> steps,
-                   std::vector<int> outputs);
-  std::vector<Aval> infer(const std::vector<Aval>& in) const override;
-  std::string params() const override;
-  bool same_params(const Primitive& o) const override;
+  // Fails (graft::Error "fused_elementwise: ...") on a body that breaks those rules.
+  FusedElementwise(ProgramPtr body, Shape shape);
+  std::string params() const override { return ""; }  // everything is in the body
+  std::vector<SubProgram> sub_programs() const override { return {{"body", bodies()[0]}}; }
+  std::shared_ptr<const Primitive> with_sub_programs(std::vector<ProgramPtr> b) const override;
   Cost cost(const std::vector<Aval>& in, const std::vector<Aval>& out) const override;
+  GRAFT_TRANSFORM_RULES;
 
-  // Applies the original primitives to `inputs` (scalar inputs broadcast first): the
-  // un-fused program, which the transform rules differentiate and batch.
-  std::vector<Array> replay(const std::vector<Array>& inputs) const;
-
+  const Program& body() const { return *bodies()[0]; }
   const Shape& shape() const { return shape_; }
-  const std::vector<Aval>& in_avals() const { return in_; }
+
+  // The body as the kernels iterate it, derived once: its instructions but the scalar
+  // broadcasts, with operands as slots, and the slot of each output.
   const std::vector<FusedStep>& steps() const { return steps_; }
   const std::vector<int>& outputs() const { return outputs_; }
 
-  // What a backend derives from this group, computed by `make` on the first call and kept
-  // with the primitive (the CPU's compiled loop): a cached jit program pays for it once, not
-  // on every call.
-  const void* backend_data(const std::function<const void*()>& make) const;
+  // The CPU backend keeps its compiled loop in ControlPrimitive::backend_data(0, ...): the
+  // kernel never runs the body through the executor (run_body), whose buffer plan would
+  // use that same slot.
 
  private:
   Shape shape_;
-  std::vector<Aval> in_;
   std::vector<FusedStep> steps_;
   std::vector<int> outputs_;
-  struct Once {
-    std::once_flag flag;
-    const void* data = nullptr;
-  };
-  std::shared_ptr<Once> backend_ = std::make_shared<Once>();
 };
+
+// A fused_elementwise of `body` over arrays of `shape` (see FusedElementwise for the rules).
+std::shared_ptr<const FusedElementwise> make_fused_elementwise(ProgramPtr body, Shape shape);
 
 }  // namespace graft

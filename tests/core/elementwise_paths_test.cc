@@ -88,23 +88,23 @@ Array input(int64_t n, DType d, uint32_t seed) {
 
 // op(inputs) as a one-step fused group.
 Array fused(PrimitiveId id, const std::vector<Array>& in) {
-  std::vector<Aval> avals;
-  std::vector<int> args;
+  auto body = std::make_shared<Program>();
+  Instr step;
   for (size_t i = 0; i < in.size(); ++i) {
-    avals.push_back(in[i].aval());
-    args.push_back(static_cast<int>(i));
+    body->inputs.push_back(static_cast<int>(i));
+    body->avals.push_back(in[i].aval());
   }
-  std::shared_ptr<const Primitive> prim;
   if (in.size() == 1) {
-    prim = std::make_shared<const Unary>(id);
+    step.prim = std::make_shared<const Unary>(id);
   } else {
-    prim = std::make_shared<const Binary>(id);
+    step.prim = std::make_shared<const Binary>(id);
   }
-  Aval out = prim->infer(avals)[0];
-  std::vector<FusedStep> steps = {FusedStep{prim, args, out}};
-  auto group = std::make_shared<const FusedElementwise>(
-      in[0].shape(), avals, steps, std::vector<int>{static_cast<int>(in.size())});
-  return bind1(group, in);
+  step.in = body->inputs;
+  step.out = {static_cast<int>(in.size())};
+  body->avals.push_back(step.prim->infer(body->input_avals())[0]);
+  body->outputs = step.out;
+  body->instrs.push_back(std::move(step));
+  return bind1(make_fused_elementwise(std::move(body), in[0].shape()), in);
 }
 
 void check_paths(PrimitiveId id, const std::vector<Array>& in, const std::string& what) {

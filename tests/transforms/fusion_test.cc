@@ -54,10 +54,16 @@ TEST(FusionTest, GoldenIr) {
             "  in (f, g) }");
   EXPECT_EQ(print_program(optimize(p)),
             "{ lambda ; a:f32[4] b:f32[4]. let\n"
-            "    c:f32[4] d:f32[4] = fused_elementwise[ops=(mul(0, 1), tanh(2), exp(3), "
-            "sub(4, 1)) outs=(3, 5)] a b\n"
-            "    e:f32[] = reduce_sum[axes=(0,)] c\n"
-            "  in (d, e) }");
+            "    c:f32[4] d:f32[4] = fused_elementwise[\n"
+            "      body={ lambda ; e:f32[4] f:f32[4]. let\n"
+            "          g:f32[4] = mul e f\n"
+            "          h:f32[4] = tanh g\n"
+            "          i:f32[4] = exp h\n"
+            "          j:f32[4] = sub i f\n"
+            "        in (h, j) }\n"
+            "    ] a b\n"
+            "    k:f32[] = reduce_sum[axes=(0,)] c\n"
+            "  in (d, k) }");
 }
 
 TEST(FusionTest, ScalarBroadcastsAreAbsorbed) {

@@ -80,19 +80,34 @@ TEST(JitLlamaTextTest, GradOfLlamaLossFusesInsideTheScanBodies) {
   }
 }
 
-// The counter itself: only lines inside a scan's brackets count, at any depth.
+// The counter itself: only lines inside a scan's brackets count, at any depth; a fused
+// group's body prints nested under it, but only the group's own line names it.
 TEST(JitLlamaTextTest, CountsOnlyInsideScanBodies) {
   std::string text =
       "{ lambda ; a:f32[3]. let\n"
-      "    b:f32[3] = fused_elementwise[ops=(exp(0)) outs=(1)] a\n"
-      "    c:f32[3] = scan[length=2\n"
-      "      body={ lambda ; d:f32[3]. let\n"
-      "          e:f32[3] = fused_elementwise[ops=(exp(0)) outs=(1)] d\n"
-      "        in (e) }\n"
+      "    b:f32[3] = fused_elementwise[\n"
+      "      body={ lambda ; c:f32[3]. let\n"
+      "          d:f32[3] = exp c\n"
+      "        in (d) }\n"
+      "    ] a\n"
+      "    e:f32[3] = scan[length=2\n"
+      "      body={ lambda ; f:f32[3]. let\n"
+      "          g:f32[3] = fused_elementwise[\n"
+      "            body={ lambda ; h:f32[3]. let\n"
+      "                i:f32[3] = exp h\n"
+      "              in (i) }\n"
+      "          ] f\n"
+      "          j:f32[3] = exp g\n"
+      "        in (j) }\n"
       "    ] b\n"
-      "    f:f32[3] = fused_elementwise[ops=(exp(0)) outs=(1)] c\n"
-      "  in (f) }";
+      "    k:f32[3] = fused_elementwise[\n"
+      "      body={ lambda ; l:f32[3]. let\n"
+      "          m:f32[3] = exp l\n"
+      "        in (m) }\n"
+      "    ] e\n"
+      "  in (k) }";
   EXPECT_EQ(count_in_scan_bodies(text, "fused_elementwise"), 1);
+  EXPECT_EQ(count_in_scan_bodies(text, "exp"), 2);  // the fused body's and the scan's own
 }
 
 }  // namespace

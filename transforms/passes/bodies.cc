@@ -23,6 +23,10 @@ Program map_bodies(const Program& p, const std::function<Program(const Program&)
   // A body several instructions share (one traced function bound twice) is rewritten once.
   std::unordered_map<const Program*, std::shared_ptr<const Program>> done;
   for (Instr& instr : out.instrs) {
+    // A fused group's body stays as the fusion pass built it: passes must not rewrite it
+    // (simplification could leave instructions the fused kernels do not run, and fusion
+    // would nest groups).
+    if (instr.prim->id() == PrimitiveId::kFusedElementwise) continue;
     std::vector<SubProgram> subs = instr.prim->sub_programs();
     if (subs.empty()) continue;
     std::vector<std::shared_ptr<const Program>> bodies;

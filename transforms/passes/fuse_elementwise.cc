@@ -7,11 +7,14 @@
 // closes (is emitted) when an instruction outside it reads one of its values, so the output
 // program stays in topological order; values read outside the group (or program outputs)
 // become the group's outputs.
-// A broadcast_in_dim of a scalar feeding a group is read as a scalar operand instead.
+// A broadcast_in_dim of a scalar feeding a group is read as a scalar operand instead (the
+// group's body broadcasts it again, once).
 #include <algorithm>
+#include <memory>
 #include <unordered_map>
 
-#include "transforms/fusion.h"
+#include "core/primitives/fusion.h"
+#include "core/primitives/shape.h"
 #include "transforms/passes/passes.h"
 
 namespace graft {
@@ -80,37 +83,52 @@ struct Fuser {
       out.instrs.push_back(p.instrs[grp.members[0]]);
       return;
     }
-    std::unordered_map<int, int> slot;  // value -> slot
+    // The body: the group's inputs (a scalar one broadcast once to the group's shape, first),
+    // its members, and the values read outside the group as outputs.
+    auto body = std::make_shared<Program>();
+    std::unordered_map<int, int> inner;  // value of p -> value of body, as the members read it
     std::vector<int> inputs;
-    std::vector<Aval> in_avals;
+    auto new_value = [&](const Aval& a) {
+      body->avals.push_back(a);
+      return static_cast<int>(body->avals.size()) - 1;
+    };
     for (const std::vector<int>& args : grp.args) {
       for (int v : args) {
-        if (group_of[v] == g || slot.count(v)) continue;
-        slot[v] = static_cast<int>(inputs.size());
+        if (group_of[v] == g || inner.count(v)) continue;
         inputs.push_back(v);
-        in_avals.push_back(p.avals[v]);
+        inner[v] = new_value(p.avals[v]);
+        body->inputs.push_back(inner[v]);
       }
     }
-    std::vector<FusedStep> steps;
-    std::vector<int> outputs, out_values;
+    for (int v : inputs) {
+      if (!p.avals[v].shape.empty() || grp.shape.empty()) continue;
+      Instr b;
+      b.prim = std::make_shared<const BroadcastInDim>(grp.shape, std::vector<int>{});
+      b.in = {inner[v]};
+      b.out = {new_value(Aval{grp.shape, p.avals[v].dtype, p.avals[v].weak})};
+      inner[v] = b.out[0];
+      body->instrs.push_back(std::move(b));
+    }
+    std::vector<int> out_values;
     for (size_t k = 0; k < grp.members.size(); ++k) {
       const Instr& instr = p.instrs[grp.members[k]];
-      FusedStep s{instr.prim, {}, p.avals[instr.out[0]]};
-      for (int v : grp.args[k]) s.args.push_back(slot.at(v));
+      Instr step;
+      step.prim = instr.prim;
+      for (int v : grp.args[k]) step.in.push_back(inner.at(v));
       int v = instr.out[0];
-      int my_slot = static_cast<int>(inputs.size() + k);
-      slot[v] = my_slot;
-      steps.push_back(std::move(s));
+      inner[v] = new_value(p.avals[v]);
+      step.out = {inner[v]};
+      body->instrs.push_back(std::move(step));
       bool used_outside = is_output[v];
       for (int u : users[v]) used_outside = used_outside || instr_group[u] != g;
       if (used_outside) {
-        outputs.push_back(my_slot);
+        body->outputs.push_back(inner[v]);
         out_values.push_back(v);
       }
     }
-    if (outputs.empty()) return;  // dead
+    if (out_values.empty()) return;  // dead
     Instr fused;
-    fused.prim = make_fused_elementwise(grp.shape, std::move(in_avals), std::move(steps), outputs);
+    fused.prim = make_fused_elementwise(std::move(body), grp.shape);
     fused.in = std::move(inputs);
     fused.out = std::move(out_values);
     out.instrs.push_back(std::move(fused));

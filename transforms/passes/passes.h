@@ -47,7 +47,8 @@ Program hoist_loop_invariants(const Program& p);
 // Whether applying `p` has side effects: its own (debug_print) or those of its bodies.
 bool has_effects(const Primitive& p);
 // p with every instruction's bodies (Primitive::sub_programs) replaced by f(body), through
-// with_sub_programs (f must keep each body's signature).
+// with_sub_programs (f must keep each body's signature). fused_elementwise's body is left
+// alone: it stays as the fusion pass built it.
 Program map_bodies(const Program& p, const std::function<Program(const Program&)>& f);
 
 // All of the above at every level, in an order where each helps the next: bodies first, then

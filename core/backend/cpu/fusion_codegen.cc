@@ -648,25 +648,38 @@ bool codegen_wanted(int64_t n) {
 
 void set_codegen(Codegen m) { mode().store(m); }
 
+namespace {
+
+// The loop for f's structure from a process-wide cache (compiled on the first request).
+const CompiledGroup* find_or_compile(const FusedElementwise& f) {
+  if (!compilable(f)) return nullptr;
+  // Distinct structures seen by a process are few; past
+  // this many, new ones are interpreted.
+  constexpr size_t kMaxLoops = 4096;
+  static std::mutex mu;
+  static auto* cache = new std::unordered_map<std::string, std::unique_ptr<CompiledGroup>>;
+  const std::vector<bool> scalar = scalar_inputs(f);
+  std::string key = key_of(f, scalar);
+  std::lock_guard<std::mutex> lock(mu);
+  auto it = cache->find(key);
+  if (it != cache->end()) return it->second.get();
+  if (cache->size() >= kMaxLoops) return nullptr;
+  Jit* j = llvm_jit();
+  std::unique_ptr<CompiledGroup> c;
+  if (j != nullptr) c = compile(*j, absl::StrCat("graft_fused_", cache->size()), f, scalar);
+  return cache->emplace(std::move(key), std::move(c)).first->second.get();  // null: interpret
+}
+
+}  // namespace
+
 const CompiledGroup* compiled_group(const FusedElementwise& f) {
-  return static_cast<const CompiledGroup*>(f.backend_data([&]() -> const void* {
-    if (!compilable(f)) return nullptr;
-    // Distinct structures seen by a process are few; past
-    // this many, new ones are interpreted.
-    constexpr size_t kMaxLoops = 4096;
-    static std::mutex mu;
-    static auto* cache = new std::unordered_map<std::string, std::unique_ptr<CompiledGroup>>;
-    const std::vector<bool> scalar = scalar_inputs(f);
-    std::string key = key_of(f, scalar);
-    std::lock_guard<std::mutex> lock(mu);
-    auto it = cache->find(key);
-    if (it != cache->end()) return it->second.get();
-    if (cache->size() >= kMaxLoops) return nullptr;
-    Jit* j = llvm_jit();
-    std::unique_ptr<CompiledGroup> c;
-    if (j != nullptr) c = compile(*j, absl::StrCat("graft_fused_", cache->size()), f, scalar);
-    return cache->emplace(std::move(key), std::move(c)).first->second.get();  // null: interpret
-  }));
+  // Slot 0 of the group's backend data holds this loop (the kernel never plans the body
+  // for the executor, run_body, which would use the same slot). The loop itself is owned by
+  // the process-wide cache: the held pointer does not own it.
+  const void* held = f.backend_data(0, [&] {
+    return std::shared_ptr<const void>(find_or_compile(f), [](const void*) {});
+  });
+  return static_cast<const CompiledGroup*>(held);
 }
 
 }  // namespace graft::cpu::fusion

@@ -123,6 +123,8 @@ struct Input {
   bool aliased;  // an output took over its buffer: copy each tile before writing it
 };
 
+// Runs f.steps(), never the body through the executor: run_body would plan body 0 into the
+// backend-data slot that holds the compiled loop (compiled_group).
 void fused_kernel(Call& c) {
   const auto& f = c.params<FusedElementwise>();
   const int n_in = c.num_inputs();

@@ -14,6 +14,7 @@ namespace graft::cpu {
 // `first_donated` on are the kernel's to give (a scan's carries and x slices, a while body's
 // carries): the body may compute in place into them when `args` holds their only reference.
 // A kernel passes the same `first_donated` for a body on every call (the plan is kept).
+// Never for fused_elementwise: its backend-data slot 0 holds its compiled loop, not a plan.
 Buffers run_body(const ControlPrimitive& p, size_t i, Buffers args,
                  size_t first_donated = static_cast<size_t>(-1));
 

@@ -27,6 +27,36 @@ void check_same_signature(std::string_view op, const Program& a, const Program& 
   }
 }
 
+std::vector<bool> values_read(const Program& p) {
+  std::vector<bool> read(p.avals.size(), false);
+  for (const Instr& instr : p.instrs) {
+    for (int v : instr.in) read[v] = true;
+  }
+  for (int v : p.outputs) read[v] = true;
+  return read;
+}
+
+Program pruned_body(const Program& p, const std::vector<bool>& keep, ProgramPass dce) {
+  Program q = p;
+  q.outputs = kept(p.outputs, keep);
+  return dce(q);
+}
+
+void check_body_fits(std::string_view op, const Program& body, const std::vector<Aval>& in,
+                     const std::vector<Aval>& out) {
+  auto fits = [](const std::vector<Aval>& a, const std::vector<Aval>& b) {
+    if (a.size() != b.size()) return false;
+    for (size_t i = 0; i < a.size(); ++i) {
+      if (a[i].shape != b[i].shape || a[i].dtype != b[i].dtype) return false;
+    }
+    return true;
+  };
+  if (!fits(body.input_avals(), in) || !fits(body.output_avals(), out)) {
+    fail(op, "a pruned body ", avals_str(body.input_avals()), " -> ",
+         avals_str(body.output_avals()), " does not fit ", avals_str(in), " -> ", avals_str(out));
+  }
+}
+
 std::vector<Aval> avals_of(const std::vector<Array>& xs) {
   std::vector<Aval> a;
   for (const Array& x : xs) a.push_back(x.aval());

@@ -28,6 +28,23 @@ std::vector<Array> concat(std::vector<Array> a, const std::vector<Array>& b);
 std::vector<Array> part(const std::vector<Array>& xs, size_t begin, size_t end);
 // xs[i] where mask[i].
 std::vector<Array> masked(const std::vector<Array>& xs, const std::vector<bool>& mask);
+template <typename T>
+std::vector<T> kept(const std::vector<T>& xs, const std::vector<bool>& keep) {
+  std::vector<T> out;
+  for (size_t i = 0; i < xs.size(); ++i) {
+    if (keep[i]) out.push_back(xs[i]);
+  }
+  return out;
+}
+// By value id: whether an instruction or an output of `p` reads it (what DCE rules of
+// primitives with bodies ask of a pruned body).
+std::vector<bool> values_read(const Program& p);
+// p with only the outputs in `keep`, then dead code removed by `dce`.
+Program pruned_body(const Program& p, const std::vector<bool>& keep, ProgramPass dce);
+// Fails unless `body` takes `in` and returns `out` (shapes and dtypes; weak flags may differ):
+// a pruned primitive's bodies must still fit it.
+void check_body_fits(std::string_view op, const Program& body, const std::vector<Aval>& in,
+                     const std::vector<Aval>& out);
 // t, or zeros shaped like `like` when t is empty; cast to like's dtype.
 Array instantiate(const Array& t, const Array& like);
 int64_t batch_size(const std::vector<Array>& args, const std::vector<int>& dims);

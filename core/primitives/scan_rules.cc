@@ -46,24 +46,6 @@ void check_body_signature(const ScanPrimitive& p) {
   }
 }
 
-std::vector<bool> values_read(const Program& p) {
-  std::vector<bool> read(p.avals.size(), false);
-  for (const Instr& instr : p.instrs) {
-    for (int v : instr.in) read[v] = true;
-  }
-  for (int v : p.outputs) read[v] = true;
-  return read;
-}
-
-template <typename T>
-std::vector<T> kept(const std::vector<T>& xs, const std::vector<bool>& keep) {
-  std::vector<T> out;
-  for (size_t i = 0; i < xs.size(); ++i) {
-    if (keep[i]) out.push_back(xs[i]);
-  }
-  return out;
-}
-
 class ScanRule : public ScanPrimitive {
  public:
   using ScanPrimitive::ScanPrimitive;

@@ -179,8 +179,11 @@ Array switch_index(const Array& index) {
 }
 
 std::vector<Array> bind_cond(const char* op, const Array& index,
-                             const std::vector<FlatFn>& branches,
+                             const std::vector<FlatFn>& branches_in,
                              const std::vector<Array>& operands) {
+  auto added = std::make_shared<bool>(false);  // branches that return nothing return 0.0f
+  std::vector<FlatFn> branches;
+  for (const FlatFn& b : branches_in) branches.push_back(with_an_output(b, added));
   std::vector<Closed> cls;
   std::vector<Array> ins = concat({index}, operands);
   for (size_t k = 0; k < branches.size(); ++k) {
@@ -220,7 +223,9 @@ std::vector<Array> bind_cond(const char* op, const Array& index,
     offset += nc;
   }
   auto p = std::make_shared<const CondRule>(programs, avals_of(ins), out);
-  return graft::bind(p, ins);
+  std::vector<Array> outs = graft::bind(p, ins);
+  if (*added) outs.pop_back();
+  return outs;
 }
 
 }  // namespace graft::detail

@@ -19,6 +19,10 @@ struct Closed {
   std::vector<Aval> out_avals;
 };
 Closed close_over(const FlatFn& f, const std::vector<Aval>& avals);
+// f, returning one scalar (0.0f) more when it returns nothing, and then setting *added: a
+// primitive must define a value for bind to run a body's effect (debug_print) at once, or
+// record it for jit, through its first output. The builder drops that output again.
+FlatFn with_an_output(FlatFn f, std::shared_ptr<bool> added);
 // Fails unless `b` takes and returns what `a` does (a pass may rewrite a body, not its type).
 void check_same_signature(std::string_view op, const Program& a, const Program& b);
 

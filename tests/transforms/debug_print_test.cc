@@ -175,5 +175,46 @@ TEST_F(DebugPrintTest, JitKeepsALoopWhoseOnlyUseIsItsBodyPrint) {
   EXPECT_EQ(lines_.size(), 3u + 2u + 1u);
 }
 
+// A cond whose branches return nothing but print: the print still happens.
+TEST_F(DebugPrintTest, CondWithoutOutputsStillPrints) {
+  auto f = [](const Array& x) {
+    cond(
+        sum(x) > 0.0f,
+        [](const Array& a) {
+          debug_print("pos {}", a);
+          return std::tuple<>{};
+        },
+        [](const Array&) { return std::tuple<>{}; }, x);
+    return x + 1.0f;
+  };
+  Array x = array<float>({1});
+  f(x);
+  ASSERT_EQ(lines_.size(), 1u);
+  EXPECT_EQ(lines_[0], "pos " + to_string(x));
+  lines_.clear();
+  EXPECT_EQ(jit(f)(x).to_vector<float>(), std::vector<float>{2});
+  EXPECT_EQ(lines_.size(), 1u);
+}
+
+// A scan with no carry and no ys that only prints: once per step.
+TEST_F(DebugPrintTest, ScanWithoutOutputsStillPrints) {
+  auto f = [](const Array& xs) {
+    scan(
+        [](std::tuple<>, const Array& x) {
+          debug_print("x = {}", x);
+          return std::pair{std::tuple<>{}, std::tuple<>{}};
+        },
+        std::tuple<>{}, xs);
+    return xs * 2.0f;
+  };
+  Array xs = array<float>({1, 2, 3});
+  f(xs);
+  ASSERT_EQ(lines_.size(), 3u);
+  EXPECT_EQ(lines_[2], "x = " + to_string(Array(3.0f)));
+  lines_.clear();
+  EXPECT_EQ(jit(f)(xs).to_vector<float>(), (std::vector<float>{2, 4, 6}));
+  EXPECT_EQ(lines_.size(), 3u);
+}
+
 }  // namespace
 }  // namespace graft

@@ -100,7 +100,8 @@ class Primitive {
 
   // Dead-code elimination through the primitive (jit's DCE pass): given which outputs are
   // used, an equivalent primitive that defines and takes fewer (scan drops unused ys, carries
-  // nothing live depends on, and inputs its body no longer reads), or nullopt to keep this
+  // nothing live depends on, and inputs its body no longer reads; cond and while_loop do the
+  // same with their outputs, carries and operands), or nullopt to keep this
   // one. `dce` removes dead code from a body (the caller's pass, so nested bodies get it too).
   virtual std::optional<Pruned> prune(const std::vector<bool>& /*used_outputs*/,
                                       ProgramPass /*dce*/) const {

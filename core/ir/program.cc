@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "core/error.h"
+#include "core/primitives/debug.h"
 
 namespace graft {
 
@@ -97,7 +98,11 @@ std::optional<Program> lower_impl(const Graph& g, const std::vector<Array>& effe
   std::vector<Visit> stack;
   std::vector<Array> roots = g.outputs;
   for (const Array& e : effects) {
-    if (closed_over(e, g.inputs)) roots.push_back(e);
+    // A body (lifted) keeps the effects that depend on its arguments; what they read of
+    // outer traces is lifted like any other value.
+    if (lifted != nullptr ? g.depends(e.node().get()) : closed_over(e, g.inputs)) {
+      roots.push_back(e);
+    }
   }
   auto visit = [&](const std::shared_ptr<Node>& n) {
     if (ids.count(n.get())) return;
@@ -152,9 +157,34 @@ std::optional<Program> lower(const Graph& g, const std::vector<Array>& effects) 
 }
 
 ClosedProgram trace_closed(const FlatFn& fn, const std::vector<Aval>& avals) {
-  Graph g = trace_avals(fn, avals);
+  // The body's side effects (a debug_print whose result it does not use) are collected as
+  // top-level jit's are and traced as extra outputs (so the graph knows what they depend
+  // on); those that depend on the body's arguments stay in the body, the others belong to
+  // the trace around it and go to its collector.
+  std::vector<Array> effects;
+  size_t num_outputs = 0;
+  FlatFn with_effects = [&](const std::vector<Array>& in) {
+    struct Restore {
+      std::vector<Array>* prev;
+      ~Restore() { set_effect_collector(prev); }
+    } restore{set_effect_collector(&effects)};
+    std::vector<Array> out = fn(in);
+    num_outputs = out.size();
+    out.insert(out.end(), effects.begin(), effects.end());
+    return out;
+  };
+  Graph g = trace_avals(with_effects, avals);
+  g.outputs.resize(num_outputs);
+  std::vector<Array> body_effects;
+  for (const Array& e : effects) {
+    if (g.depends(e.node().get())) {
+      body_effects.push_back(e);
+    } else {
+      record_effect(e);
+    }
+  }
   ClosedProgram c;
-  std::optional<Program> p = lower_impl(g, {}, &c.consts);
+  std::optional<Program> p = lower_impl(g, body_effects, &c.consts);
   c.program = std::make_shared<const Program>(std::move(*p));
   return c;
 }

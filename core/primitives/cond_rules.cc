@@ -3,6 +3,10 @@
 //   vmap: an unbatched index stays a cond of the vmapped branches. A batched index runs every
 //        branch on the whole batch and selects per example (like JAX: both sides execute, so
 //        a branch that is expensive or fails on some inputs still runs on them).
+//   prune (jit's DCE), as JAX's _cond_dce_rule: outputs nobody uses go from every branch,
+//        each branch loses its dead code, and operands no branch reads any more go (the
+//        index stays). A cond kept only for a branch's effect (debug_print) keeps one output,
+//        so that it still defines a value (bind records an effect through its first output).
 #include "core/error.h"
 #include "core/ops.h"
 #include "core/primitives/control.h"
@@ -22,6 +26,38 @@ class CondRule : public CondPrimitive {
     if (b.size() != num_branches()) fail(name(), "needs ", num_branches(), " branches");
     for (size_t k = 0; k < b.size(); ++k) check_same_signature(name(), *bodies()[k], *b[k]);
     return std::make_shared<const CondRule>(std::move(b), in_avals(), out_avals());
+  }
+
+  std::optional<Pruned> prune(const std::vector<bool>& used, ProgramPass dce) const override {
+    const size_t n = in_avals().size() - 1;  // operands
+    std::vector<bool> outs = used;
+    bool any = false;
+    for (bool o : outs) any = any || o;
+    if (!any && !outs.empty()) outs[0] = true;  // kept for its effects
+    std::vector<Program> branches;
+    std::vector<bool> ins(1 + n, false);
+    ins[0] = true;  // the index
+    for (const ProgramPtr& b : bodies()) {
+      branches.push_back(pruned_body(*b, outs, dce));
+      std::vector<bool> read = values_read(branches.back());
+      for (size_t i = 0; i < n; ++i) ins[1 + i] = ins[1 + i] || read[b->inputs[i]];
+    }
+    bool all = true;
+    for (bool o : outs) all = all && o;
+    for (bool i : ins) all = all && i;
+    if (all) return std::nullopt;
+    std::vector<bool> operands(ins.begin() + 1, ins.end());
+    std::vector<Aval> in = kept(in_avals(), ins), out = kept(out_avals(), outs);
+    std::vector<Aval> branch_in(in.begin() + 1, in.end());
+    std::vector<ProgramPtr> programs;
+    for (Program& q : branches) {
+      q.inputs = kept(q.inputs, operands);
+      check_body_fits(name(), q, branch_in, out);
+      programs.push_back(std::make_shared<const Program>(std::move(q)));
+    }
+    return Pruned{std::make_shared<const CondRule>(std::move(programs), std::move(in),
+                                                   std::move(out)),
+                  ins, outs};
   }
 
   std::vector<Array> jvp(const std::vector<Array>& primals, const std::vector<Array>& tangents,
@@ -143,8 +179,11 @@ Array switch_index(const Array& index) {
 }
 
 std::vector<Array> bind_cond(const char* op, const Array& index,
-                             const std::vector<FlatFn>& branches,
+                             const std::vector<FlatFn>& branches_in,
                              const std::vector<Array>& operands) {
+  auto added = std::make_shared<bool>(false);  // branches that return nothing return 0.0f
+  std::vector<FlatFn> branches;
+  for (const FlatFn& b : branches_in) branches.push_back(with_an_output(b, added));
   std::vector<Closed> cls;
   std::vector<Array> ins = concat({index}, operands);
   for (size_t k = 0; k < branches.size(); ++k) {
@@ -184,7 +223,9 @@ std::vector<Array> bind_cond(const char* op, const Array& index,
     offset += nc;
   }
   auto p = std::make_shared<const CondRule>(programs, avals_of(ins), out);
-  return graft::bind(p, ins);
+  std::vector<Array> outs = graft::bind(p, ins);
+  if (*added) outs.pop_back();
+  return outs;
 }
 
 }  // namespace graft::detail

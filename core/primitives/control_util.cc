@@ -19,11 +19,52 @@ Closed close_over(const FlatFn& f, const std::vector<Aval>& avals) {
   return c;
 }
 
+FlatFn with_an_output(FlatFn f, std::shared_ptr<bool> added) {
+  return [f = std::move(f), added = std::move(added)](const std::vector<Array>& in) {
+    std::vector<Array> out = f(in);
+    if (out.empty()) {
+      out.push_back(Array(0.0f));
+      *added = true;
+    }
+    return out;
+  };
+}
+
 void check_same_signature(std::string_view op, const Program& a, const Program& b) {
   if (a.input_avals() != b.input_avals() || a.output_avals() != b.output_avals()) {
     fail(op, "a rewritten body must keep its signature: ", avals_str(a.input_avals()), " -> ",
          avals_str(a.output_avals()), " became ", avals_str(b.input_avals()), " -> ",
          avals_str(b.output_avals()));
+  }
+}
+
+std::vector<bool> values_read(const Program& p) {
+  std::vector<bool> read(p.avals.size(), false);
+  for (const Instr& instr : p.instrs) {
+    for (int v : instr.in) read[v] = true;
+  }
+  for (int v : p.outputs) read[v] = true;
+  return read;
+}
+
+Program pruned_body(const Program& p, const std::vector<bool>& keep, ProgramPass dce) {
+  Program q = p;
+  q.outputs = kept(p.outputs, keep);
+  return dce(q);
+}
+
+void check_body_fits(std::string_view op, const Program& body, const std::vector<Aval>& in,
+                     const std::vector<Aval>& out) {
+  auto fits = [](const std::vector<Aval>& a, const std::vector<Aval>& b) {
+    if (a.size() != b.size()) return false;
+    for (size_t i = 0; i < a.size(); ++i) {
+      if (a[i].shape != b[i].shape || a[i].dtype != b[i].dtype) return false;
+    }
+    return true;
+  };
+  if (!fits(body.input_avals(), in) || !fits(body.output_avals(), out)) {
+    fail(op, "a pruned body ", avals_str(body.input_avals()), " -> ",
+         avals_str(body.output_avals()), " does not fit ", avals_str(in), " -> ", avals_str(out));
   }
 }
 

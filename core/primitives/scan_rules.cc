@@ -46,24 +46,6 @@ void check_body_signature(const ScanPrimitive& p) {
   }
 }
 
-std::vector<bool> values_read(const Program& p) {
-  std::vector<bool> read(p.avals.size(), false);
-  for (const Instr& instr : p.instrs) {
-    for (int v : instr.in) read[v] = true;
-  }
-  for (int v : p.outputs) read[v] = true;
-  return read;
-}
-
-template <typename T>
-std::vector<T> kept(const std::vector<T>& xs, const std::vector<bool>& keep) {
-  std::vector<T> out;
-  for (size_t i = 0; i < xs.size(); ++i) {
-    if (keep[i]) out.push_back(xs[i]);
-  }
-  return out;
-}
-
 class ScanRule : public ScanPrimitive {
  public:
   using ScanPrimitive::ScanPrimitive;
@@ -387,9 +369,11 @@ int64_t scan_length(const std::vector<Array>& xs, std::optional<int64_t> length)
   return *length;
 }
 
-std::vector<Array> bind_scan(const FlatFn& body, const std::vector<Array>& consts,
+std::vector<Array> bind_scan(const FlatFn& body_in, const std::vector<Array>& consts,
                              const std::vector<Array>& init_in, const std::vector<Array>& xs,
                              int64_t length, bool reverse) {
+  auto added = std::make_shared<bool>(false);  // a body that returns nothing returns a y
+  FlatFn body = with_an_output(body_in, added);
   std::vector<Array> init = init_in;
   std::vector<Aval> x_avals;
   for (const Array& x : xs) {
@@ -433,7 +417,9 @@ std::vector<Array> bind_scan(const FlatFn& body, const std::vector<Array>& const
   auto p = std::make_shared<const ScanRule>(
       cl.program, static_cast<int>(cl.consts.size() + consts.size()), static_cast<int>(nk), length,
       reverse, avals_of(ins), out_avals);
-  return graft::bind(p, ins);
+  std::vector<Array> outs = graft::bind(p, ins);
+  if (*added) outs.pop_back();
+  return outs;
 }
 
 }  // namespace graft::detail

@@ -7,6 +7,10 @@
 //        (a select), so each ends with the value its own loop would give.
 //   loop consts (jit's hoisting): each body's consts, cond inputs [0, num_cond_consts) and
 //        body inputs [0, num_body_consts).
+//   prune (jit's DCE), as JAX's while DCE: a carry stays if its final value is used, the
+//        cond reads it, or the body reads it to compute a carry that stays (a fixpoint);
+//        the others go from both bodies' inputs and the body's outputs, and so do consts
+//        their body no longer reads. A loop kept only for its effects keeps one carry.
 #include "core/error.h"
 #include "core/ops.h"
 #include "core/primitives/control.h"
@@ -57,6 +61,53 @@ class WhileRule : public WhilePrimitive {
     std::vector<ProgramPtr> b = bodies();
     b.at(i) = std::move(new_body);
     return std::make_shared<const WhileRule>(b[0], b[1], ncc, nbc, std::move(in), out_avals());
+  }
+
+  std::optional<Pruned> prune(const std::vector<bool>& used, ProgramPass dce) const override {
+    const size_t ncc = num_cond_consts(), nbc = num_body_consts(), nk = num_carry();
+    const Program &c = *bodies()[0], &b = *bodies()[1];
+    Program cq = dce(c);
+    std::vector<bool> read_c = values_read(cq), outs = used;
+    bool any = false;
+    for (size_t k = 0; k < nk; ++k) {
+      outs[k] = outs[k] || read_c[c.inputs[ncc + k]];
+      any = any || outs[k];
+    }
+    if (!any && nk > 0) outs[0] = true;  // kept for its effects
+    Program bq;
+    std::vector<bool> read_b;
+    for (bool changed = true; changed;) {
+      bq = pruned_body(b, outs, dce);
+      read_b = values_read(bq);
+      changed = false;
+      for (size_t k = 0; k < nk; ++k) {
+        if (!outs[k] && read_b[b.inputs[nbc + k]]) outs[k] = changed = true;
+      }
+    }
+    std::vector<bool> cond_in, body_in, ins;
+    for (size_t i = 0; i < ncc; ++i) cond_in.push_back(read_c[c.inputs[i]]);
+    for (size_t i = 0; i < nbc; ++i) body_in.push_back(read_b[b.inputs[i]]);
+    ins = concat_masks(concat_masks(cond_in, body_in), outs);
+    bool all = true;
+    for (bool i : ins) all = all && i;
+    if (all) return std::nullopt;  // every output is a carry: all outputs kept too
+    cq.inputs = kept(c.inputs, concat_masks(cond_in, outs));
+    bq.inputs = kept(b.inputs, concat_masks(body_in, outs));
+    int new_ncc = 0, new_nbc = 0;
+    for (bool i : cond_in) new_ncc += i;
+    for (bool i : body_in) new_nbc += i;
+    std::vector<Aval> in = kept(in_avals(), ins), out = kept(out_avals(), outs);
+    auto avals = [&](size_t begin, size_t end) {  // [in[begin, end), carry]
+      std::vector<Aval> a(in.begin() + begin, in.begin() + end);
+      a.insert(a.end(), in.begin() + new_ncc + new_nbc, in.end());
+      return a;
+    };
+    check_body_fits(name(), cq, avals(0, new_ncc), c.output_avals());
+    check_body_fits(name(), bq, avals(new_ncc, new_ncc + new_nbc), out);
+    auto p = std::make_shared<const WhileRule>(std::make_shared<const Program>(std::move(cq)),
+                                               std::make_shared<const Program>(std::move(bq)),
+                                               new_ncc, new_nbc, std::move(in), std::move(out));
+    return Pruned{p, ins, outs};
   }
 
   std::vector<Array> jvp(const std::vector<Array>& primals, const std::vector<Array>& tangents,
@@ -195,6 +246,10 @@ class WhileRule : public WhilePrimitive {
   }
 
  private:
+  static std::vector<bool> concat_masks(std::vector<bool> a, const std::vector<bool>& b) {
+    a.insert(a.end(), b.begin(), b.end());
+    return a;
+  }
   static std::vector<int> part_dims(const std::vector<int>& d, size_t b, size_t e) {
     return std::vector<int>(d.begin() + b, d.begin() + e);
   }

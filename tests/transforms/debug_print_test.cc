@@ -1,5 +1,5 @@
-// debug_print: eager, inside jit (every call, cache hits included, results unused), vmap and
-// grad.
+// debug_print: eager, inside jit (every call, cache hits included, results unused), vmap,
+// grad, and inside scan / cond / while_loop bodies with the print's result unused.
 #include <string>
 #include <vector>
 
@@ -7,6 +7,7 @@
 #include "core/primitives/debug.h"
 #include "gtest/gtest.h"
 #include "transforms/autodiff.h"
+#include "transforms/control_flow.h"
 #include "transforms/jit.h"
 #include "transforms/vmap.h"
 
@@ -80,6 +81,139 @@ TEST_F(DebugPrintTest, GradPassesCotangentsThrough) {
     EXPECT_EQ(jg(array<float>({1, 3})).to_vector<float>(), (std::vector<float>{2, 6}));
   }
   EXPECT_EQ(lines_.size(), 3u);  // every call of the compiled gradient
+}
+
+// Bodies whose print's result is unused: the print is still part of the body (traced as an
+// effect), so it happens once per iteration / taken branch, eagerly and under jit.
+Array scan_printing_unused(const Array& x) {
+  auto [c, ys] = scan(
+      [](const Array& c, const Array& t) {
+        debug_print("scan c = {}", c);
+        return std::pair{c + t, std::tuple<>{}};
+      },
+      x, ones({3}));
+  return c;
+}
+
+Array cond_printing_unused(const Array& x) {
+  return cond(
+      sum(x) > 0.0f,
+      [](const Array& a) {
+        debug_print("true {}", a);
+        return a * 2.0f;
+      },
+      [](const Array& a) {
+        debug_print("false {}", a);
+        return a - 1.0f;
+      },
+      x);
+}
+
+Array while_printing_unused(const Array& x) {
+  return while_loop([](const Array& c) { return sum(c) < 3.0f; },
+                    [](const Array& c) {
+                      debug_print("while c = {}", c);
+                      return c + 1.0f;
+                    },
+                    x);
+}
+
+TEST_F(DebugPrintTest, ScanBodyPrintWithUnusedResult) {
+  Array x = array<float>({0});
+  EXPECT_EQ(scan_printing_unused(x).to_vector<float>(), std::vector<float>{3});
+  ASSERT_EQ(lines_.size(), 3u);
+  EXPECT_EQ(lines_[0], "scan c = " + to_string(array<float>({0})));
+  EXPECT_EQ(lines_[2], "scan c = " + to_string(array<float>({2})));
+  auto f = jit(scan_printing_unused);
+  for (int call = 0; call < 2; ++call) {
+    lines_.clear();
+    EXPECT_EQ(f(x).to_vector<float>(), std::vector<float>{3});
+    ASSERT_EQ(lines_.size(), 3u);
+    EXPECT_EQ(lines_[1], "scan c = " + to_string(array<float>({1})));
+  }
+}
+
+TEST_F(DebugPrintTest, CondBranchPrintWithUnusedResult) {
+  Array pos = array<float>({2}), neg = array<float>({-2});
+  EXPECT_EQ(cond_printing_unused(pos).to_vector<float>(), std::vector<float>{4});
+  EXPECT_EQ(cond_printing_unused(neg).to_vector<float>(), std::vector<float>{-3});
+  ASSERT_EQ(lines_.size(), 2u);  // only the branch taken prints
+  EXPECT_EQ(lines_[0], "true " + to_string(pos));
+  EXPECT_EQ(lines_[1], "false " + to_string(neg));
+  auto f = jit(cond_printing_unused);
+  lines_.clear();
+  EXPECT_EQ(f(pos).to_vector<float>(), std::vector<float>{4});
+  EXPECT_EQ(f(neg).to_vector<float>(), std::vector<float>{-3});
+  ASSERT_EQ(lines_.size(), 2u);
+  EXPECT_EQ(lines_[0], "true " + to_string(pos));
+  EXPECT_EQ(lines_[1], "false " + to_string(neg));
+}
+
+TEST_F(DebugPrintTest, WhileBodyPrintWithUnusedResult) {
+  Array x = array<float>({0});
+  EXPECT_EQ(while_printing_unused(x).to_vector<float>(), std::vector<float>{3});
+  ASSERT_EQ(lines_.size(), 3u);
+  EXPECT_EQ(lines_[2], "while c = " + to_string(array<float>({2})));
+  auto f = jit(while_printing_unused);
+  for (int call = 0; call < 2; ++call) {
+    lines_.clear();
+    EXPECT_EQ(f(x).to_vector<float>(), std::vector<float>{3});
+    ASSERT_EQ(lines_.size(), 3u);
+    EXPECT_EQ(lines_[0], "while c = " + to_string(array<float>({0})));
+  }
+}
+
+// The loop's outputs unused too: the loop is kept for its body's print.
+TEST_F(DebugPrintTest, JitKeepsALoopWhoseOnlyUseIsItsBodyPrint) {
+  auto f = jit([](const Array& x) {
+    scan_printing_unused(x);
+    while_printing_unused(x);
+    cond_printing_unused(x);
+    return x * 2.0f;
+  });
+  EXPECT_EQ(f(array<float>({1})).to_vector<float>(), std::vector<float>{2});
+  EXPECT_EQ(lines_.size(), 3u + 2u + 1u);
+}
+
+// A cond whose branches return nothing but print: the print still happens.
+TEST_F(DebugPrintTest, CondWithoutOutputsStillPrints) {
+  auto f = [](const Array& x) {
+    cond(
+        sum(x) > 0.0f,
+        [](const Array& a) {
+          debug_print("pos {}", a);
+          return std::tuple<>{};
+        },
+        [](const Array&) { return std::tuple<>{}; }, x);
+    return x + 1.0f;
+  };
+  Array x = array<float>({1});
+  f(x);
+  ASSERT_EQ(lines_.size(), 1u);
+  EXPECT_EQ(lines_[0], "pos " + to_string(x));
+  lines_.clear();
+  EXPECT_EQ(jit(f)(x).to_vector<float>(), std::vector<float>{2});
+  EXPECT_EQ(lines_.size(), 1u);
+}
+
+// A scan with no carry and no ys that only prints: once per step.
+TEST_F(DebugPrintTest, ScanWithoutOutputsStillPrints) {
+  auto f = [](const Array& xs) {
+    scan(
+        [](std::tuple<>, const Array& x) {
+          debug_print("x = {}", x);
+          return std::pair{std::tuple<>{}, std::tuple<>{}};
+        },
+        std::tuple<>{}, xs);
+    return xs * 2.0f;
+  };
+  Array xs = array<float>({1, 2, 3});
+  f(xs);
+  ASSERT_EQ(lines_.size(), 3u);
+  EXPECT_EQ(lines_[2], "x = " + to_string(Array(3.0f)));
+  lines_.clear();
+  EXPECT_EQ(jit(f)(xs).to_vector<float>(), (std::vector<float>{2, 4, 6}));
+  EXPECT_EQ(lines_.size(), 3u);
 }
 
 }  // namespace

@@ -4,18 +4,14 @@
 #include "core/ops.h"
 #include "gtest/gtest.h"
 #include "core/backend/backend.h"
+#include "tests/transforms/pass_test_util.h"
 #include "transforms/passes/passes.h"
 
 namespace graft {
 namespace {
 
-Program program_of(const FlatFn& fn, const std::vector<Aval>& avals) {
-  std::optional<Program> p = lower(trace_avals(fn, avals));
-  EXPECT_TRUE(p.has_value());
-  return *p;
-}
-
-Aval f32(Shape s) { return Aval{std::move(s), DType::kF32, false}; }
+using pass_test::f32;
+using pass_test::program_of;
 
 TEST(JitPassesTest, DeadCodeElimination) {
   Program p = program_of(

@@ -1,8 +1,8 @@
 // Dead-code elimination, backwards over the instructions. An instruction with side effects
 // (debug_print, or one in its bodies) stays; one whose outputs are only partly used asks its
 // primitive for a smaller version (Primitive::prune: a scan without the carries and ys nobody
-// needs, and without the inputs its body stopped reading), so only what it still reads stays
-// live above it.
+// needs, a cond without unused outputs, a while_loop without dead carries, and without the
+// inputs their bodies stopped reading), so only what it still reads stays live above it.
 #include <algorithm>
 #include <vector>
 

@@ -4,7 +4,8 @@
 //
 // Each pass rewrites one level: the program's own instructions. optimize runs them at every
 // level, inside the bodies of scan / cond / while_loop (any depth) through map_bodies; DCE
-// also shrinks what it can through Primitive::prune (a scan's unused carries and ys), and
+// also shrinks what it can through Primitive::prune (a scan's unused carries and ys, a cond's
+// unused outputs and operands, a while_loop's dead carries and unread consts), and
 // hoist_loop_invariants moves a loop body's invariant instructions out to the level above.
 #pragma once
 

@@ -23,104 +23,133 @@ Array conform(const char* what, const Primitive& p, Array t, const Aval& like) {
   return t;
 }
 
-struct Key {
-  const Node* node;
-  uint32_t index;
-  bool operator==(const Key& o) const { return node == o.node && index == o.index; }
-};
-struct KeyHash {
-  size_t operator()(const Key& k) const { return std::hash<const void*>()(k.node) * 31 + k.index; }
-};
-
-}  // namespace
-
-std::vector<Array> backprop(const Graph& g, const Env& env, const std::vector<OutKey>& targets,
-                            const std::vector<Array>& cts) {
-  std::unordered_map<Key, Array, KeyHash> acc;
-  auto accumulate = [&](const Node* node, uint32_t index, const Array& ct) {
-    if (!ct.valid() || !g.depends(node)) return;
-    Key k{node, index};
-    acc[k] = add_any(acc[k], ct);
-  };
-  for (size_t j = 0; j < cts.size() && j < targets.size(); ++j) {
-    if (!cts[j].valid()) continue;
-    const Aval& a = targets[j].first->avals[targets[j].second];
-    if (!is_floating(a.dtype)) continue;
-    accumulate(targets[j].first, targets[j].second,
-               cts[j].dtype() == a.dtype ? cts[j] : astype(cts[j], a.dtype));
+std::vector<Aval> avals_of(const std::vector<Array>& args) {
+  std::vector<Aval> avals;
+  avals.reserve(args.size());
+  for (const Array& a : args) {
+    if (!a.valid()) fail("trace", "argument is an empty Array handle");
+    avals.push_back(a.aval());
   }
-  for (auto it = g.nodes.rbegin(); it != g.nodes.rend(); ++it) {
-    Node* n = *it;
-    std::vector<Array> out_cts(n->avals.size());
+  return avals;
+}
+
+void check_arity(const char* op, const Program& p, size_t got) {
+  if (got != p.inputs.size()) fail(op, "the program takes ", p.inputs.size(), " arrays, got ", got);
+}
+
+std::vector<Array> gather(const std::vector<Array>& values, const std::vector<int>& ids) {
+  std::vector<Array> out;
+  out.reserve(ids.size());
+  for (int v : ids) out.push_back(values[v]);
+  return out;
+}
+
+// Reverse mode's forward pass over a program: every value, by id, and what each equation's
+// bind_for_vjp returned (its outputs, maybe followed by values its vjp rule reads).
+struct Forward {
+  std::shared_ptr<const Program> p;
+  size_t num_fixed = 0;
+  std::vector<Array> values;
+  std::vector<std::vector<Array>> instr_outs;
+  std::vector<char> depends;  // by id: depends on an input past num_fixed
+};
+
+std::shared_ptr<Forward> forward(std::shared_ptr<const Program> p, const std::vector<Array>& args,
+                                 size_t num_fixed) {
+  check_arity("vjp", *p, args.size());
+  auto fw = std::make_shared<Forward>();
+  const Program& prog = *p;
+  fw->p = std::move(p);
+  fw->num_fixed = num_fixed;
+  fw->values.resize(prog.avals.size());
+  fw->depends.assign(prog.avals.size(), 0);
+  for (size_t i = 0; i < args.size(); ++i) {
+    fw->values[prog.inputs[i]] = args[i];
+    fw->depends[prog.inputs[i]] = i >= num_fixed;
+  }
+  for (size_t i = 0; i < prog.constants.size(); ++i) {
+    fw->values[prog.constants[i]] = prog.constant_values[i];
+  }
+  fw->instr_outs.reserve(prog.instrs.size());
+  for (const Instr& instr : prog.instrs) {
+    bool dep = false;
+    for (int v : instr.in) dep = dep || fw->depends[v];
+    std::vector<Array> ins = gather(fw->values, instr.in);
+    // Only equations a cotangent can reach need what their vjp rule reads.
+    std::vector<Array> outs = dep ? bind_for_vjp(instr.prim, ins) : bind(instr.prim, ins);
+    for (size_t k = 0; k < instr.out.size(); ++k) {
+      fw->values[instr.out[k]] = outs[k];
+      fw->depends[instr.out[k]] = dep;
+    }
+    fw->instr_outs.push_back(std::move(outs));
+  }
+  return fw;
+}
+
+// The backward pass: one cotangent per program output (empty = zero) to one per input past
+// num_fixed (zeros where none reaches it).
+std::vector<Array> backprop(const Forward& fw, const std::vector<Array>& cts) {
+  const Program& p = *fw.p;
+  if (cts.size() != p.outputs.size()) {
+    fail("vjp", "pullback takes ", p.outputs.size(), " cotangents, got ", cts.size());
+  }
+  std::vector<Array> acc(p.avals.size());
+  auto accumulate = [&](int id, const Array& ct) {
+    if (ct.valid() && fw.depends[id]) acc[id] = add_any(acc[id], ct);
+  };
+  for (size_t j = 0; j < cts.size(); ++j) {
+    if (!cts[j].valid()) continue;
+    const Aval& a = p.avals[p.outputs[j]];
+    if (cts[j].shape() != a.shape) {
+      fail("vjp", "cotangent ", j, " has shape ", shape_str(cts[j].shape()),
+           " but the output has shape ", shape_str(a.shape));
+    }
+    if (!is_floating(a.dtype)) continue;
+    accumulate(p.outputs[j], cts[j].dtype() == a.dtype ? cts[j] : astype(cts[j], a.dtype));
+  }
+  for (size_t i = p.instrs.size(); i-- > 0;) {
+    const Instr& instr = p.instrs[i];
+    std::vector<Array> out_cts(instr.out.size());
     bool any = false;
-    for (uint32_t o = 0; o < n->avals.size(); ++o) {
-      auto f = acc.find(Key{n, o});
-      if (f != acc.end() && f->second.valid()) {
-        out_cts[o] = f->second;
-        any = true;
-        acc.erase(f);
-      }
+    for (size_t o = 0; o < instr.out.size(); ++o) {
+      Array& a = acc[instr.out[o]];
+      if (!a.valid()) continue;
+      out_cts[o] = std::move(a);
+      a = Array();
+      any = true;
     }
     if (!any) continue;
-    std::vector<Array> in_cts = n->primitive->vjp(env.lookup(n->inputs), env.get(n), out_cts);
-    if (in_cts.size() != n->inputs.size()) {
-      fail(n->primitive->name(), "vjp rule returned ", in_cts.size(), " cotangents for ",
-           n->inputs.size(), " inputs");
+    std::vector<Array> in_cts =
+        instr.prim->vjp(gather(fw.values, instr.in), fw.instr_outs[i], out_cts);
+    if (in_cts.size() != instr.in.size()) {
+      fail(instr.prim->name(), "vjp rule returned ", in_cts.size(), " cotangents for ",
+           instr.in.size(), " inputs");
     }
-    for (size_t i = 0; i < in_cts.size(); ++i) {
-      accumulate(n->inputs[i].node().get(), n->inputs[i].output_index(),
-                 conform("vjp", *n->primitive, in_cts[i], n->inputs[i].aval()));
+    for (size_t k = 0; k < in_cts.size(); ++k) {
+      accumulate(instr.in[k], conform("vjp", *instr.prim, in_cts[k], p.avals[instr.in[k]]));
     }
   }
-  std::vector<Array> out(g.inputs.size());
-  for (size_t i = 0; i < g.inputs.size(); ++i) {
-    auto f = acc.find(Key{g.inputs[i].node().get(), 0});
-    if (f != acc.end()) out[i] = f->second;
+  std::vector<Array> out;
+  out.reserve(p.inputs.size() - fw.num_fixed);
+  for (size_t i = fw.num_fixed; i < p.inputs.size(); ++i) {
+    Array& a = acc[p.inputs[i]];
+    const Aval& av = p.avals[p.inputs[i]];
+    out.push_back(a.valid() ? a : zeros(av.shape, av.dtype));
   }
   return out;
 }
 
-namespace {
-
-struct Forward {
-  std::shared_ptr<Graph> g;
-  std::shared_ptr<Env> env;
-};
-
-// A replay with bind_for_vjp: a node's values in env may be followed by ones its rule reads.
-Forward forward(const FlatFn& fn, const std::vector<Array>& primals) {
-  auto g = std::make_shared<Graph>(trace(fn, primals));
-  auto env = std::make_shared<Env>();
-  for (size_t i = 0; i < g->inputs.size(); ++i) env->set(g->inputs[i].node().get(), {primals[i]});
-  for (Node* n : g->nodes) env->set(n, bind_for_vjp(n->primitive, env->lookup(n->inputs)));
-  return {g, env};
+VjpResult vjp_of(std::shared_ptr<Forward> fw) {
+  VjpResult r;
+  r.outputs = gather(fw->values, fw->p->outputs);
+  r.pullback = [fw = std::move(fw)](const std::vector<Array>& cts) { return backprop(*fw, cts); };
+  return r;
 }
 
-std::function<std::vector<Array>(const std::vector<Array>&)> make_pullback(
-    const Forward& fw, const std::vector<Array>& primals) {
-  std::vector<Aval> primal_avals;
-  for (const Array& p : primals) primal_avals.push_back(p.aval());
-  auto g = fw.g;
-  auto env = fw.env;
-  return [g, env, primal_avals](const std::vector<Array>& cts) {
-    if (cts.size() != g->outputs.size()) {
-      fail("vjp", "pullback takes ", g->outputs.size(), " cotangents, got ", cts.size());
-    }
-    std::vector<OutKey> targets;
-    for (size_t j = 0; j < cts.size(); ++j) {
-      const Aval& a = g->outputs[j].aval();
-      if (cts[j].valid() && cts[j].shape() != a.shape) {
-        fail("vjp", "cotangent ", j, " has shape ", shape_str(cts[j].shape()),
-             " but the output has shape ", shape_str(a.shape));
-      }
-      targets.push_back({g->outputs[j].node().get(), g->outputs[j].output_index()});
-    }
-    std::vector<Array> out = backprop(*g, *env, targets, cts);
-    for (size_t i = 0; i < out.size(); ++i) {
-      if (!out[i].valid()) out[i] = zeros(primal_avals[i].shape, primal_avals[i].dtype);
-    }
-    return out;
-  };
+std::vector<Array> concat_arrays(const std::vector<Array>& a, const std::vector<Array>& b) {
+  std::vector<Array> out = a;
+  out.insert(out.end(), b.begin(), b.end());
+  return out;
 }
 
 }  // namespace
@@ -131,29 +160,39 @@ std::vector<Array> bind_for_vjp(const std::shared_ptr<const Primitive>& p,
   return bind(f ? f : p, inputs);
 }
 
+VjpResult vjp_program(std::shared_ptr<const Program> p, const std::vector<Array>& args,
+                      size_t num_fixed) {
+  return vjp_of(forward(std::move(p), args, num_fixed));
+}
+
 VjpResult vjp_flat(const FlatFn& fn, const std::vector<Array>& primals) {
-  Forward fw = forward(fn, primals);
-  VjpResult r;
-  r.outputs = fw.env->lookup(fw.g->outputs);
-  r.pullback = make_pullback(fw, primals);
-  return r;
+  ClosedProgram c = trace_closed(fn, avals_of(primals));
+  return vjp_program(c.program, concat_arrays(c.consts, primals), c.consts.size());
 }
 
 std::vector<Array> vjp_residuals(const FlatFn& fn, const std::vector<Array>& primals) {
-  Forward fw = forward(fn, primals);
-  // The forward values, in forward order: the primals, then each node's outputs.
+  ClosedProgram c = trace_closed(fn, avals_of(primals));
+  std::shared_ptr<Forward> fw =
+      forward(c.program, concat_arrays(c.consts, primals), c.consts.size());
+  // The forward values, in forward order: the primals, then each equation's outputs.
   std::vector<Array> values = primals;
-  for (const Node* n : fw.g->nodes) {
-    for (const Array& v : fw.env->get(n)) values.push_back(v);
+  for (const std::vector<Array>& outs : fw->instr_outs) {
+    values.insert(values.end(), outs.begin(), outs.end());
   }
+  using Key = std::pair<const Node*, uint32_t>;
+  struct KeyHash {
+    size_t operator()(const Key& k) const {
+      return std::hash<const void*>()(k.first) * 31 + k.second;
+    }
+  };
   std::unordered_map<Key, size_t, KeyHash> index;
   for (size_t i = 0; i < values.size(); ++i) {
     index.emplace(Key{values[i].node().get(), values[i].output_index()}, i);
   }
   // Trace the pullback on placeholder cotangents; what its graph reads from outside (directly,
   // or through nodes the rules built from forward values, e.g. remat's recomputation) is kept.
-  std::vector<Array> outs = fw.env->lookup(fw.g->outputs);
-  Graph bwd = trace(make_pullback(fw, primals), outs);
+  VjpResult v = vjp_of(fw);
+  Graph bwd = trace(v.pullback, v.outputs);
   std::vector<bool> used(values.size(), false);
   std::unordered_map<const Node*, bool> seen;
   std::vector<Array> stack;
@@ -179,6 +218,49 @@ std::vector<Array> vjp_residuals(const FlatFn& fn, const std::vector<Array>& pri
   return kept;
 }
 
+std::pair<std::vector<Array>, std::vector<Array>> jvp_program(const Program& p,
+                                                              const std::vector<Array>& args,
+                                                              const std::vector<Array>& tangents,
+                                                              bool instantiate_zeros) {
+  check_arity("jvp", p, args.size());
+  if (tangents.size() != args.size()) {
+    fail("jvp", "got ", args.size(), " primals but ", tangents.size(), " tangents");
+  }
+  std::vector<Array> values(p.avals.size()), tans(p.avals.size());
+  for (size_t i = 0; i < args.size(); ++i) {
+    values[p.inputs[i]] = args[i];
+    Array t = is_floating(args[i].dtype()) ? tangents[i] : Array();
+    if (t.valid() && t.dtype() != args[i].dtype()) t = astype(t, args[i].dtype());
+    tans[p.inputs[i]] = t;
+  }
+  for (size_t i = 0; i < p.constants.size(); ++i) values[p.constants[i]] = p.constant_values[i];
+  for (const Instr& instr : p.instrs) {
+    std::vector<Array> ins = gather(values, instr.in);
+    std::vector<Array> outs = bind(instr.prim, ins);
+    std::vector<Array> tin = gather(tans, instr.in);
+    bool any = false;
+    for (const Array& t : tin) any = any || t.valid();
+    if (any) {
+      std::vector<Array> tout = instr.prim->jvp(ins, tin, outs);
+      if (tout.size() != outs.size()) {
+        fail(instr.prim->name(), "jvp rule returned ", tout.size(), " tangents for ", outs.size(),
+             " outputs");
+      }
+      for (size_t o = 0; o < instr.out.size(); ++o) {
+        tans[instr.out[o]] = conform("jvp", *instr.prim, tout[o], outs[o].aval());
+      }
+    }
+    for (size_t o = 0; o < instr.out.size(); ++o) values[instr.out[o]] = std::move(outs[o]);
+  }
+  std::vector<Array> outs = gather(values, p.outputs), touts = gather(tans, p.outputs);
+  if (instantiate_zeros) {
+    for (size_t j = 0; j < outs.size(); ++j) {
+      if (!touts[j].valid()) touts[j] = zeros(outs[j].shape(), outs[j].dtype());
+    }
+  }
+  return {outs, touts};
+}
+
 std::pair<std::vector<Array>, std::vector<Array>> jvp_flat(const FlatFn& fn,
                                                            const std::vector<Array>& primals,
                                                            const std::vector<Array>& tangents) {
@@ -192,48 +274,10 @@ std::pair<std::vector<Array>, std::vector<Array>> jvp_flat(const FlatFn& fn,
            " but its primal has shape ", shape_str(primals[i].shape()));
     }
   }
-  Graph g = trace(fn, primals);
-  Env env, tenv;
-  for (size_t i = 0; i < g.inputs.size(); ++i) {
-    const Node* p = g.inputs[i].node().get();
-    env.set(p, {primals[i]});
-    Array t = is_floating(primals[i].dtype()) ? tangents[i] : Array();
-    if (t.valid() && t.dtype() != primals[i].dtype()) t = astype(t, primals[i].dtype());
-    tenv.set(p, {t});
-  }
-  auto tangent_of = [&](const Array& a) {
-    const Node* n = a.node().get();
-    return tenv.has(n) ? tenv.get(n)[a.output_index()] : Array();
-  };
-  for (Node* n : g.nodes) {
-    std::vector<Array> ins = env.lookup(n->inputs);
-    std::vector<Array> outs = bind(n->primitive, ins);
-    std::vector<Array> tin(n->inputs.size());
-    bool any = false;
-    for (size_t i = 0; i < n->inputs.size(); ++i) {
-      tin[i] = tangent_of(n->inputs[i]);
-      any = any || tin[i].valid();
-    }
-    std::vector<Array> tout(outs.size());
-    if (any) {
-      tout = n->primitive->jvp(ins, tin, outs);
-      if (tout.size() != outs.size()) {
-        fail(n->primitive->name(), "jvp rule returned ", tout.size(), " tangents for ", outs.size(),
-             " outputs");
-      }
-      for (size_t o = 0; o < outs.size(); ++o) {
-        tout[o] = conform("jvp", *n->primitive, tout[o], outs[o].aval());
-      }
-    }
-    env.set(n, std::move(outs));
-    tenv.set(n, std::move(tout));
-  }
-  std::vector<Array> outs = env.lookup(g.outputs), touts;
-  for (size_t j = 0; j < g.outputs.size(); ++j) {
-    Array t = tangent_of(g.outputs[j]);
-    touts.push_back(t.valid() ? t : zeros(outs[j].shape(), outs[j].dtype()));
-  }
-  return {outs, touts};
+  ClosedProgram c = trace_closed(fn, avals_of(primals));
+  std::vector<Array> ts(c.consts.size());
+  ts.insert(ts.end(), tangents.begin(), tangents.end());
+  return jvp_program(*c.program, concat_arrays(c.consts, primals), ts);
 }
 
 }  // namespace graft::detail

@@ -19,7 +19,6 @@ Array move_batch_axis(const Array& x, int from, int to, int64_t size) {
 VmapResult vmap_flat(const FlatFn& fn, const std::vector<Array>& args,
                      const std::vector<int>& in_dims, std::optional<int64_t> axis_size) {
   if (args.size() != in_dims.size()) fail("vmap", "internal: in_dims size mismatch");
-  VmapResult r;
   std::optional<int64_t> size = axis_size;
   std::vector<Aval> avals;
   for (size_t i = 0; i < args.size(); ++i) {
@@ -40,52 +39,65 @@ VmapResult vmap_flat(const FlatFn& fn, const std::vector<Array>& args,
     avals.push_back(std::move(a));
   }
   if (!size) fail("vmap", "needs at least one mapped argument or an explicit axis_size");
-  r.axis_size = *size;
 
-  Graph g = trace_avals(fn, avals);
-  Env env;
-  std::unordered_map<const Node*, std::vector<int>> dims;
-  for (size_t i = 0; i < args.size(); ++i) {
-    env.set(g.inputs[i].node().get(), {args[i]});
-    dims[g.inputs[i].node().get()] = {in_dims[i]};
+  ClosedProgram c = trace_closed(fn, avals);
+  std::vector<Array> all = c.consts;
+  all.insert(all.end(), args.begin(), args.end());
+  std::vector<int> dims(c.consts.size(), -1);
+  dims.insert(dims.end(), in_dims.begin(), in_dims.end());
+  return vmap_program(*c.program, all, dims, *size);
+}
+
+VmapResult vmap_program(const Program& p, const std::vector<Array>& args,
+                        const std::vector<int>& in_dims, int64_t size) {
+  if (args.size() != p.inputs.size() || in_dims.size() != args.size()) {
+    fail("vmap", "the program takes ", p.inputs.size(), " arrays, got ", args.size());
   }
-  auto dim_of = [&](const Array& a) {
-    auto it = dims.find(a.node().get());
-    return it == dims.end() ? -1 : it->second[a.output_index()];
-  };
-  for (Node* n : g.nodes) {
-    std::vector<Array> ins = env.lookup(n->inputs);
-    std::vector<int> in_d(ins.size());
+  VmapResult r;
+  r.axis_size = size;
+  std::vector<Array> values(p.avals.size());
+  std::vector<int> dims(p.avals.size(), -1);
+  for (size_t i = 0; i < args.size(); ++i) {
+    values[p.inputs[i]] = args[i];
+    dims[p.inputs[i]] = in_dims[i];
+  }
+  for (size_t i = 0; i < p.constants.size(); ++i) values[p.constants[i]] = p.constant_values[i];
+  std::vector<Array> ins;
+  std::vector<int> in_d;
+  for (const Instr& instr : p.instrs) {
+    ins.clear();
+    in_d.clear();
     bool batched = false;
-    for (size_t i = 0; i < ins.size(); ++i) {
-      in_d[i] = dim_of(n->inputs[i]);
-      batched = batched || in_d[i] >= 0;
+    for (int v : instr.in) {
+      ins.push_back(values[v]);
+      in_d.push_back(dims[v]);
+      batched = batched || dims[v] >= 0;
     }
     if (!batched) {
-      env.set(n, bind(n->primitive, ins));
-      dims[n] = std::vector<int>(n->avals.size(), -1);
+      std::vector<Array> outs = bind(instr.prim, ins);
+      for (size_t o = 0; o < instr.out.size(); ++o) values[instr.out[o]] = std::move(outs[o]);
       continue;
     }
-    Batched b = n->primitive->vmap(ins, in_d);
-    if (b.outputs.size() != n->avals.size() || b.dims.size() != n->avals.size()) {
-      fail(n->primitive->name(), "batching rule returned ", b.outputs.size(), " outputs for ",
-           n->avals.size());
+    Batched b = instr.prim->vmap(ins, in_d);
+    if (b.outputs.size() != instr.out.size() || b.dims.size() != instr.out.size()) {
+      fail(instr.prim->name(), "batching rule returned ", b.outputs.size(), " outputs for ",
+           instr.out.size());
     }
     for (size_t o = 0; o < b.outputs.size(); ++o) {
       // The rule's output must be the unbatched result with the batch axis inserted.
-      Shape want = n->avals[o].shape;
-      if (b.dims[o] >= 0) want.insert(want.begin() + b.dims[o], *size);
+      Shape want = p.avals[instr.out[o]].shape;
+      if (b.dims[o] >= 0) want.insert(want.begin() + b.dims[o], size);
       if (b.outputs[o].shape() != want) {
-        fail(n->primitive->name(), "batching rule returned shape ", shape_str(b.outputs[o].shape()),
-             ", expected ", shape_str(want));
+        fail(instr.prim->name(), "batching rule returned shape ",
+             shape_str(b.outputs[o].shape()), ", expected ", shape_str(want));
       }
+      values[instr.out[o]] = std::move(b.outputs[o]);
+      dims[instr.out[o]] = b.dims[o];
     }
-    env.set(n, std::move(b.outputs));
-    dims[n] = std::move(b.dims);
   }
-  for (const Array& o : g.outputs) {
-    r.outputs.push_back(env.lookup(o));
-    r.dims.push_back(dim_of(o));
+  for (int v : p.outputs) {
+    r.outputs.push_back(values[v]);
+    r.dims.push_back(dims[v]);
   }
   return r;
 }

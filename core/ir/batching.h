@@ -1,15 +1,17 @@
-// vmap over flat lists of arrays: the engine behind graft::vmap (transforms/vmap.h).
+// vmap as an interpreter of Programs: the engine behind graft::vmap (transforms/vmap.h) and
+// the batching rules of primitives that hold bodies (which call vmap_program on them).
 //
-// fn is traced on placeholders of the unbatched shapes, then the graph is replayed with the
-// batched arguments: a node whose inputs are all unbatched is re-applied as is, any other
-// goes through its primitive's batching rule. Nothing loops over the batch.
+// vmap_flat traces fn into a closed Program on the unbatched shapes (values of outer traces
+// it uses become leading, unbatched inputs), then runs its equations on the batched
+// arguments: an equation whose inputs are all unbatched is bound as is, any other goes
+// through its primitive's batching rule. Nothing loops over the batch.
 #pragma once
 
 #include <cstdint>
 #include <optional>
 #include <vector>
 
-#include "core/ir/graph.h"
+#include "core/ir/program.h"
 
 namespace graft::detail {
 
@@ -22,6 +24,11 @@ struct VmapResult {
 // in_dims: one per argument, a normalized axis or -1 (not batched).
 VmapResult vmap_flat(const FlatFn& fn, const std::vector<Array>& args,
                      const std::vector<int>& in_dims, std::optional<int64_t> axis_size);
+
+// vmap of a program: args one per input, each batched along dims[i] (-1: not batched) with
+// batch size `size`.
+VmapResult vmap_program(const Program& p, const std::vector<Array>& args,
+                        const std::vector<int>& dims, int64_t size);
 
 // Moves the batch axis `from` of x to `to` (normalized against the batched rank);
 // broadcasts an unbatched x (from == -1) to `size` along `to`.

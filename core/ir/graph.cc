@@ -67,23 +67,4 @@ Graph trace_avals(const FlatFn& fn, const std::vector<Aval>& avals) {
   return g;
 }
 
-Array Env::lookup(const Array& a) const {
-  auto it = map_.find(a.node().get());
-  return it == map_.end() ? a : it->second[a.output_index()];
-}
-
-std::vector<Array> Env::lookup(const std::vector<Array>& as) const {
-  std::vector<Array> out;
-  out.reserve(as.size());
-  for (const Array& a : as) out.push_back(lookup(a));
-  return out;
-}
-
-Env replay(const Graph& g, const std::vector<Array>& args) {
-  Env env;
-  for (size_t i = 0; i < g.inputs.size(); ++i) env.set(g.inputs[i].node().get(), {args[i]});
-  for (Node* n : g.nodes) env.set(n, bind(n->primitive, env.lookup(n->inputs)));
-  return env;
-}
-
 }  // namespace graft

@@ -1,6 +1,7 @@
-// A traced function as a graph: the placeholders it was called on, its outputs, and the nodes
-// in between (those that depend on the placeholders), in topological order. Transforms walk
-// this list and re-apply each node's primitive (replay) with their own rules.
+// Tracing: a function called on placeholders, recorded as a graph (the placeholders, its
+// outputs, and the nodes in between that depend on the placeholders, in topological order).
+// The graph is only a step on the way to a Program (core/ir/program.h: lower, trace_closed),
+// which is what the transforms interpret and the backends compile.
 #pragma once
 
 #include <functional>
@@ -30,22 +31,5 @@ std::vector<Array> make_placeholders(const std::vector<Array>& like);
 // graph. Errors in fn propagate.
 Graph trace(const FlatFn& fn, const std::vector<Array>& args);
 Graph trace_avals(const FlatFn& fn, const std::vector<Aval>& avals);
-
-// Values of graph nodes in a replay: maps each node of the original graph to new outputs.
-class Env {
- public:
-  void set(const Node* n, std::vector<Array> outs) { map_[n] = std::move(outs); }
-  bool has(const Node* n) const { return map_.count(n) != 0; }
-  const std::vector<Array>& get(const Node* n) const { return map_.at(n); }
-  // The replacement of `a`, or `a` itself when it is outside the graph (a constant).
-  Array lookup(const Array& a) const;
-  std::vector<Array> lookup(const std::vector<Array>& as) const;
-
- private:
-  std::unordered_map<const Node*, std::vector<Array>> map_;
-};
-
-// Re-applies every node of g to `args` (one per input). Returns the environment.
-Env replay(const Graph& g, const std::vector<Array>& args);
 
 }  // namespace graft

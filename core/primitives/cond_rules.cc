@@ -73,14 +73,14 @@ class CondRule : public CondPrimitive {
     const size_t n = ops.size();
     std::vector<FlatFn> bs;
     for (size_t k = 0; k < num_branches(); ++k) {
-      FlatFn b = branch_fn(k);
+      ProgramPtr b = bodies()[k];
       bs.push_back([b, n, mt, mo](const std::vector<Array>& in) {
         std::vector<Array> p = part(in, 0, n), t(n);
         size_t j = n;
         for (size_t i = 0; i < n; ++i) {
           if (mt[i]) t[i] = in[j++];
         }
-        auto [outs, touts] = jvp_flat(b, p, t);
+        auto [outs, touts] = jvp_program(*b, p, t);
         std::vector<Array> r = outs;
         for (size_t k = 0; k < outs.size(); ++k) {
           if (mo[k]) r.push_back(instantiate(touts[k], outs[k]));
@@ -107,14 +107,14 @@ class CondRule : public CondPrimitive {
     const size_t n = ops.size(), no = outputs.size();
     std::vector<FlatFn> bs;
     for (size_t k = 0; k < num_branches(); ++k) {
-      FlatFn b = branch_fn(k);
+      ProgramPtr b = bodies()[k];
       bs.push_back([b, n, no, mi, mo](const std::vector<Array>& in) {
         std::vector<Array> p = part(in, 0, n), c(no);
         size_t j = n;
         for (size_t k = 0; k < no; ++k) {
           if (mo[k]) c[k] = in[j++];
         }
-        std::vector<Array> in_cts = vjp_flat(b, p).pullback(c), r;
+        std::vector<Array> in_cts = vjp_program(b, p).pullback(c), r;
         for (size_t i = 0; i < n; ++i) {
           if (mi[i]) r.push_back(instantiate(in_cts[i], p[i]));
         }
@@ -137,9 +137,9 @@ class CondRule : public CondPrimitive {
     if (dims[0] < 0) {
       std::vector<FlatFn> bs;
       for (size_t k = 0; k < num_branches(); ++k) {
-      FlatFn b = branch_fn(k);
+      ProgramPtr b = bodies()[k];
         bs.push_back(
-            [b, od, size](const std::vector<Array>& in) { return run_batched(b, in, od, size); });
+            [b, od, size](const std::vector<Array>& in) { return run_batched(*b, in, od, size); });
       }
       std::vector<Array> outs = bind_cond("cond", args[0], bs, ops);
       return {outs, std::vector<int>(outs.size(), 0)};
@@ -147,9 +147,9 @@ class CondRule : public CondPrimitive {
     // Batched index: every branch runs on the whole batch; select per example.
     const int64_t n = static_cast<int64_t>(num_branches());
     Array index = clip(moveaxis(args[0], dims[0], 0), 0, static_cast<int>(n - 1));
-    std::vector<Array> outs = run_batched(branch_fn(0), ops, od, size);
+    std::vector<Array> outs = run_batched(*bodies()[0], ops, od, size);
     for (int64_t k = 1; k < n; ++k) {
-      std::vector<Array> alt = run_batched(branch_fn(k), ops, od, size);
+      std::vector<Array> alt = run_batched(*bodies()[k], ops, od, size);
       for (size_t o = 0; o < outs.size(); ++o) {
         Shape s(outs[o].ndim(), 1);
         s[0] = size;

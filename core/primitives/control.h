@@ -38,7 +38,6 @@ class ControlPrimitive : public Primitive {
   const std::vector<Aval>& in_avals() const { return in_avals_; }
   const std::vector<Aval>& out_avals() const { return out_avals_; }
   const std::vector<ProgramPtr>& bodies() const { return bodies_; }
-  FlatFn body_fn(size_t i) const { return program_fn(bodies_[i]); }
   // A body's side effects (debug_print) are the primitive's: bind runs it at once on values
   // and records it for jit on tracers, and jit's passes keep it.
   bool has_side_effects() const override { return effects_; }
@@ -86,7 +85,6 @@ class ScanPrimitive : public ControlPrimitive {
   std::vector<SubProgram> sub_programs() const override { return {{"body", bodies()[0]}}; }
 
   const Program& body() const { return *bodies()[0]; }
-  FlatFn body_fn() const { return ControlPrimitive::body_fn(0); }
   int num_consts() const { return num_consts_; }
   int num_carry() const { return num_carry_; }
   int num_xs() const { return static_cast<int>(in_avals().size()) - num_consts_ - num_carry_; }
@@ -109,7 +107,6 @@ class CondPrimitive : public ControlPrimitive {
   std::vector<SubProgram> sub_programs() const override;
   // Branch k takes the operands (inputs 1...) and returns the outputs.
   size_t num_branches() const { return bodies().size(); }
-  FlatFn branch_fn(size_t k) const { return body_fn(k); }
 };
 
 // Inputs: cond consts, body consts, initial carry. Output: the final carry.
@@ -127,8 +124,6 @@ class WhilePrimitive : public ControlPrimitive {
     return {{"cond", bodies()[0]}, {"body", bodies()[1]}};
   }
 
-  FlatFn cond_fn() const { return ControlPrimitive::body_fn(0); }
-  FlatFn body_fn() const { return ControlPrimitive::body_fn(1); }
   int num_cond_consts() const { return num_cond_consts_; }
   int num_body_consts() const { return num_body_consts_; }
   int num_carry() const { return static_cast<int>(out_avals().size()); }

@@ -108,9 +108,9 @@ int64_t batch_size(const std::vector<Array>& args, const std::vector<int>& dims)
   return 0;
 }
 
-std::vector<Array> run_batched(const FlatFn& fn, const std::vector<Array>& xs,
+std::vector<Array> run_batched(const Program& body, const std::vector<Array>& xs,
                                const std::vector<int>& dims, int64_t size) {
-  VmapResult r = vmap_flat(fn, xs, dims, size);
+  VmapResult r = vmap_program(body, xs, dims, size);
   std::vector<Array> out;
   for (size_t i = 0; i < r.outputs.size(); ++i) {
     out.push_back(move_batch_axis(r.outputs[i], r.dims[i], 0, size));

@@ -52,8 +52,8 @@ void check_body_fits(std::string_view op, const Program& body, const std::vector
 // t, or zeros shaped like `like` when t is empty; cast to like's dtype.
 Array instantiate(const Array& t, const Array& like);
 int64_t batch_size(const std::vector<Array>& args, const std::vector<int>& dims);
-// fn vmapped over fixed in_dims, every output moved (or broadcast) to batch axis 0.
-std::vector<Array> run_batched(const FlatFn& fn, const std::vector<Array>& xs,
+// body vmapped over fixed in_dims, every output moved (or broadcast) to batch axis 0.
+std::vector<Array> run_batched(const Program& body, const std::vector<Array>& xs,
                                const std::vector<int>& dims, int64_t size);
 // "(f32[3], i32[])"
 std::string avals_str(const std::vector<Aval>& avals);

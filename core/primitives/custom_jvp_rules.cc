@@ -96,14 +96,14 @@ std::vector<Array> CustomJvpCall::vjp(const std::vector<Array>& primals, const s
 
 Batched CustomJvpCall::vmap(const std::vector<Array>& args, const std::vector<int>& dims) const {
   const int64_t size = detail::batch_size(args, dims);
-  FlatFn fun = body_fn(0), rule = body_fn(1);
+  ProgramPtr fun = bodies()[0], rule = bodies()[1];
   std::vector<int> rule_dims = dims;
   rule_dims.insert(rule_dims.end(), dims.begin() + num_consts_, dims.end());
   FlatFn fun_b = [fun, dims, size](const std::vector<Array>& xs) {
-    return detail::run_batched(fun, xs, dims, size);
+    return detail::run_batched(*fun, xs, dims, size);
   };
   FlatFn rule_b = [rule, rule_dims, size](const std::vector<Array>& xs) {
-    return detail::run_batched(rule, xs, rule_dims, size);
+    return detail::run_batched(*rule, xs, rule_dims, size);
   };
   std::vector<Array> outs = detail::make_custom_jvp(fn_name(), num_consts_, fun_b, rule_b, args);
   return {outs, std::vector<int>(outs.size(), 0)};

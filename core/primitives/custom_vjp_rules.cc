@@ -141,7 +141,7 @@ std::vector<Array> CustomVjpCall::vjp(const std::vector<Array>& primals,
     any_res = any_res || cts[no + k].valid();
   }
   if (any_res) {
-    std::vector<Array> extra = detail::vjp_flat(body_fn(1), primals).pullback(res_cts);
+    std::vector<Array> extra = detail::vjp_program(bodies()[1], primals).pullback(res_cts);
     for (size_t i = 0; i < in_cts.size(); ++i) {
       if (is_floating(primals[i].dtype())) in_cts[i] = detail::add_any(in_cts[i], extra[i]);
     }
@@ -152,12 +152,12 @@ std::vector<Array> CustomVjpCall::vjp(const std::vector<Array>& primals,
 Batched CustomVjpCall::vmap(const std::vector<Array>& args, const std::vector<int>& dims) const {
   const int64_t size = detail::batch_size(args, dims);
   const size_t nc = num_consts_, nr = num_residuals(), no = num_out();
-  FlatFn fun = body_fn(0), fwd = body_fn(1), bwd = body_fn(2);
+  ProgramPtr fun = bodies()[0], fwd = bodies()[1], bwd = bodies()[2];
   FlatFn fun_b = [fun, dims, size](const std::vector<Array>& xs) {
-    return detail::run_batched(fun, xs, dims, size);
+    return detail::run_batched(*fun, xs, dims, size);
   };
   FlatFn fwd_b = [fwd, dims, size](const std::vector<Array>& xs) {
-    return detail::run_batched(fwd, xs, dims, size);
+    return detail::run_batched(*fwd, xs, dims, size);
   };
   // Residuals and cotangents come batched at axis 0; an argument's cotangent goes back to its
   // batch axis, summed over the batch when the argument is not batched.
@@ -165,7 +165,7 @@ Batched CustomVjpCall::vmap(const std::vector<Array>& args, const std::vector<in
   bwd_dims.resize(nc + nr + no, 0);
   std::vector<int> arg_dims(dims.begin() + static_cast<std::ptrdiff_t>(nc), dims.end());
   FlatFn bwd_b = [bwd, bwd_dims, arg_dims, size](const std::vector<Array>& xs) {
-    std::vector<Array> in_cts = detail::run_batched(bwd, xs, bwd_dims, size);
+    std::vector<Array> in_cts = detail::run_batched(*bwd, xs, bwd_dims, size);
     for (size_t i = 0; i < in_cts.size() && i < arg_dims.size(); ++i) {
       in_cts[i] = arg_dims[i] < 0 ? sum(in_cts[i], {0}) : moveaxis(in_cts[i], 0, arg_dims[i]);
     }

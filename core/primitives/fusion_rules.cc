@@ -27,13 +27,13 @@ std::vector<Array> FusedElementwise::jvp(const std::vector<Array>& primals,
   for (size_t i = 0; i < ts.size(); ++i) {
     if (!ts[i].valid()) ts[i] = zeros(primals[i].shape(), primals[i].dtype());
   }
-  return detail::jvp_flat(body_fn(0), primals, ts).second;
+  return detail::jvp_program(*bodies()[0], primals, ts).second;
 }
 
 std::vector<Array> FusedElementwise::vjp(const std::vector<Array>& primals,
                                          const std::vector<Array>&,
                                          const std::vector<Array>& cts) const {
-  std::vector<Array> out = detail::vjp_flat(body_fn(0), primals).pullback(cts);
+  std::vector<Array> out = detail::vjp_program(bodies()[0], primals).pullback(cts);
   for (size_t i = 0; i < out.size(); ++i) {
     if (!is_floating(primals[i].dtype())) out[i] = Array();
   }
@@ -41,7 +41,8 @@ std::vector<Array> FusedElementwise::vjp(const std::vector<Array>& primals,
 }
 
 Batched FusedElementwise::vmap(const std::vector<Array>& args, const std::vector<int>& dims) const {
-  detail::VmapResult r = detail::vmap_flat(body_fn(0), args, dims, std::nullopt);
+  detail::VmapResult r =
+      detail::vmap_program(*bodies()[0], args, dims, detail::batch_size(args, dims));
   return {r.outputs, r.dims};
 }
 

@@ -78,10 +78,10 @@ std::shared_ptr<const Primitive> Remat::with_sub_programs(std::vector<ProgramPtr
 
 std::vector<Array> Remat::jvp(const std::vector<Array>& primals, const std::vector<Array>& tangents,
                               const std::vector<Array>&) const {
-  FlatFn full = body_fn(0);
+  ProgramPtr full = bodies()[0];
   const size_t n = primals.size();
   FlatFn tangent_fn = [full, n](const std::vector<Array>& xs) {
-    return detail::jvp_flat(full, part(xs, 0, n), part(xs, n, 2 * n)).second;
+    return detail::jvp_program(*full, part(xs, 0, n), part(xs, n, 2 * n)).second;
   };
   std::vector<Array> ts(n);
   for (size_t i = 0; i < n; ++i) ts[i] = detail::instantiate(tangents[i], primals[i]);
@@ -160,9 +160,9 @@ std::vector<Array> Remat::vjp(const std::vector<Array>& primals, const std::vect
 
 Batched Remat::vmap(const std::vector<Array>& args, const std::vector<int>& dims) const {
   const int64_t size = detail::batch_size(args, dims);
-  FlatFn full = body_fn(0);
+  ProgramPtr full = bodies()[0];
   FlatFn batched = [full, dims, size](const std::vector<Array>& xs) {
-    return detail::run_batched(full, xs, dims, size);
+    return detail::run_batched(*full, xs, dims, size);
   };
   std::vector<Array> outs = detail::make_remat(fn_name(), batched, policy_, args);
   outs.resize(out_avals().size());

@@ -181,7 +181,7 @@ std::vector<Array> ScanRule::jvp(const std::vector<Array>& primals,
   std::vector<Array> tc = masked(part(tangents, 0, nc), mc);
   std::vector<Array> tx = masked(part(tangents, nc + nk, nc + nk + nx), mx);
   const size_t ntc = tc.size(), ntk = tk.size();
-  FlatFn f = body_fn();
+  ProgramPtr f = bodies()[0];
   // Inputs [consts, tconsts, carry, tcarry, x, tx] -> [carry, tcarry, y, ty].
   FlatFn body_jvp = [=](const std::vector<Array>& in) {
     std::vector<Array> p, t;
@@ -200,7 +200,7 @@ std::vector<Array> ScanRule::jvp(const std::vector<Array>& primals,
     take(nc, &mc, ntc);
     take(nk, &mk, ntk);
     take(nx, &mx, in.size() - at - nx);
-    auto [outs, touts] = jvp_flat(f, p, t);
+    auto [outs, touts] = jvp_program(*f, p, t);
     std::vector<Array> r = part(outs, 0, nk);
     for (size_t k = 0; k < nk; ++k) {
       if (mk[k]) r.push_back(instantiate(touts[k], outs[k]));
@@ -226,10 +226,10 @@ std::vector<Array> ScanRule::vjp(const std::vector<Array>& primals,
                                  const std::vector<Array>& outputs,
                                  const std::vector<Array>& cts) const {
   const size_t nc = num_consts(), nk = num_carry(), nx = num_xs(), ny = num_ys();
-  FlatFn f = body_fn();
+  ProgramPtr f = bodies()[0];
   // Forward: the same scan, also stacking the carry each iteration starts from.
   FlatFn save = [f, nc, nk](const std::vector<Array>& in) {
-    std::vector<Array> out = f(in);
+    std::vector<Array> out = run_program(*f, in);
     return concat(part(out, 0, nk), part(in, nc, nc + nk));
   };
   std::vector<Array> consts = part(primals, 0, nc), init = part(primals, nc, nc + nk),
@@ -262,7 +262,7 @@ std::vector<Array> ScanRule::vjp(const std::vector<Array>& primals,
     std::vector<Array> x = part(in, at, at + nx);
     at += nx;
     std::vector<Array> cty = part(in, at, in.size());
-    VjpResult v = vjp_flat(f, concat(concat(c, carry), x));
+    VjpResult v = vjp_program(f, concat(concat(c, carry), x));
     std::vector<Array> out_cts(nk + ny);
     size_t j = 0;
     for (size_t k = 0; k < nk; ++k) {
@@ -318,7 +318,7 @@ Batched ScanRule::vmap(const std::vector<Array>& args, const std::vector<int>& d
       d[i] = 0;  // in the body, every batched value has its batch axis at 0
     }
   }
-  FlatFn f = body_fn();
+  ProgramPtr f = bodies()[0];
   // Fixpoint: a carry batched at the output must be batched at the input.
   for (bool changed = true; changed;) {
     changed = false;
@@ -327,7 +327,7 @@ Batched ScanRule::vmap(const std::vector<Array>& args, const std::vector<int>& d
       slice_args.push_back(Array::placeholder(
           Aval{Shape(a[i].shape().begin() + 1, a[i].shape().end()), a[i].dtype()}));
     }
-    VmapResult r = vmap_flat(f, slice_args, d, size);
+    VmapResult r = vmap_program(*f, slice_args, d, size);
     for (size_t k = 0; k < nk; ++k) {
       if (r.dims[k] >= 0 && d[nc + k] < 0) {
         a[nc + k] = move_batch_axis(a[nc + k], -1, 0, size);
@@ -337,7 +337,7 @@ Batched ScanRule::vmap(const std::vector<Array>& args, const std::vector<int>& d
     }
   }
   FlatFn body_b = [f, d, size, nk, nc](const std::vector<Array>& in) {
-    VmapResult r = vmap_flat(f, in, d, size);
+    VmapResult r = vmap_program(*f, in, d, size);
     std::vector<Array> out;
     for (size_t i = 0; i < r.outputs.size(); ++i) {
       bool keep_unbatched = i < nk && d[nc + i] < 0;

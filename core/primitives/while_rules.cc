@@ -126,9 +126,9 @@ class WhileRule : public WhilePrimitive {
       if (mk.back()) tk.push_back(instantiate(tangents[ncc + nbc + k], init[k]));
     }
     const size_t ntb = tb.size();
-    FlatFn c = cond_fn(), b = body_fn();
+    ProgramPtr c = bodies()[0], b = bodies()[1];
     FlatFn cond_j = [c, ncc, nk](const std::vector<Array>& in) {
-      return c(part(in, 0, ncc + nk));  // [cond consts, carry, tangents]
+      return run_program(*c, part(in, 0, ncc + nk));  // [cond consts, carry, tangents]
     };
     // [body consts, their tangents, carry, carry tangents] -> [carry, carry tangents]
     FlatFn body_j = [=](const std::vector<Array>& in) {
@@ -145,7 +145,7 @@ class WhileRule : public WhilePrimitive {
         if (mk[k]) tc[k] = in[j++];
       }
       t = concat(t, tc);
-      auto [outs, touts] = jvp_flat(b, p, t);
+      auto [outs, touts] = jvp_program(*b, p, t);
       std::vector<Array> r = outs;
       for (size_t k = 0; k < nk; ++k) {
         if (mk[k]) r.push_back(instantiate(touts[k], outs[k]));
@@ -175,7 +175,7 @@ class WhileRule : public WhilePrimitive {
       a[i] = dims[i] < 0 ? args[i] : move_batch_axis(args[i], dims[i], 0, size);
       if (dims[i] >= 0) d[i] = 0;
     }
-    FlatFn c = cond_fn(), b = body_fn();
+    ProgramPtr c = bodies()[0], b = bodies()[1];
     auto cond_dims = [&] {
       std::vector<int> cd = part_dims(d, 0, ncc);
       std::vector<int> kd = part_dims(d, ncc + nbc, d.size());
@@ -192,12 +192,12 @@ class WhileRule : public WhilePrimitive {
     bool pred_batched = false;
     for (bool changed = true; changed;) {
       changed = false;
-      VmapResult rb = vmap_flat(b, part(a, ncc, a.size()), body_dims(), size);
+      VmapResult rb = vmap_program(*b, part(a, ncc, a.size()), body_dims(), size);
       for (size_t k = 0; k < nk; ++k) {
         if (rb.dims[k] >= 0) changed = batch_carry(k) || changed;
       }
       std::vector<Array> ca = concat(part(a, 0, ncc), part(a, ncc + nbc, a.size()));
-      VmapResult rc = vmap_flat(c, ca, cond_dims(), size);
+      VmapResult rc = vmap_program(*c, ca, cond_dims(), size);
       pred_batched = rc.dims[0] >= 0;
       if (pred_batched) {
         for (size_t k = 0; k < nk; ++k) changed = batch_carry(k) || changed;
@@ -207,7 +207,7 @@ class WhileRule : public WhilePrimitive {
     std::vector<Array> cc = part(a, 0, ncc), bc = part(a, ncc, ncc + nbc),
                        init = part(a, ncc + nbc, a.size());
     auto body_outs = [b, bd, kd, size](const std::vector<Array>& in) {
-      VmapResult r = vmap_flat(b, in, bd, size);
+      VmapResult r = vmap_program(*b, in, bd, size);
       std::vector<Array> out;
       for (size_t k = 0; k < r.outputs.size(); ++k) {
         out.push_back(kd[k] < 0 ? r.outputs[k] : move_batch_axis(r.outputs[k], r.dims[k], 0, size));
@@ -217,12 +217,12 @@ class WhileRule : public WhilePrimitive {
     std::vector<Array> outs;
     if (!pred_batched) {
       FlatFn cond_b = [c, cd, size](const std::vector<Array>& in) {
-        return vmap_flat(c, in, cd, size).outputs;
+        return vmap_program(*c, in, cd, size).outputs;
       };
       outs = bind_while(cond_b, body_outs, cc, bc, init);
     } else {
       auto preds = [c, cd, size](const std::vector<Array>& in) {
-        VmapResult r = vmap_flat(c, in, cd, size);
+        VmapResult r = vmap_program(*c, in, cd, size);
         return move_batch_axis(r.outputs[0], r.dims[0], 0, size);
       };
       FlatFn cond_b = [preds](const std::vector<Array>& in) {

@@ -83,6 +83,23 @@ TEST_F(DebugPrintTest, GradPassesCotangentsThrough) {
   EXPECT_EQ(lines_.size(), 3u);  // every call of the compiled gradient
 }
 
+TEST_F(DebugPrintTest, GradAndVmapKeepAPrintWhoseResultIsUnused) {
+  // The function is traced into a closed program whose effects stay in it, so the
+  // transforms' forward pass prints (once, the primal) although no output depends on it.
+  auto f = [](const Array& x) {
+    debug_print("x = {}", x);
+    return sum(x * x);
+  };
+  Array g = grad(f)(array<float>({1, 3}));
+  EXPECT_EQ(g.to_vector<float>(), (std::vector<float>{2, 6}));
+  ASSERT_EQ(lines_.size(), 1u);
+  EXPECT_EQ(lines_[0], "x = " + to_string(array<float>({1, 3})));
+  Array v = vmap(f)(array<float>({1, 2, 3, 4}, Shape{2, 2}));
+  EXPECT_EQ(v.to_vector<float>(), (std::vector<float>{5, 25}));
+  ASSERT_EQ(lines_.size(), 2u);
+  EXPECT_EQ(lines_[1], "x = " + to_string(array<float>({1, 2, 3, 4}, Shape{2, 2})));
+}
+
 // Bodies whose print's result is unused: the print is still part of the body (traced as an
 // effect), so it happens once per iteration / taken branch, eagerly and under jit.
 Array scan_printing_unused(const Array& x) {

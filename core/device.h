@@ -1,0 +1,42 @@
+// Devices, like jax.devices(): the CPU presents N virtual devices (GRAFT_CPU_DEVICES=N, as
+// XLA's --xla_force_host_platform_device_count), numbered 0..N-1 in one process.
+//
+//   for (const graft::Device& d : graft::devices()) std::cout << d.str() << "\n";  // cpu:0 ...
+//
+// This is the device model's first step: the list and its configuration. Per-device execution
+// streams, arrays placed on a device (device_put), multi-process worlds (MPI) and the
+// collectives are not there yet.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+
+namespace graft {
+
+struct Device {
+  int id = 0;             // global id, 0..device_count()-1
+  int process_index = 0;  // the process that owns it
+  std::string platform = "cpu";
+  std::string str() const { return platform + ":" + std::to_string(id); }
+  bool operator==(const Device& o) const { return id == o.id && platform == o.platform; }
+};
+
+inline constexpr int kMaxCpuDevices = 4096;
+
+// The CPU device count a GRAFT_CPU_DEVICES value asks for: unset or empty -> 1; a whole
+// number in [1, kMaxCpuDevices] -> that; anything else -> InvalidArgument naming the value.
+absl::StatusOr<int> cpu_device_count_from_env(const char* value);
+
+// All devices (read from GRAFT_CPU_DEVICES on first use and fixed for the process). A bad
+// GRAFT_CPU_DEVICES is a graft::Error ("[devices] GRAFT_CPU_DEVICES=...") on every call.
+const std::vector<Device>& devices();
+// The devices of this process (all of them: one process today).
+std::vector<Device> local_devices();
+int device_count();
+int local_device_count();
+int process_index();  // 0 today
+int process_count();  // 1 today
+
+}  // namespace graft

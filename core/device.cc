@@ -15,8 +15,9 @@ absl::StatusOr<int> cpu_device_count_from_env(const char* value) {
   for (char c : s) digits = digits && c >= '0' && c <= '9';
   const int n = digits ? std::atoi(s.c_str()) : 0;
   if (!digits || n < 1 || n > kMaxCpuDevices) {
-    return absl::InvalidArgumentError("GRAFT_CPU_DEVICES=" + s + " is not a device count (a whole " +
-                                      "number from 1 to " + std::to_string(kMaxCpuDevices) + ")");
+    return absl::InvalidArgumentError("GRAFT_CPU_DEVICES=" + s +
+                                      " is not a device count (a whole number from 1 to " +
+                                      std::to_string(kMaxCpuDevices) + ")");
   }
   return n;
 }

@@ -23,16 +23,6 @@ Array conform(const char* what, const Primitive& p, Array t, const Aval& like) {
   return t;
 }
 
-std::vector<Aval> avals_of(const std::vector<Array>& args) {
-  std::vector<Aval> avals;
-  avals.reserve(args.size());
-  for (const Array& a : args) {
-    if (!a.valid()) fail("trace", "argument is an empty Array handle");
-    avals.push_back(a.aval());
-  }
-  return avals;
-}
-
 void check_arity(const char* op, const Program& p, size_t got) {
   if (got != p.inputs.size()) fail(op, "the program takes ", p.inputs.size(), " arrays, got ", got);
 }
@@ -146,12 +136,6 @@ VjpResult vjp_of(std::shared_ptr<Forward> fw) {
   return r;
 }
 
-std::vector<Array> concat_arrays(const std::vector<Array>& a, const std::vector<Array>& b) {
-  std::vector<Array> out = a;
-  out.insert(out.end(), b.begin(), b.end());
-  return out;
-}
-
 }  // namespace
 
 std::vector<Array> bind_for_vjp(const std::shared_ptr<const Primitive>& p,
@@ -166,14 +150,13 @@ VjpResult vjp_program(std::shared_ptr<const Program> p, const std::vector<Array>
 }
 
 VjpResult vjp_flat(const FlatFn& fn, const std::vector<Array>& primals) {
-  ClosedProgram c = trace_closed(fn, avals_of(primals));
-  return vjp_program(c.program, concat_arrays(c.consts, primals), c.consts.size());
+  ClosedProgram c = trace_closed(fn, avals_of_args(primals));
+  return vjp_program(c.program, c.args(primals), c.consts.size());
 }
 
 std::vector<Array> vjp_residuals(const FlatFn& fn, const std::vector<Array>& primals) {
-  ClosedProgram c = trace_closed(fn, avals_of(primals));
-  std::shared_ptr<Forward> fw =
-      forward(c.program, concat_arrays(c.consts, primals), c.consts.size());
+  ClosedProgram c = trace_closed(fn, avals_of_args(primals));
+  std::shared_ptr<Forward> fw = forward(c.program, c.args(primals), c.consts.size());
   // The forward values, in forward order: the primals, then each equation's outputs.
   std::vector<Array> values = primals;
   for (const std::vector<Array>& outs : fw->instr_outs) {
@@ -274,10 +257,10 @@ std::pair<std::vector<Array>, std::vector<Array>> jvp_flat(const FlatFn& fn,
            " but its primal has shape ", shape_str(primals[i].shape()));
     }
   }
-  ClosedProgram c = trace_closed(fn, avals_of(primals));
+  ClosedProgram c = trace_closed(fn, avals_of_args(primals));
   std::vector<Array> ts(c.consts.size());
   ts.insert(ts.end(), tangents.begin(), tangents.end());
-  return jvp_program(*c.program, concat_arrays(c.consts, primals), ts);
+  return jvp_program(*c.program, c.args(primals), ts);
 }
 
 }  // namespace graft::detail

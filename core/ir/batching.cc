@@ -41,11 +41,9 @@ VmapResult vmap_flat(const FlatFn& fn, const std::vector<Array>& args,
   if (!size) fail("vmap", "needs at least one mapped argument or an explicit axis_size");
 
   ClosedProgram c = trace_closed(fn, avals);
-  std::vector<Array> all = c.consts;
-  all.insert(all.end(), args.begin(), args.end());
   std::vector<int> dims(c.consts.size(), -1);
   dims.insert(dims.end(), in_dims.begin(), in_dims.end());
-  return vmap_program(*c.program, all, dims, *size);
+  return vmap_program(*c.program, c.args(args), dims, *size);
 }
 
 VmapResult vmap_program(const Program& p, const std::vector<Array>& args,
@@ -88,8 +86,8 @@ VmapResult vmap_program(const Program& p, const std::vector<Array>& args,
       Shape want = p.avals[instr.out[o]].shape;
       if (b.dims[o] >= 0) want.insert(want.begin() + b.dims[o], size);
       if (b.outputs[o].shape() != want) {
-        fail(instr.prim->name(), "batching rule returned shape ",
-             shape_str(b.outputs[o].shape()), ", expected ", shape_str(want));
+        fail(instr.prim->name(), "batching rule returned shape ", shape_str(b.outputs[o].shape()),
+             ", expected ", shape_str(want));
       }
       values[instr.out[o]] = std::move(b.outputs[o]);
       dims[instr.out[o]] = b.dims[o];

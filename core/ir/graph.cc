@@ -22,13 +22,18 @@ bool Graph::depends(const Node* n) const {
   return it != dependent_.end() && it->second;
 }
 
-Graph trace(const FlatFn& fn, const std::vector<Array>& args) {
+std::vector<Aval> avals_of_args(const std::vector<Array>& args) {
   std::vector<Aval> avals;
+  avals.reserve(args.size());
   for (const Array& a : args) {
     if (!a.valid()) fail("trace", "argument is an empty Array handle");
     avals.push_back(a.aval());
   }
-  return trace_avals(fn, avals);
+  return avals;
+}
+
+Graph trace(const FlatFn& fn, const std::vector<Array>& args) {
+  return trace_avals(fn, avals_of_args(args));
 }
 
 Graph trace_avals(const FlatFn& fn, const std::vector<Aval>& avals) {

@@ -27,6 +27,9 @@ struct Graph {
 // Placeholders with the avals of `like` (a fresh tracer per array).
 std::vector<Array> make_placeholders(const std::vector<Array>& like);
 
+// The avals of `args`, failing ("[trace] ...") on an empty handle.
+std::vector<Aval> avals_of_args(const std::vector<Array>& args);
+
 // Calls fn on placeholders shaped like `args` (or with the given avals) and records the
 // graph. Errors in fn propagate.
 Graph trace(const FlatFn& fn, const std::vector<Array>& args);

@@ -69,6 +69,12 @@ std::optional<Program> lower(const Graph& g, const std::vector<Array>& effects =
 struct ClosedProgram {
   std::shared_ptr<const Program> program;
   std::vector<Array> consts;
+  // The program's arguments for the traced function's arguments `xs`: [consts, xs].
+  std::vector<Array> args(const std::vector<Array>& xs) const {
+    std::vector<Array> all = consts;
+    all.insert(all.end(), xs.begin(), xs.end());
+    return all;
+  }
 };
 ClosedProgram trace_closed(const FlatFn& fn, const std::vector<Aval>& avals);
 

@@ -74,7 +74,8 @@ TEST(ProgramTransformsTest, JvpOfAProgramMatchesAPlainLoopAndKeepsSymbolicZeros)
   for (size_t i = 0; i < x.size(); ++i) want.push_back(std::cos(x[i]) * y[i] * tx[i]);
   expect_near(touts[0], want);
   EXPECT_FALSE(touts[1].valid());  // 2 y does not depend on x's tangent
-  auto [o2, t2] = jvp_program(*p, {array<double>(x), array<double>(y)}, {array<double>(tx), Array()});
+  auto [o2, t2] =
+      jvp_program(*p, {array<double>(x), array<double>(y)}, {array<double>(tx), Array()});
   expect_near(t2[1], {0.0, 0.0});
 }
 
@@ -85,9 +86,8 @@ TEST(ProgramTransformsTest, VmapOfAProgramMatchesALoopOverTheBatch) {
       {Aval{{2}, DType::kF64}, Aval{{2, 3}, DType::kF64}});
   const std::vector<double> xs{0.5, -1.0, 2.0, 0.25, 1.5, -0.75};  // (2, B=3): column b is x_b
   const std::vector<double> w{0.1, 0.2, 0.3, -0.4, 0.5, -0.6};
-  detail::VmapResult r = vmap_program(*c.program, {array<double>(xs, Shape{2, 3}),
-                                                    array<double>(w, Shape{2, 3})},
-                                      {1, -1}, 3);
+  detail::VmapResult r = vmap_program(
+      *c.program, {array<double>(xs, Shape{2, 3}), array<double>(w, Shape{2, 3})}, {1, -1}, 3);
   Array got = detail::move_batch_axis(r.outputs[0], r.dims[0], 0, 3);
   std::vector<double> want;
   for (int b = 0; b < 3; ++b) {
@@ -124,7 +124,8 @@ TEST(ProgramTransformsTest, GradClosingOverAnOuterTracerIsLifted) {
   })(xs);
   expect_near(g, {6.0, -12.0, 3.0});
   // And jvp through it: d/dx of 6 x^2 along t = 12 x t.
-  auto [o, t] = jvp(outer, std::tuple{scalar(2.0, DType::kF64)}, std::tuple{scalar(0.5, DType::kF64)});
+  auto [o, t] =
+      jvp(outer, std::tuple{scalar(2.0, DType::kF64)}, std::tuple{scalar(0.5, DType::kF64)});
   expect_near(o, {24.0});
   expect_near(t, {12.0});
 }

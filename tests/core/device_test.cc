@@ -2,9 +2,14 @@
 // and the devices a process with GRAFT_CPU_DEVICES=8 presents.
 #include "core/device.h"
 
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <cstdlib>
 #include <set>
+#include <string>
 
+#include "core/error.h"
 #include "gtest/gtest.h"
 
 namespace graft {
@@ -12,6 +17,25 @@ namespace {
 
 // Set before main, so this process's first devices() call reads it.
 const bool kEightDevices = setenv("GRAFT_CPU_DEVICES", "8", 1) == 0;
+
+// First in the file: the child must be the first in its process to read the device list.
+TEST(DeviceTest, ABadCountMakesDevicesThrowNamingIt) {
+  pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    setenv("GRAFT_CPU_DEVICES", "eight", 1);
+    try {
+      devices();
+      _exit(1);
+    } catch (const Error& e) {
+      _exit(std::string(e.what()).rfind("[devices] GRAFT_CPU_DEVICES=eight", 0) == 0 ? 0 : 2);
+    }
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0) << "1: no error, 2: another message";
+}
 
 TEST(DeviceTest, ParsesTheCpuDeviceCount) {
   EXPECT_EQ(*cpu_device_count_from_env(nullptr), 1);

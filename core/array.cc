@@ -5,13 +5,15 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "core/axis.h"
 #include "core/eval.h"
 #include "core/primitive.h"
 
 namespace graft {
 
 std::string Aval::str() const {
-  return absl::StrCat(dtype_name(dtype), "[", absl::StrJoin(shape, ","), "]", weak ? "{weak}" : "");
+  return absl::StrCat(dtype_name(dtype), "[", absl::StrJoin(shape, ","), "]", weak ? "{weak}" : "",
+                      vma_str(vma));
 }
 
 Node::~Node() {

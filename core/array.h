@@ -33,10 +33,12 @@ struct Aval {
   Shape shape;
   DType dtype = DType::kF32;
   bool weak = false;  // weakly typed (came from a C++ scalar); see promote_types
+  // The named mapped axes it varies over (core/axis.h); 0 outside pmap / shard_map / named vmap.
+  uint64_t vma = 0;
   bool operator==(const Aval& o) const {
-    return shape == o.shape && dtype == o.dtype && weak == o.weak;
+    return shape == o.shape && dtype == o.dtype && weak == o.weak && vma == o.vma;
   }
-  std::string str() const;  // "f32[2,3]"
+  std::string str() const;  // "f32[2,3]", "f32[2,3]{i}" when varying over axis i
 };
 
 class Primitive;

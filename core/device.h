@@ -3,9 +3,9 @@
 //
 //   for (const graft::Device& d : graft::devices()) std::cout << d.str() << "\n";  // cpu:0 ...
 //
-// This is the device model's first step: the list and its configuration. Per-device execution
-// streams, arrays placed on a device (device_put), multi-process worlds (MPI) and the
-// collectives are not there yet.
+// pmap (transforms/pmap.h) runs member k on device k's execution stream (the CPU backend's
+// worker thread for it). Arrays placed on a device (device_put) and multi-process worlds
+// (MPI) are not there yet.
 #pragma once
 
 #include <string>

@@ -10,6 +10,7 @@
 #include <optional>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "core/array.h"
@@ -255,6 +256,31 @@ Array ragged_dot(const Array& lhs, const Array& rhs, const Array& group_sizes);
 // rhs gradient of ragged_dot): lhs [m, k], rhs [m, n] -> [g, k, n], out[i] = lhs_i^T @ rhs_i
 // over group i's rows; a group with no rows gives zeros. Same clamping.
 Array ragged_dot_transposed(const Array& lhs, const Array& rhs, const Array& group_sizes);
+
+// ---- collectives (jax.lax) ----
+// Inside pmap, shard_map or vmap(..., {.axis_name = "i"}), over the members of named axes;
+// outside one, "[psum] unbound axis name 'i'". See core/primitives/collective.h for what each
+// computes and how it differentiates (JAX's shard_map semantics). Negative dimension
+// arguments count from the end.
+using AxisNames = std::vector<std::string>;
+Array psum(const Array& x, const AxisNames& axes);
+Array pmean(const Array& x, const AxisNames& axes);
+Array pmax(const Array& x, const AxisNames& axes);
+Array pmin(const Array& x, const AxisNames& axes);
+Array all_gather(const Array& x, const std::string& axis, int64_t gather_axis = 0,
+                 bool tiled = false);
+Array psum_scatter(const Array& x, const std::string& axis, int64_t scatter_dimension = 0,
+                   bool tiled = false);
+Array all_to_all(const Array& x, const std::string& axis, int64_t split_axis, int64_t concat_axis,
+                 bool tiled = false);
+// perm: (source, destination) member pairs; a member no pair sends to gets zeros.
+Array ppermute(const Array& x, const std::string& axis,
+               const std::vector<std::pair<int, int>>& perm);
+Array axis_index(const std::string& axis);
+// The axis size (jax.lax.axis_size), from the enclosing pmap / shard_map / named vmap.
+int64_t axis_size(const std::string& axis);
+// x, now varying over `axes` (jax.lax.pvary): no-op on values; its transpose is psum.
+Array pvary(const Array& x, const AxisNames& axes);
 
 // ---- debugging ----
 // jax.debug.print: prints fmt with each "{}" replaced by the next array's values (to stderr,

@@ -1,6 +1,7 @@
 #include "core/primitive.h"
 
 #include "core/error.h"
+#include "core/ir/program.h"
 #include "core/primitives/debug.h"
 
 namespace graft {
@@ -13,6 +14,23 @@ Cost Primitive::cost(const std::vector<Aval>& in, const std::vector<Aval>& out) 
     c.flops += static_cast<double>(numel(a.shape));
   }
   return c;
+}
+
+void Primitive::infer_vma(const std::vector<Aval>& in, std::vector<Aval>& out) const {
+  AxisMask m = 0;
+  for (const Aval& a : in) m |= a.vma;
+  for (const SubProgram& s : sub_programs()) {
+    for (int v : s.program->outputs) m |= s.program->avals[v].vma;
+  }
+  for (Aval& a : out) a.vma = m;
+}
+
+AxisMask Primitive::axis_names() const {
+  AxisMask m = 0;
+  for (const SubProgram& s : sub_programs()) {
+    for (const Instr& instr : s.program->instrs) m |= instr.prim->axis_names();
+  }
+  return m;
 }
 
 std::shared_ptr<const Primitive> Primitive::with_sub_programs(
@@ -46,12 +64,15 @@ std::vector<Array> bind(std::shared_ptr<const Primitive> p, std::vector<Array> i
   }
   auto node = std::make_shared<Node>();
   node->avals = p->infer(in_avals);
+  p->infer_vma(in_avals, node->avals);
   // The one place every primitive's outputs are made: a shape whose element count or byte
   // size overflows int64 is an error here, before anything is sized from it.
   for (const Aval& a : node->avals) check_shape(p->name(), a.shape, a.dtype);
   node->primitive = std::move(p);
   node->inputs = std::move(inputs);
-  node->tracer = tracer;
+  // A collective only runs inside the pmap / vmap that binds its axis: it is part of that
+  // trace even when its operands are not (axis_index has none), never a constant.
+  node->tracer = tracer || node->primitive->axis_names() != 0;
   std::vector<Array> outs;
   outs.reserve(node->avals.size());
   for (uint32_t i = 0; i < node->avals.size(); ++i) outs.emplace_back(node, i);

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "core/array.h"
+#include "core/axis.h"
 #include "core/primitives/list.h"
 
 namespace graft {
@@ -86,6 +87,15 @@ class Primitive {
   // keeps such instructions even when their outputs are unused, and never folds them.
   virtual bool has_side_effects() const { return false; }
 
+  // Sets out[k].vma, the named axes each output varies over (core/axis.h), from the inputs'.
+  // Default: every axis an input varies over, and those a body's outputs vary over (a body
+  // that calls axis_index). Collectives, pmap and pvary override it.
+  virtual void infer_vma(const std::vector<Aval>& in, std::vector<Aval>& out) const;
+  // The named axes it communicates over, in its bodies too: vmap sends an equation naming the
+  // axis it maps through the batching rule even when no input is batched (axis_index has no
+  // inputs; psum of an unbatched value is axis_size * x).
+  virtual AxisMask axis_names() const;
+
   // Nested programs, which the printer shows and passes rewrite. with_sub_programs returns
   // this primitive with its bodies replaced by programs of the same signature (same input
   // and output avals), in the order sub_programs lists them.
@@ -112,8 +122,7 @@ class Primitive {
   // grad's forward scan and the scan its vjp rule runs to save carries become one scan when
   // their carries provably coincide. nullopt when they do not merge. `cse` is the caller's
   // pass, run on a combined body.
-  virtual std::optional<Merged> merge_with(const Primitive& /*other*/,
-                                           ProgramPass /*cse*/) const {
+  virtual std::optional<Merged> merge_with(const Primitive& /*other*/, ProgramPass /*cse*/) const {
     return std::nullopt;
   }
 
@@ -146,12 +155,11 @@ class Primitive {
 
 // Declares a primitive class's three transform-rule overrides (defined in its family's
 // rules file).
-#define GRAFT_TRANSFORM_RULES                                                                \
-  std::vector<Array> jvp(const std::vector<Array>& primals,                                 \
-                         const std::vector<Array>& tangents,                                \
-                         const std::vector<Array>& outputs) const override;                 \
-  std::vector<Array> vjp(const std::vector<Array>& primals, const std::vector<Array>& outputs, \
-                         const std::vector<Array>& cotangents) const override;              \
+#define GRAFT_TRANSFORM_RULES                                                                   \
+  std::vector<Array> jvp(const std::vector<Array>& primals, const std::vector<Array>& tangents, \
+                         const std::vector<Array>& outputs) const override;                     \
+  std::vector<Array> vjp(const std::vector<Array>& primals, const std::vector<Array>& outputs,  \
+                         const std::vector<Array>& cotangents) const override;                  \
   Batched vmap(const std::vector<Array>& args, const std::vector<int>& dims) const override
 
 // Applies `p` to `inputs`: runs the shape rule and returns the (unevaluated) outputs.

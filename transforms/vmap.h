@@ -4,8 +4,10 @@
 //   auto g = graft::vmap(f, {0, graft::none, -1});          // per-argument in_axes
 //   auto h = graft::vmap(f, {AxisSpec::leaves({0, none})}); // per-leaf axes of a pytree argument
 //
-// Outputs that do not depend on the batch are broadcast. `axis_name` is accepted and reserved
-// for the collectives of the Devices issue.
+// Outputs that do not depend on the batch are broadcast. With an axis_name the mapped axis is
+// named for collectives, as under pmap: psum(x, {"i"}) inside sums over the batch,
+// axis_index("i") is each member's position, all_gather stacks the batch, and so on
+// (core/primitives/collective.h), so one function can be checked under vmap and pmap alike.
 #pragma once
 
 #include <optional>
@@ -14,8 +16,8 @@
 #include <vector>
 
 #include "core/error.h"
-#include "core/tree.h"
 #include "core/ir/batching.h"
+#include "core/tree.h"
 
 namespace graft {
 
@@ -43,10 +45,40 @@ class AxisSpec {
 
 struct VmapOptions {
   std::optional<int64_t> axis_size;  // required when no argument is mapped
-  std::string axis_name;             // reserved for collectives
+  std::string axis_name;             // names the mapped axis for collectives
 };
 
 namespace detail {
+
+// The leaves of `all` (a tuple of arguments) with each one's mapped axis (-1: none), from
+// in_axes (one AxisSpec for all arguments, or one per argument); errors name `op`.
+template <typename Args>
+std::pair<std::vector<Array>, std::vector<int>> mapped_leaves(const char* op,
+                                                              const std::vector<AxisSpec>& in_axes,
+                                                              const Args& all) {
+  constexpr size_t n = std::tuple_size_v<Args>;
+  if (in_axes.size() != 1 && in_axes.size() != n) {
+    fail(op, "in_axes has ", in_axes.size(), " entries for ", n, " arguments");
+  }
+  std::vector<Array> leaves;
+  std::vector<int> dims;
+  size_t k = 0;
+  std::apply(
+      [&](const auto&... a) {
+        (
+            [&] {
+              auto l = tree_leaves(a);
+              auto d = in_axes[in_axes.size() == 1 ? 0 : k].resolve(op, k, l);
+              leaves.insert(leaves.end(), l.begin(), l.end());
+              dims.insert(dims.end(), d.begin(), d.end());
+              ++k;
+            }(),
+            ...);
+      },
+      all);
+  return {std::move(leaves), std::move(dims)};
+}
+
 // Moves each output's batch axis to out_axes (one for all, or one per output leaf).
 std::vector<Array> place_outputs(const VmapResult& r, const std::vector<int>& out_axes);
 }  // namespace detail
@@ -59,27 +91,8 @@ auto vmap(F f, std::vector<AxisSpec> in_axes = {0}, std::vector<int> out_axes = 
   return [f, in_axes, out_axes, options](const auto&... args) {
     using Args = std::tuple<std::decay_t<decltype(args)>...>;
     using Result = std::decay_t<decltype(f(args...))>;
-    constexpr size_t n = sizeof...(args);
-    if (in_axes.size() != 1 && in_axes.size() != n) {
-      fail("vmap", "in_axes has ", in_axes.size(), " entries for ", n, " arguments");
-    }
     Args all(args...);
-    std::vector<Array> leaves;
-    std::vector<int> dims;
-    size_t k = 0;
-    std::apply(
-        [&](const auto&... a) {
-          (
-              [&] {
-                auto l = tree_leaves(a);
-                auto d = in_axes[in_axes.size() == 1 ? 0 : k].resolve("vmap", k, l);
-                leaves.insert(leaves.end(), l.begin(), l.end());
-                dims.insert(dims.end(), d.begin(), d.end());
-                ++k;
-              }(),
-              ...);
-        },
-        all);
+    auto [leaves, dims] = detail::mapped_leaves("vmap", in_axes, all);
     TreeDef arg_def = tree_structure(all), out_def;
     FlatFn fn = [&](const std::vector<Array>& ph) {
       Result r = std::apply(f, tree_unflatten<Args>(arg_def, ph));
@@ -87,7 +100,8 @@ auto vmap(F f, std::vector<AxisSpec> in_axes = {0}, std::vector<int> out_axes = 
       out_def = od;
       return ol;
     };
-    detail::VmapResult r = detail::vmap_flat(fn, leaves, dims, options.axis_size);
+    detail::VmapResult r =
+        detail::vmap_flat(fn, leaves, dims, options.axis_size, options.axis_name);
     return tree_unflatten<Result>(out_def, detail::place_outputs(r, out_axes));
   };
 }

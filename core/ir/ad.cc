@@ -23,6 +23,36 @@ Array conform(const char* what, const Primitive& p, Array t, const Aval& like) {
   return t;
 }
 
+// A cotangent that varies over named axes its value does not vary over: the value met varying
+// operands through an implicit broadcast to every member (pvary), whose transpose is the sum
+// over the members. Summed here, so the gradient of an unvarying value is the same on every
+// member (JAX's shard_map semantics).
+Array match_vma(Array ct, AxisMask want) {
+  if (!ct.valid()) return ct;
+  const AxisMask extra = ct.aval().vma & ~want;
+  if (extra == 0) return ct;
+  AxisNames axes;
+  for (int b = 0; b < kMaxAxisNames; ++b) {
+    if (extra >> b & 1) axes.push_back(axis_name_of(b));
+  }
+  return psum(ct, axes);
+}
+
+// A cotangent given for an output (grad's seed of ones, say) takes the output's type: if the
+// output varies over axes the cotangent does not, the cotangent is the same on every member
+// of them (pvary), as in JAX, so that reverse mode differentiates the sum over the members.
+Array seed_vma(Array ct, AxisMask want) {
+  if (!ct.valid()) return ct;
+  ct = match_vma(std::move(ct), want);
+  const AxisMask missing = want & ~ct.aval().vma;
+  if (missing == 0) return ct;
+  AxisNames axes;
+  for (int b = 0; b < kMaxAxisNames; ++b) {
+    if (missing >> b & 1) axes.push_back(axis_name_of(b));
+  }
+  return pvary(ct, axes);
+}
+
 void check_arity(const char* op, const Program& p, size_t got) {
   if (got != p.inputs.size()) fail(op, "the program takes ", p.inputs.size(), " arrays, got ", got);
 }
@@ -95,7 +125,8 @@ std::vector<Array> backprop(const Forward& fw, const std::vector<Array>& cts) {
            " but the output has shape ", shape_str(a.shape));
     }
     if (!is_floating(a.dtype)) continue;
-    accumulate(p.outputs[j], cts[j].dtype() == a.dtype ? cts[j] : astype(cts[j], a.dtype));
+    accumulate(p.outputs[j], seed_vma(cts[j].dtype() == a.dtype ? cts[j] : astype(cts[j], a.dtype),
+                                      fw.values[p.outputs[j]].aval().vma));
   }
   for (size_t i = p.instrs.size(); i-- > 0;) {
     const Instr& instr = p.instrs[i];
@@ -104,7 +135,7 @@ std::vector<Array> backprop(const Forward& fw, const std::vector<Array>& cts) {
     for (size_t o = 0; o < instr.out.size(); ++o) {
       Array& a = acc[instr.out[o]];
       if (!a.valid()) continue;
-      out_cts[o] = std::move(a);
+      out_cts[o] = match_vma(std::move(a), fw.values[instr.out[o]].aval().vma);
       a = Array();
       any = true;
     }
@@ -124,7 +155,8 @@ std::vector<Array> backprop(const Forward& fw, const std::vector<Array>& cts) {
   for (size_t i = fw.num_fixed; i < p.inputs.size(); ++i) {
     Array& a = acc[p.inputs[i]];
     const Aval& av = p.avals[p.inputs[i]];
-    out.push_back(a.valid() ? a : zeros(av.shape, av.dtype));
+    out.push_back(a.valid() ? match_vma(a, fw.values[p.inputs[i]].aval().vma)
+                            : zeros(av.shape, av.dtype));
   }
   return out;
 }

@@ -6,6 +6,20 @@
 
 namespace graft::detail {
 
+namespace {
+thread_local std::string current_axis_name;
+
+struct BatchAxisScope {
+  std::string prev;
+  explicit BatchAxisScope(const std::string& name) : prev(current_axis_name) {
+    current_axis_name = name;
+  }
+  ~BatchAxisScope() { current_axis_name = prev; }
+};
+}  // namespace
+
+const std::string& batch_axis_name() { return current_axis_name; }
+
 Array move_batch_axis(const Array& x, int from, int to, int64_t size) {
   if (from < 0) {
     Array e = expand_dims(x, {to});
@@ -17,7 +31,8 @@ Array move_batch_axis(const Array& x, int from, int to, int64_t size) {
 }
 
 VmapResult vmap_flat(const FlatFn& fn, const std::vector<Array>& args,
-                     const std::vector<int>& in_dims, std::optional<int64_t> axis_size) {
+                     const std::vector<int>& in_dims, std::optional<int64_t> axis_size,
+                     const std::string& axis_name) {
   if (args.size() != in_dims.size()) fail("vmap", "internal: in_dims size mismatch");
   std::optional<int64_t> size = axis_size;
   std::vector<Aval> avals;
@@ -40,9 +55,17 @@ VmapResult vmap_flat(const FlatFn& fn, const std::vector<Array>& args,
   }
   if (!size) fail("vmap", "needs at least one mapped argument or an explicit axis_size");
 
-  ClosedProgram c = trace_closed(fn, avals);
+  // A named axis: bound while fn is traced and its program interpreted; the mapped arguments
+  // vary over it.
+  AxisScope scope(axis_name, *size);
+  AxisMask bit = axis_name.empty() ? 0 : AxisMask{1} << axis_bit(axis_name);
+  for (size_t i = 0; i < avals.size(); ++i) {
+    if (in_dims[i] >= 0) avals[i].vma |= bit;
+  }
+  ClosedProgram c = trace_closed(fn, avals, bit);
   std::vector<int> dims(c.consts.size(), -1);
   dims.insert(dims.end(), in_dims.begin(), in_dims.end());
+  BatchAxisScope named(axis_name);
   return vmap_program(*c.program, c.args(args), dims, *size);
 }
 
@@ -60,6 +83,10 @@ VmapResult vmap_program(const Program& p, const std::vector<Array>& args,
     dims[p.inputs[i]] = in_dims[i];
   }
   for (size_t i = 0; i < p.constants.size(); ++i) values[p.constants[i]] = p.constant_values[i];
+  // Equations that communicate over this vmap's axis go through their batching rule even with
+  // no batched input (axis_index; psum of an unbatched value).
+  const AxisMask mapped =
+      current_axis_name.empty() ? 0 : AxisMask{1} << axis_bit(current_axis_name);
   std::vector<Array> ins;
   std::vector<int> in_d;
   for (const Instr& instr : p.instrs) {
@@ -71,7 +98,7 @@ VmapResult vmap_program(const Program& p, const std::vector<Array>& args,
       in_d.push_back(dims[v]);
       batched = batched || dims[v] >= 0;
     }
-    if (!batched) {
+    if (!batched && !(mapped & instr.prim->axis_names())) {
       std::vector<Array> outs = bind(instr.prim, ins);
       for (size_t o = 0; o < instr.out.size(); ++o) values[instr.out[o]] = std::move(outs[o]);
       continue;

@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "core/ir/program.h"
@@ -21,9 +22,17 @@ struct VmapResult {
   int64_t axis_size = 0;
 };
 
-// in_dims: one per argument, a normalized axis or -1 (not batched).
+// in_dims: one per argument, a normalized axis or -1 (not batched). A non-empty axis_name
+// binds the mapped axis for collectives (core/axis.h): psum(x, {axis_name}) inside fn sums
+// over the batch, as under pmap.
 VmapResult vmap_flat(const FlatFn& fn, const std::vector<Array>& args,
-                     const std::vector<int>& in_dims, std::optional<int64_t> axis_size);
+                     const std::vector<int>& in_dims, std::optional<int64_t> axis_size,
+                     const std::string& axis_name = "");
+
+// The axis name of the vmap whose program this thread is interpreting ("" if unnamed or
+// none): collectives' batching rules resolve over the batch those that name it. The batching
+// rules of primitives with bodies inherit it when they call vmap_program.
+const std::string& batch_axis_name();
 
 // vmap of a program: args one per input, each batched along dims[i] (-1: not batched) with
 // batch size `size`.

@@ -36,7 +36,7 @@ Graph trace(const FlatFn& fn, const std::vector<Array>& args) {
   return trace_avals(fn, avals_of_args(args));
 }
 
-Graph trace_avals(const FlatFn& fn, const std::vector<Aval>& avals) {
+Graph trace_avals(const FlatFn& fn, const std::vector<Aval>& avals, uint64_t binds) {
   Graph g;
   for (const Aval& a : avals) g.inputs.push_back(Array::placeholder(a));
   g.outputs = fn(g.inputs);
@@ -59,7 +59,7 @@ Graph trace_avals(const FlatFn& fn, const std::vector<Aval>& avals) {
         continue;
       }
       if (n->primitive != nullptr) {  // placeholders (ours or an outer trace's) are leaves
-        bool dep = false;
+        bool dep = (n->primitive->axis_names() & binds) != 0;
         for (const Array& in : n->inputs) dep = dep || g.depends(in.node().get());
         if (dep) {
           g.dependent_[n] = true;

@@ -33,6 +33,7 @@ std::vector<Aval> avals_of_args(const std::vector<Array>& args);
 // Calls fn on placeholders shaped like `args` (or with the given avals) and records the
 // graph. Errors in fn propagate.
 Graph trace(const FlatFn& fn, const std::vector<Array>& args);
-Graph trace_avals(const FlatFn& fn, const std::vector<Aval>& avals);
+// A collective over one of `binds` (axes this trace binds) counts as depending on them.
+Graph trace_avals(const FlatFn& fn, const std::vector<Aval>& avals, uint64_t binds = 0);
 
 }  // namespace graft

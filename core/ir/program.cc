@@ -156,7 +156,7 @@ std::optional<Program> lower(const Graph& g, const std::vector<Array>& effects) 
   return lower_impl(g, effects, nullptr);
 }
 
-ClosedProgram trace_closed(const FlatFn& fn, const std::vector<Aval>& avals) {
+ClosedProgram trace_closed(const FlatFn& fn, const std::vector<Aval>& avals, AxisMask binds) {
   // The body's side effects (a debug_print whose result it does not use) are collected as
   // top-level jit's are and traced as extra outputs (so the graph knows what they depend
   // on); those that depend on the body's arguments stay in the body, the others belong to
@@ -173,7 +173,7 @@ ClosedProgram trace_closed(const FlatFn& fn, const std::vector<Aval>& avals) {
     out.insert(out.end(), effects.begin(), effects.end());
     return out;
   };
-  Graph g = trace_avals(with_effects, avals);
+  Graph g = trace_avals(with_effects, avals, binds);
   g.outputs.resize(num_outputs);
   std::vector<Array> body_effects;
   for (const Array& e : effects) {

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "core/array.h"
+#include "core/axis.h"
 #include "core/ir/graph.h"
 #include "core/primitive.h"
 
@@ -76,7 +77,9 @@ struct ClosedProgram {
     return all;
   }
 };
-ClosedProgram trace_closed(const FlatFn& fn, const std::vector<Aval>& avals);
+// `binds`: the named axes this trace binds (pmap's, a named vmap's): collectives over them
+// belong to the program even when they read none of its arguments (axis_index).
+ClosedProgram trace_closed(const FlatFn& fn, const std::vector<Aval>& avals, AxisMask binds = 0);
 
 // Applies the program's instructions to `args` with bind (shape rules included), so the
 // result is an ordinary graph that transforms and eval treat like any other: how rules and

@@ -121,7 +121,18 @@
   /* jit: elementwise chains fused into one loop */                                         \
   X(FusedElementwise, "fused_elementwise", fusion, Other, kAny, kInPlace)                   \
   /* side effects */                                                                        \
-  X(DebugPrint, "debug_print", debug, Other, kAny, 0)
+  X(DebugPrint, "debug_print", debug, Other, kAny, 0)                                       \
+  /* collectives over named axes, and pmap, which runs a body on devices */                 \
+  X(Psum, "psum", collective, Other, kAny, 0)                                               \
+  X(Pmax, "pmax", collective, Other, kAny, 0)                                               \
+  X(Pmin, "pmin", collective, Other, kAny, 0)                                               \
+  X(AllGather, "all_gather", collective, Other, kAny, 0)                                    \
+  X(PsumScatter, "psum_scatter", collective, Other, kAny, 0)                                \
+  X(AllToAll, "all_to_all", collective, Other, kAny, 0)                                     \
+  X(Ppermute, "ppermute", collective, Other, kAny, 0)                                       \
+  X(AxisIndex, "axis_index", collective, Other, kAny, 0)                                    \
+  X(Pvary, "pvary", collective, Other, kAny, 0)                                             \
+  X(Pmap, "pmap", collective, Other, kAny, 0)
 
 namespace graft {
 
@@ -147,7 +158,7 @@ enum class PrimitiveId : int {
 inline constexpr int kNumPrimitives = 0 GRAFT_PRIMITIVES(GRAFT_COUNT);
 #undef GRAFT_COUNT
 // Bump deliberately when the list changes: the op-spec table and kernel table follow it.
-static_assert(kNumPrimitives == 87, "primitive list changed: update specs, kernels and this count");
+static_assert(kNumPrimitives == 97, "primitive list changed: update specs, kernels and this count");
 
 inline constexpr const char* kPrimitiveNames[] = {
 #define GRAFT_NAME(name, str, ...) str,

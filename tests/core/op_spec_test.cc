@@ -4,6 +4,7 @@
 #include <cmath>
 #include <unordered_set>
 
+#include "core/ir/program.h"
 #include "core/primitive.h"
 #include "gtest/gtest.h"
 #include "tests/core/specs/spec.h"
@@ -11,6 +12,18 @@
 namespace graft::spec {
 namespace {
 
+// Whether p, or a body it holds (at any depth), applies `id`.
+bool applies(const Primitive& p, PrimitiveId id) {
+  if (p.id() == id) return true;
+  for (const SubProgram& s : p.sub_programs()) {
+    for (const Instr& instr : s.program->instrs) {
+      if (applies(*instr.prim, id)) return true;
+    }
+  }
+  return false;
+}
+
+// In the graph or inside a body (a collective's case runs it inside pmap).
 bool graph_contains(const Array& root, PrimitiveId id) {
   std::vector<const Node*> stack{root.node().get()};
   std::unordered_set<const Node*> seen;
@@ -18,7 +31,7 @@ bool graph_contains(const Array& root, PrimitiveId id) {
     const Node* n = stack.back();
     stack.pop_back();
     if (!seen.insert(n).second) continue;
-    if (n->primitive && n->primitive->id() == id) return true;
+    if (n->primitive && applies(*n->primitive, id)) return true;
     for (const Array& in : n->inputs) stack.push_back(in.node().get());
   }
   return false;

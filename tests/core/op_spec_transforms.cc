@@ -8,13 +8,14 @@
 #include <cmath>
 #include <random>
 
+#include "core/ir/ad.h"
+#include "core/ir/batching.h"
 #include "core/ops_util.h"
 #include "core/primitive.h"
+#include "core/primitives/collective.h"
 #include "gtest/gtest.h"
 #include "tests/core/specs/spec.h"
-#include "core/ir/ad.h"
 #include "transforms/jit.h"
-#include "core/ir/batching.h"
 
 namespace graft::spec {
 namespace {
@@ -177,20 +178,50 @@ TEST(OpSpecRules, EveryPrimitiveDefinesJvpVjpAndBatchingRules) {
     SCOPED_TRACE(kPrimitiveNames[static_cast<int>(id)]);
     const Case& c = spec.cases.front();
     Array y = c.fn(c.inputs);
-    // Find an application of the primitive in the case's graph.
+    // Find an application of the primitive in the case's graph, or in a body there (a
+    // collective runs inside pmap: its rules are then called on placeholders of its inputs,
+    // with its axes bound as they were when the body was traced).
     std::vector<const Node*> stack{y.node().get()};
-    const Node* app = nullptr;
-    while (!stack.empty() && app == nullptr) {
+    std::shared_ptr<const Primitive> prim;
+    std::vector<Array> ins;
+    std::function<bool(const Program&)> search_body = [&](const Program& b) {
+      for (const Instr& instr : b.instrs) {
+        if (instr.prim->id() == id) {
+          prim = instr.prim;
+          for (int v : instr.in) ins.push_back(Array::placeholder(b.avals[v]));
+          return true;
+        }
+        for (const SubProgram& sub : instr.prim->sub_programs()) {
+          if (search_body(*sub.program)) return true;
+        }
+      }
+      return false;
+    };
+    while (!stack.empty() && prim == nullptr) {
       const Node* n = stack.back();
       stack.pop_back();
-      if (n->primitive && n->primitive->id() == id) app = n;
+      if (n->primitive && n->primitive->id() == id) {
+        prim = n->primitive;
+        ins = n->inputs;
+        break;
+      }
+      if (n->primitive) {
+        for (const SubProgram& sub : n->primitive->sub_programs()) {
+          if (search_body(*sub.program)) break;
+        }
+      }
       for (const Array& in : n->inputs) stack.push_back(in.node().get());
     }
-    ASSERT_NE(app, nullptr);
-    const Primitive& p = *app->primitive;
-    std::vector<Array> ins = app->inputs;
+    ASSERT_NE(prim, nullptr);
+    const Primitive& p = *prim;
+    std::vector<std::unique_ptr<AxisScope>> bound;
+    if (const auto* c = dynamic_cast<const Collective*>(&p)) {
+      for (size_t k = 0; k < c->axes().size(); ++k) {
+        bound.push_back(std::make_unique<AxisScope>(c->axes()[k], c->sizes()[k]));
+      }
+    }
     // Re-apply the primitive so its outputs are arrays of one node.
-    std::vector<Array> rebuilt = bind(app->primitive, ins);
+    std::vector<Array> rebuilt = bind(prim, ins);
     std::vector<Array> tangents(ins.size());
     std::vector<Array> cts(rebuilt.size());
     for (size_t i = 0; i < rebuilt.size(); ++i) {

@@ -32,8 +32,9 @@ Program fold_constants(const Program& p) {
     int64_t in_bytes = 0, out_bytes = 0;
     for (int v : instr.in) in_bytes += bytes(p.avals[v]);
     for (int v : instr.out) out_bytes += bytes(p.avals[v]);
+    // A collective runs only inside its pmap, never here, even on constants.
     if (args.size() != instr.in.size() || has_effects(*instr.prim) ||
-        (out_bytes > kMaxGrowingBytes && out_bytes > in_bytes)) {
+        instr.prim->axis_names() != 0 || (out_bytes > kMaxGrowingBytes && out_bytes > in_bytes)) {
       out.instrs.push_back(instr);
       continue;
     }

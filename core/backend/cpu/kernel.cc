@@ -40,6 +40,7 @@ struct Table {
     register_control_kernels(k);
     register_fusion_kernels(k);
     register_debug_kernels(k);
+    register_collective_kernels(k);
   }
 };
 }  // namespace

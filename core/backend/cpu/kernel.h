@@ -85,6 +85,7 @@ GRAFT_FAMILY_REGISTRAR(call)
 GRAFT_FAMILY_REGISTRAR(control)
 GRAFT_FAMILY_REGISTRAR(fusion)
 GRAFT_FAMILY_REGISTRAR(debug)
+GRAFT_FAMILY_REGISTRAR(collective)
 #undef GRAFT_FAMILY_REGISTRAR
 
 // The table, filled once. A null entry means the primitive has no CPU kernel.

@@ -3,9 +3,9 @@
 //
 //   for (const graft::Device& d : graft::devices()) std::cout << d.str() << "\n";  // cpu:0 ...
 //
-// pmap (transforms/pmap.h) runs member k on device k's execution stream (the CPU backend's
-// worker thread for it). Arrays placed on a device (device_put) and multi-process worlds
-// (MPI) are not there yet.
+// shard_map and pmap (transforms/shard_map.h, pmap.h) run member k on device k's execution stream
+// (the CPU backend's worker thread for it). Arrays placed on a device (device_put) and
+// multi-process worlds (MPI) are not there yet.
 #pragma once
 
 #include <string>

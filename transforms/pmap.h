@@ -3,13 +3,15 @@
 //   auto f = graft::pmap([](Array x) { return x / graft::psum(x, {"i"}); }, "i");
 //   Array y = f(x);  // x: [n, ...], member k (x[k]) on virtual device k, all at once
 //
-// The function is traced once with the axis bound and run as one program per member, each
-// on its own device's stream (GRAFT_CPU_DEVICES=N virtual devices, core/device.h); the
-// collectives inside (psum, all_gather, ppermute, ... in core/ops.h) exchange data between
-// the members. in_axes: one AxisSpec for all arguments or one per argument, `none` passes an
-// argument whole to every member; out_axes: one for all outputs or one per output leaf,
-// `none` returns an output that is the same on every member (a psum's result) unstacked.
-// grad, vmap and jit compose with it either way round; a pmap inside a pmap is refused.
+// A shard_map (transforms/shard_map.h) over the one-axis mesh {axis_name: n} whose body
+// drops the mapped dimension: the function is traced once with the axis bound and run as one
+// program per member, each on its own device's stream (GRAFT_CPU_DEVICES=N virtual devices,
+// core/device.h); the collectives inside (psum, all_gather, ppermute, ... in core/ops.h)
+// exchange data between the members. in_axes: one AxisSpec for all arguments or one per
+// argument, `none` passes an argument whole to every member; out_axes: one for all outputs or
+// one per output leaf, `none` returns an output that is the same on every member (a psum's
+// result) unstacked. grad, vmap and jit compose with it either way round; a pmap inside a
+// pmap (or shard_map) is refused.
 #pragma once
 
 #include <optional>
@@ -17,7 +19,7 @@
 #include <tuple>
 #include <vector>
 
-#include "core/primitives/pmap.h"
+#include "core/primitives/shard_map.h"
 #include "core/tree.h"
 #include "transforms/vmap.h"
 

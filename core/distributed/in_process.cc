@@ -43,20 +43,17 @@ void InProcessGroup::abort(const std::string& why) {
   cv_.notify_all();
 }
 
-MemberScope::MemberScope(int axis_bit, InProcessGroup* group, int rank) {
-  memberships.push_back({axis_bit, group, rank});
+MemberScope::MemberScope(AxisMask axes, InProcessGroup* group, int rank) {
+  memberships.push_back({axes, group, rank});
 }
 
 MemberScope::~MemberScope() { memberships.pop_back(); }
 
 const Membership& membership(const char* op, AxisMask mask) {
-  if (mask == 0 || (mask & (mask - 1)) != 0) {
-    fail(op, "runs over exactly one pmap axis on a device, got ", vma_str(mask));
-  }
   for (size_t i = memberships.size(); i-- > 0;) {
-    if (mask >> memberships[i].axis_bit & 1) return memberships[i];
+    if (memberships[i].axes == mask) return memberships[i];
   }
-  fail(op, "axis ", vma_str(mask), " is not the axis of a running pmap on this device");
+  fail(op, "axes ", vma_str(mask), " are not axes of a running shard_map on this device");
 }
 
 }  // namespace graft::distributed

@@ -1,4 +1,4 @@
-// The in-process communicator: the members of one pmap, each a virtual device's thread in
+// The in-process communicator: the devices of one shard_map, each a virtual device's thread in
 // this process, exchanging buffers through shared memory.
 //
 // Every member makes the same collective calls in the same order (the body is one program,
@@ -7,7 +7,7 @@
 // until its owner returns from done. If a member fails, abort makes every waiting and later
 // call throw graft::Error instead of waiting forever.
 //
-// Threads: one group per pmap call, used by its members' threads only.
+// Threads: groups are made per shard_map call, used by its devices' threads only.
 #pragma once
 
 #include <condition_variable>
@@ -42,24 +42,26 @@ class InProcessGroup {
   std::string why_;
 };
 
-// What a collective kernel running as a pmap member sees: its group and rank for an axis.
+// What a collective kernel running on a device of a shard_map (or pmap) sees: for a set of
+// mesh axes, the group of devices that share their coordinates on the other axes, and its
+// rank there.
 struct Membership {
-  int axis_bit = -1;
+  AxisMask axes = 0;
   InProcessGroup* group = nullptr;
   int rank = 0;
 };
 
-// Makes this thread member `rank` of `group` for `axis_bit` while it lives.
+// Makes this thread member `rank` of `group` for the set `axes` while it lives.
 class MemberScope {
  public:
-  MemberScope(int axis_bit, InProcessGroup* group, int rank);
+  MemberScope(AxisMask axes, InProcessGroup* group, int rank);
   ~MemberScope();
   MemberScope(const MemberScope&) = delete;
   MemberScope& operator=(const MemberScope&) = delete;
 };
 
-// This thread's membership for the one axis of `mask`; "[op] ..." if the mask names several
-// axes or none this thread is a member for (a collective run outside its pmap).
+// This thread's membership for exactly the axes of `mask`; "[op] ..." if there is none (a
+// collective run outside its shard_map).
 const Membership& membership(const char* op, AxisMask mask);
 
 }  // namespace graft::distributed

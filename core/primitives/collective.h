@@ -24,7 +24,7 @@
 // is pvary (the identity: the gradient of psum(x) is 1 per member, not n), of pvary psum,
 // of all_gather psum_scatter, of psum_scatter all_gather, of all_to_all the inverse
 // all_to_all, of ppermute the inverse permutation. The CPU kernels (backend/cpu) exchange
-// buffers between the devices of a pmap through core/distributed.
+// buffers between the devices of a shard_map (or pmap) through core/distributed.
 #pragma once
 
 #include <cstdint>

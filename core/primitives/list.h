@@ -122,7 +122,7 @@
   X(FusedElementwise, "fused_elementwise", fusion, Other, kAny, kInPlace)                   \
   /* side effects */                                                                        \
   X(DebugPrint, "debug_print", debug, Other, kAny, 0)                                       \
-  /* collectives over named axes, and pmap, which runs a body on devices */                 \
+  /* collectives over named axes; shard_map, a body run on the devices of a mesh */         \
   X(Psum, "psum", collective, Other, kAny, 0)                                               \
   X(Pmax, "pmax", collective, Other, kAny, 0)                                               \
   X(Pmin, "pmin", collective, Other, kAny, 0)                                               \
@@ -132,7 +132,7 @@
   X(Ppermute, "ppermute", collective, Other, kAny, 0)                                       \
   X(AxisIndex, "axis_index", collective, Other, kAny, 0)                                    \
   X(Pvary, "pvary", collective, Other, kAny, 0)                                             \
-  X(Pmap, "pmap", collective, Other, kAny, 0)
+  X(ShardMap, "shard_map", collective, Other, kAny, 0)
 
 namespace graft {
 

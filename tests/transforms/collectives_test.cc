@@ -301,12 +301,12 @@ TEST(CollectivesTest, MisuseIsAClearError) {
   expect_error([&] { pmap([](const Array& v) { return v; }, "i")(big); },
                "[pmap] axis 'i' of size 8 needs 8 devices, but there are 4");
   expect_error([&] { pmap([](const Array& v) { return v; }, "i", {0}, {none})(x); },
-               "[pmap] output 0 varies over axis 'i' but its out_axes is none");
+               "[pmap] output 0 varies over {i} but its out spec P() does not map it");
   expect_error(
       [&] {
         pmap([](const Array& v) { return pmap([](const Array& u) { return u; }, "j")(v); }, "i")(x);
       },
-      "[pmap] a pmap inside a pmap is not supported yet");
+      "[pmap] a pmap or shard_map inside another is not supported yet");
   expect_error([&] { pmap([](const Array& v) { return psum_scatter(v, "i", 1); }, "i")(x); },
                "[psum_scatter] scatter_dimension 1 of f64[2,3]{i} must equal the axis size 4");
   expect_error(

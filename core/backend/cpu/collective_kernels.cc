@@ -1,5 +1,5 @@
-// CPU kernels of the collectives: the members of a pmap (one thread per virtual device,
-// pmap_kernel.cc) exchange buffer pointers through their in-process group
+// CPU kernels of the collectives: the devices of a shard_map (one thread per virtual device,
+// shard_map_kernel.cc) exchange buffer pointers through their in-process group
 // (core/distributed/in_process.h) and each reads the others' buffers directly. The
 // all-reduces split the work: member r reduces its share of the elements over all members
 // and writes it into every member's output.
@@ -33,13 +33,13 @@ struct Exchange {
   Exchange(const char* op_name, const Collective& p, const Published* mine)
       : me(distributed::membership(op_name, p.mask())), op(op_name) {
     if (me.group->size() != p.group_size()) {
-      fail(op, "the pmap has ", me.group->size(), " members, the collective expects ",
+      fail(op, "the group has ", me.group->size(), " members, the collective expects ",
            p.group_size());
     }
     slots = &me.group->exchange(op, me.rank, mine);
   }
   // Waits until every member has read this one's buffers, unless this member is failing (the
-  // pmap then aborts the group, which releases the others).
+  // shard_map then aborts the groups, which releases the others).
   ~Exchange() noexcept(false) {
     if (std::uncaught_exceptions() == 0) me.group->done(op);
   }
@@ -209,7 +209,7 @@ void pvary_kernel(Call& c) { c.alias(0, 0); }
 
 }  // namespace
 
-void register_pmap_kernel(KernelTable& table);
+void register_shard_map_kernel(KernelTable& table);
 
 void register_collective_kernels(KernelTable& table) {
   for (PrimitiveId id : {PrimitiveId::kPsum, PrimitiveId::kPmax, PrimitiveId::kPmin}) {
@@ -221,7 +221,7 @@ void register_collective_kernels(KernelTable& table) {
   table[static_cast<int>(PrimitiveId::kPpermute)] = &ppermute_kernel;
   table[static_cast<int>(PrimitiveId::kAxisIndex)] = &axis_index_kernel;
   table[static_cast<int>(PrimitiveId::kPvary)] = &pvary_kernel;
-  register_pmap_kernel(table);
+  register_shard_map_kernel(table);
 }
 
 }  // namespace graft::cpu

@@ -1,10 +1,10 @@
 // The execution streams of the CPU's virtual devices: one worker thread per device, started
 // on first use, that runs the work given to that device in order.
 //
-// run_on_devices is how a pmap runs: member k on device k, all members at once (their
-// collectives wait for each other). The members of one call are queued on every device under
-// one lock, so two pmaps started from different threads run in the same order on every
-// device and cannot wait on each other crosswise.
+// run_on_devices is how a shard_map (and so a pmap) runs: member k on device k, all members
+// at once (their collectives wait for each other). The members of one call are queued on
+// every device under one lock, so two shard_maps started from different threads run in the
+// same order on every device and cannot wait on each other crosswise.
 #pragma once
 
 #include <functional>
@@ -13,7 +13,7 @@ namespace graft::cpu {
 
 // Runs fn(k) on device k's stream for k in [0, n), and returns when all have finished. If
 // any threw, rethrows one of the errors (a graft::Error other than "another device failed"
-// first). fn(k) must not itself call run_on_devices (a pmap inside a pmap is refused when it
+// first). fn(k) must not itself call run_on_devices (a shard_map inside another is refused when it
 // is traced).
 void run_on_devices(int n, const std::function<void(int)>& fn);
 

@@ -7,6 +7,7 @@
 
 #include "tests/core/specs/spec.h"
 #include "transforms/pmap.h"
+#include "transforms/shard_map.h"
 
 namespace graft::spec {
 namespace {
@@ -252,8 +253,30 @@ GRAFT_SPEC(Pvary) {
   return s;
 }
 
-GRAFT_SPEC(Pmap) {
-  Spec s{PrimitiveId::kPmap};
+GRAFT_SPEC(ShardMap) {
+  Spec s{PrimitiveId::kShardMap};
+  // A 2 x 2 mesh: x [4, 6] split P('data', 'model') into [2, 3] blocks; each device adds its
+  // coordinates (axis_index) and the row sums over 'model' (psum): out[r, c] = x[r, c] +
+  // 10 data(r) + model(c) + sum of x[r, :] over the columns of the devices in its row.
+  {
+    Array x = random_array({4, 6}, DType::kF64, 380);
+    std::vector<double> xv = values_of(x), want;
+    for (int r = 0; r < 4; ++r) {
+      double row = 0;
+      for (int c = 0; c < 6; ++c) row += xv[r * 6 + c];
+      for (int c = 0; c < 6; ++c) want.push_back(xv[r * 6 + c] + 10 * (r / 2) + c / 3 + row);
+    }
+    Fn fn = [](const std::vector<Array>& in) {
+      Mesh mesh({2, 2}, {"data", "model"});
+      auto f = [](const Array& v) {
+        Array d = astype(axis_index("data"), DType::kF64),
+              m = astype(axis_index("model"), DType::kF64);
+        return v + d * 10.0 + m + psum(sum(v, {1}, true), {"model"});
+      };
+      return shard_map(f, mesh, {P("data", "model")}, {P("data", "model")})(in[0]);
+    };
+    s.cases.push_back({"f64 2x2 mesh", {x}, fn, {{4, 6}, DType::kF64, want}, 1e-14, 0});
+  }
   for (DType d : {DType::kF64, DType::kF32}) {
     Array x = random_array({3, kN}, d, 370), u = random_array({3}, d, 371);
     std::vector<double> xv = values_of(x), uv = values_of(u), want;

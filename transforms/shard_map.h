@@ -1,0 +1,92 @@
+// shard_map: per-device code over a mesh, like jax.shard_map.
+//
+//   graft::Mesh mesh({2, 2}, {"data", "model"});
+//   auto f = graft::shard_map(
+//       [](const Array& x, const Array& w) {      // x: [B/2, D] block, w: [D, H/2] block
+//         return graft::matmul(x, w);             // [B/2, H/2]
+//       },
+//       mesh, {graft::P("data", graft::none), graft::P(graft::none, "model")},
+//       {graft::P("data", "model")});
+//   Array y = f(x, w);                            // [B, H], equals matmul(x, w)
+//
+// Each argument is cut into blocks by its PartitionSpec (transforms/sharding.h) and device
+// (d, m) of the mesh runs the function on its blocks, all devices at once, each on its own
+// stream; outputs are put back together by out_specs. Inside, the mesh's axis names are bound
+// for the collectives (psum(x, {"model"}) sums over the devices that share a data
+// coordinate). in_specs: one for all arguments or one per argument (each applies to every
+// leaf of it); out_specs: one for all outputs or one per output leaf. An output must not vary
+// over an axis its spec does not name ("[shard_map] output 0 varies over {model} ...": psum
+// it, or name the axis). grad, vmap and jit compose with it; the rules are those of the
+// shard_map primitive (core/primitives/shard_map.h). One inside another is refused.
+#pragma once
+
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "core/primitives/shard_map.h"
+#include "core/tree.h"
+#include "transforms/sharding.h"
+
+namespace graft {
+
+namespace detail {
+// The primitive's form of a spec: mesh axis indices per dimension.
+DimAxes dim_axes(const char* op, const Mesh& mesh, const PartitionSpec& spec);
+MeshAxes mesh_axes(const Mesh& mesh);
+}  // namespace detail
+
+template <typename F>
+auto shard_map(F f, Mesh mesh, std::vector<PartitionSpec> in_specs,
+               std::vector<PartitionSpec> out_specs) {
+  return [f, mesh, in_specs, out_specs](const auto&... args) {
+    using Args = std::tuple<std::decay_t<decltype(args)>...>;
+    using Result = std::decay_t<decltype(f(args...))>;
+    constexpr size_t n = sizeof...(args);
+    if (in_specs.size() != 1 && in_specs.size() != n) {
+      fail("shard_map", "in_specs has ", in_specs.size(), " entries for ", n, " arguments");
+    }
+    mesh.devices();  // enough of them
+    Args all(args...);
+    std::vector<Array> leaves;
+    std::vector<DimAxes> specs;
+    size_t k = 0;
+    std::apply(
+        [&](const auto&... a) {
+          (
+              [&] {
+                auto l = tree_leaves(a);
+                DimAxes d =
+                    detail::dim_axes("shard_map", mesh, in_specs[in_specs.size() == 1 ? 0 : k]);
+                leaves.insert(leaves.end(), l.begin(), l.end());
+                specs.insert(specs.end(), l.size(), d);
+                ++k;
+              }(),
+              ...);
+        },
+        all);
+    TreeDef arg_def = tree_structure(all), out_def;
+    FlatFn fn = [&](const std::vector<Array>& ph) {
+      Result r = std::apply(f, tree_unflatten<Args>(arg_def, ph));
+      auto [ol, od] = tree_flatten(r);
+      out_def = od;
+      return ol;
+    };
+    detail::OutSpecsFn outs = [&](const std::vector<Aval>& avals) {
+      if (out_specs.size() != 1 && out_specs.size() != avals.size()) {
+        fail("shard_map", "out_specs has ", out_specs.size(), " entries for ", avals.size(),
+             " outputs");
+      }
+      std::vector<DimAxes> r;
+      for (size_t o = 0; o < avals.size(); ++o) {
+        r.push_back(detail::dim_axes("shard_map", mesh, out_specs[out_specs.size() == 1 ? 0 : o]));
+      }
+      return r;
+    };
+    return tree_unflatten<Result>(
+        out_def, detail::shard_map_flat("shard_map", "shard_map", detail::mesh_axes(mesh), fn,
+                                        leaves, specs, outs));
+  };
+}
+
+}  // namespace graft

@@ -43,6 +43,14 @@ const std::string& axis_name_of(int bit) {
   return names().at(static_cast<size_t>(bit));
 }
 
+std::vector<std::string> axis_names_of(AxisMask m) {
+  std::vector<std::string> out;
+  for (int b = 0; b < kMaxAxisNames; ++b) {
+    if (m >> b & 1) out.push_back(axis_name_of(b));
+  }
+  return out;
+}
+
 std::string vma_str(AxisMask m) {
   if (m == 0) return "";
   std::string s = "{";

@@ -27,6 +27,8 @@ inline constexpr int kMaxAxisNames = 64;
 int axis_bit(std::string_view name);
 AxisMask axis_mask(const std::vector<std::string>& names);
 const std::string& axis_name_of(int bit);
+// The names of the axes in m, by bit.
+std::vector<std::string> axis_names_of(AxisMask m);
 // "{i,j}" (empty for 0), for Aval::str and errors.
 std::string vma_str(AxisMask m);
 

@@ -17,12 +17,28 @@ Cost Primitive::cost(const std::vector<Aval>& in, const std::vector<Aval>& out) 
 }
 
 void Primitive::infer_vma(const std::vector<Aval>& in, std::vector<Aval>& out) const {
-  AxisMask m = 0;
-  for (const Aval& a : in) m |= a.vma;
-  for (const SubProgram& s : sub_programs()) {
-    for (int v : s.program->outputs) m |= s.program->avals[v].vma;
+  std::vector<SubProgram> subs = sub_programs();
+  AxisMask all = 0;
+  for (const Aval& a : in) all |= a.vma;
+  if (subs.empty()) {
+    for (Aval& a : out) a.vma = all;
+    return;
   }
-  for (Aval& a : out) a.vma = m;
+  // A primitive with bodies: output o varies as output o of the bodies whose outputs are its
+  // own one to one (scan's body, cond's branches, custom_jvp's fun). Precise typing matters:
+  // reverse mode sums the cotangent of a value typed as not varying, and summing one typed
+  // as varying that is in fact the same everywhere would count it once per member.
+  std::vector<AxisMask> m(out.size(), 0);
+  bool matched = false;
+  for (const SubProgram& s : subs) {
+    if (s.program->outputs.size() != out.size()) continue;
+    matched = true;
+    for (size_t o = 0; o < out.size(); ++o) m[o] |= s.program->avals[s.program->outputs[o]].vma;
+  }
+  for (const SubProgram& s : subs) {
+    for (int v : s.program->outputs) all |= s.program->avals[v].vma;
+  }
+  for (size_t o = 0; o < out.size(); ++o) out[o].vma = matched ? m[o] : all;
 }
 
 AxisMask Primitive::axis_names() const {

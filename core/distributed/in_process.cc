@@ -11,7 +11,7 @@ thread_local std::vector<Membership> memberships;
 InProcessGroup::InProcessGroup(int size) : size_(size), slots_(static_cast<size_t>(size)) {}
 
 void InProcessGroup::barrier(const char* op, std::unique_lock<std::mutex>& lock) {
-  if (aborted_) fail(op, "another device of the pmap failed: ", why_);
+  if (aborted_) fail(op, "another device of the shard_map failed: ", why_);
   const uint64_t gen = generation_;
   if (++arrived_ == size_) {
     arrived_ = 0;
@@ -20,7 +20,7 @@ void InProcessGroup::barrier(const char* op, std::unique_lock<std::mutex>& lock)
     return;
   }
   cv_.wait(lock, [&] { return generation_ != gen || aborted_; });
-  if (generation_ == gen) fail(op, "another device of the pmap failed: ", why_);
+  if (generation_ == gen) fail(op, "another device of the shard_map failed: ", why_);
 }
 
 const std::vector<const void*>& InProcessGroup::exchange(const char* op, int rank,

@@ -30,12 +30,7 @@ Array conform(const char* what, const Primitive& p, Array t, const Aval& like) {
 Array match_vma(Array ct, AxisMask want) {
   if (!ct.valid()) return ct;
   const AxisMask extra = ct.aval().vma & ~want;
-  if (extra == 0) return ct;
-  AxisNames axes;
-  for (int b = 0; b < kMaxAxisNames; ++b) {
-    if (extra >> b & 1) axes.push_back(axis_name_of(b));
-  }
-  return psum(ct, axes);
+  return extra == 0 ? ct : psum(ct, axis_names_of(extra));
 }
 
 // A cotangent given for an output (grad's seed of ones, say) takes the output's type: if the
@@ -45,12 +40,7 @@ Array seed_vma(Array ct, AxisMask want) {
   if (!ct.valid()) return ct;
   ct = match_vma(std::move(ct), want);
   const AxisMask missing = want & ~ct.aval().vma;
-  if (missing == 0) return ct;
-  AxisNames axes;
-  for (int b = 0; b < kMaxAxisNames; ++b) {
-    if (missing >> b & 1) axes.push_back(axis_name_of(b));
-  }
-  return pvary(ct, axes);
+  return missing == 0 ? ct : pvary(ct, axis_names_of(missing));
 }
 
 void check_arity(const char* op, const Program& p, size_t got) {

@@ -8,11 +8,11 @@
 //        index stays). A cond kept only for a branch's effect (debug_print) keeps one output,
 //        so that it still defines a value (bind records an effect through its first output).
 #include "core/error.h"
+#include "core/ir/ad.h"
+#include "core/ir/batching.h"
 #include "core/ops.h"
 #include "core/primitives/control.h"
-#include "core/ir/ad.h"
 #include "core/primitives/control_util.h"
-#include "core/ir/batching.h"
 
 namespace graft::detail {
 namespace {
@@ -21,8 +21,7 @@ class CondRule : public CondPrimitive {
  public:
   using CondPrimitive::CondPrimitive;
 
-  std::shared_ptr<const Primitive> with_sub_programs(
-      std::vector<ProgramPtr> b) const override {
+  std::shared_ptr<const Primitive> with_sub_programs(std::vector<ProgramPtr> b) const override {
     if (b.size() != num_branches()) fail(name(), "needs ", num_branches(), " branches");
     for (size_t k = 0; k < b.size(); ++k) check_same_signature(name(), *bodies()[k], *b[k]);
     return std::make_shared<const CondRule>(std::move(b), in_avals(), out_avals());
@@ -55,9 +54,9 @@ class CondRule : public CondPrimitive {
       check_body_fits(name(), q, branch_in, out);
       programs.push_back(std::make_shared<const Program>(std::move(q)));
     }
-    return Pruned{std::make_shared<const CondRule>(std::move(programs), std::move(in),
-                                                   std::move(out)),
-                  ins, outs};
+    return Pruned{
+        std::make_shared<const CondRule>(std::move(programs), std::move(in), std::move(out)), ins,
+        outs};
   }
 
   std::vector<Array> jvp(const std::vector<Array>& primals, const std::vector<Array>& tangents,
@@ -100,6 +99,15 @@ class CondRule : public CondPrimitive {
     std::vector<Array> ops = part(primals, 1, primals.size()), cs;
     std::vector<bool> mi, mo;
     for (const Array& x : ops) mi.push_back(is_floating(x.dtype()));
+    // Under an index that differs between the members of a named axis, each member runs its
+    // own branch: an operand's cotangent must not be summed over the members inside a branch
+    // (members in other branches would not take part), so the branches see the operands as
+    // varying and the sum happens outside, at the operand (ad.cc: match_vma).
+    const AxisMask index_vma = primals[0].aval().vma;
+    for (size_t i = 0; i < ops.size(); ++i) {
+      const AxisMask missing = index_vma & ~ops[i].aval().vma;
+      if (mi[i] && missing != 0) ops[i] = pvary(ops[i], axis_names_of(missing));
+    }
     for (size_t k = 0; k < outputs.size(); ++k) {
       mo.push_back(is_floating(outputs[k].dtype()));
       if (mo.back()) cs.push_back(instantiate(cts[k], outputs[k]));
@@ -137,7 +145,7 @@ class CondRule : public CondPrimitive {
     if (dims[0] < 0) {
       std::vector<FlatFn> bs;
       for (size_t k = 0; k < num_branches(); ++k) {
-      ProgramPtr b = bodies()[k];
+        ProgramPtr b = bodies()[k];
         bs.push_back(
             [b, od, size](const std::vector<Array>& in) { return run_batched(*b, in, od, size); });
       }

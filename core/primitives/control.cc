@@ -58,4 +58,28 @@ std::string WhilePrimitive::params() const {
   return absl::StrCat("cond_consts=", num_cond_consts_, " body_consts=", num_body_consts_);
 }
 
+void ScanPrimitive::infer_vma(const std::vector<Aval>& in, std::vector<Aval>& out) const {
+  Primitive::infer_vma(in, out);
+  const Program& b = body();
+  for (int k = 0; k < num_carry_; ++k) {
+    out[k].vma |= b.avals[b.inputs[num_consts_ + k]].vma | in[num_consts_ + k].vma;
+  }
+}
+
+void CondPrimitive::infer_vma(const std::vector<Aval>& in, std::vector<Aval>& out) const {
+  Primitive::infer_vma(in, out);
+  for (Aval& a : out) a.vma |= in[0].vma;
+}
+
+void WhilePrimitive::infer_vma(const std::vector<Aval>& in, std::vector<Aval>& out) const {
+  Primitive::infer_vma(in, out);
+  const Program& c = *bodies()[0];
+  const Program& b = *bodies()[1];
+  const AxisMask cond = c.avals[c.outputs[0]].vma;
+  const size_t first = static_cast<size_t>(num_cond_consts_ + num_body_consts_);
+  for (size_t k = 0; k < out.size(); ++k) {
+    out[k].vma |= b.avals[b.inputs[num_body_consts_ + k]].vma | in[first + k].vma | cond;
+  }
+}
+
 }  // namespace graft

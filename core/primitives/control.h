@@ -8,9 +8,9 @@
 
 #include <cstdint>
 #include <functional>
-#include <optional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -83,6 +83,9 @@ class ScanPrimitive : public ControlPrimitive {
         reverse_(reverse) {}
   std::string params() const override;
   std::vector<SubProgram> sub_programs() const override { return {{"body", bodies()[0]}}; }
+  // Carries vary as the body's carry input does (which covers its output, bind_scan makes
+  // sure), so a loop of length 0 is typed like its initial carry; ys as the body's.
+  void infer_vma(const std::vector<Aval>& in, std::vector<Aval>& out) const override;
 
   const Program& body() const { return *bodies()[0]; }
   int num_consts() const { return num_consts_; }
@@ -105,6 +108,8 @@ class CondPrimitive : public ControlPrimitive {
       : ControlPrimitive(PrimitiveId::kCond, std::move(branches), std::move(in), std::move(out)) {}
   std::string params() const override;
   std::vector<SubProgram> sub_programs() const override;
+  // As the branches' outputs, and everywhere the index varies (members take different ones).
+  void infer_vma(const std::vector<Aval>& in, std::vector<Aval>& out) const override;
   // Branch k takes the operands (inputs 1...) and returns the outputs.
   size_t num_branches() const { return bodies().size(); }
 };
@@ -120,6 +125,9 @@ class WhilePrimitive : public ControlPrimitive {
         num_cond_consts_(num_cond_consts),
         num_body_consts_(num_body_consts) {}
   std::string params() const override;
+  // Carries vary as the body's carry input does, and everywhere the condition does (members
+  // then loop different numbers of times).
+  void infer_vma(const std::vector<Aval>& in, std::vector<Aval>& out) const override;
   std::vector<SubProgram> sub_programs() const override {
     return {{"cond", bodies()[0]}, {"body", bodies()[1]}};
   }

@@ -15,11 +15,11 @@
 //        each pair of carry outputs is then one value, the assumption holds by induction.
 #include "absl/strings/str_cat.h"
 #include "core/error.h"
+#include "core/ir/ad.h"
+#include "core/ir/batching.h"
 #include "core/ops.h"
 #include "core/primitives/control.h"
-#include "core/ir/ad.h"
 #include "core/primitives/control_util.h"
-#include "core/ir/batching.h"
 
 namespace graft::detail {
 namespace {
@@ -108,9 +108,9 @@ std::optional<Merged> ScanRule::merge_with(const Primitive& other, ProgramPass c
   m.outputs.erase(m.outputs.begin() + nk + ny, m.outputs.begin() + 2 * nk + ny);
   std::vector<Aval> out = out_avals();
   out.insert(out.end(), o.out_avals().begin() + nk, o.out_avals().end());
-  auto p = std::make_shared<const ScanRule>(std::make_shared<const Program>(std::move(m)),
-                                            num_consts(), nk, length(), reverse(), in_avals(),
-                                            std::move(out));
+  auto p =
+      std::make_shared<const ScanRule>(std::make_shared<const Program>(std::move(m)), num_consts(),
+                                       nk, length(), reverse(), in_avals(), std::move(out));
   check_body_signature(*p);
   Merged r{p, {}};
   for (int k = 0; k < nk; ++k) r.other_outputs.push_back(k);
@@ -384,7 +384,10 @@ std::vector<Array> bind_scan(const FlatFn& body_in, const std::vector<Array>& co
   const size_t nk = init.size();
   Closed cl;
   // A weakly typed initial carry takes the dtype the body gives it (scan(f, 0.0, xs_f32)).
-  for (int attempt = 0; attempt < 2; ++attempt) {
+  // A carry that starts the same on every member of a named axis but comes out of the body
+  // varying over it is varying from the start (pvary), so the body is typed as it runs; the
+  // body is traced again with it. Bits only grow, so this ends.
+  for (int attempt = 0; attempt < 2 + kMaxAxisNames; ++attempt) {
     std::vector<Aval> avals = avals_of(consts);
     for (const Array& c : init) avals.push_back(c.aval());
     avals.insert(avals.end(), x_avals.begin(), x_avals.end());
@@ -396,7 +399,13 @@ std::vector<Array> bind_scan(const FlatFn& body_in, const std::vector<Array>& co
     bool retry = false;
     for (size_t k = 0; k < nk; ++k) {
       const Aval &in = init[k].aval(), &out = cl.out_avals[k];
-      if (in.shape == out.shape && in.dtype == out.dtype) continue;
+      if (in.shape == out.shape && in.dtype == out.dtype) {
+        if (out.vma & ~in.vma) {
+          init[k] = pvary(init[k], axis_names_of(out.vma & ~in.vma));
+          retry = true;
+        }
+        continue;
+      }
       if (attempt == 0 && in.weak && in.shape == out.shape) {
         init[k] = astype(init[k], out.dtype);
         retry = true;

@@ -12,11 +12,11 @@
 //        the others go from both bodies' inputs and the body's outputs, and so do consts
 //        their body no longer reads. A loop kept only for its effects keeps one carry.
 #include "core/error.h"
+#include "core/ir/ad.h"
+#include "core/ir/batching.h"
 #include "core/ops.h"
 #include "core/primitives/control.h"
-#include "core/ir/ad.h"
 #include "core/primitives/control_util.h"
-#include "core/ir/batching.h"
 
 namespace graft::detail {
 namespace {
@@ -25,8 +25,7 @@ class WhileRule : public WhilePrimitive {
  public:
   using WhilePrimitive::WhilePrimitive;
 
-  std::shared_ptr<const Primitive> with_sub_programs(
-      std::vector<ProgramPtr> b) const override {
+  std::shared_ptr<const Primitive> with_sub_programs(std::vector<ProgramPtr> b) const override {
     check_same_signature(name(), *bodies()[0], *b.at(0));
     check_same_signature(name(), *bodies()[1], *b.at(1));
     return std::make_shared<const WhileRule>(b[0], b[1], num_cond_consts(), num_body_consts(),
@@ -263,7 +262,10 @@ std::vector<Array> bind_while(const FlatFn& cond, const FlatFn& body,
                               const std::vector<Array>& init_in) {
   std::vector<Array> init = init_in;
   Closed cc, bc;
-  for (int attempt = 0; attempt < 2; ++attempt) {
+  // A carry that starts the same on every member of a named axis but comes out of the body
+  // varying over it is varying from the start (pvary), so the body is typed as it runs; the
+  // body is traced again with it. Bits only grow, so this ends.
+  for (int attempt = 0; attempt < 2 + kMaxAxisNames; ++attempt) {
     bc = close_over(body, concat_avals(avals_of(body_consts), avals_of(init)));
     if (bc.out_avals.size() != init.size()) {
       fail("while_loop", "body_fun returned ", bc.out_avals.size(), " arrays for a carry of ",
@@ -272,7 +274,13 @@ std::vector<Array> bind_while(const FlatFn& cond, const FlatFn& body,
     bool retry = false;
     for (size_t k = 0; k < init.size(); ++k) {
       const Aval &in = init[k].aval(), &out = bc.out_avals[k];
-      if (in.shape == out.shape && in.dtype == out.dtype) continue;
+      if (in.shape == out.shape && in.dtype == out.dtype) {
+        if (out.vma & ~in.vma) {
+          init[k] = pvary(init[k], axis_names_of(out.vma & ~in.vma));
+          retry = true;
+        }
+        continue;
+      }
       if (attempt == 0 && in.weak && in.shape == out.shape) {
         init[k] = astype(init[k], out.dtype);
         retry = true;

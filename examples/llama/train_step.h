@@ -4,7 +4,10 @@
 //                model aux...})
 //     value_and_grad over k micro-batches (gradients averaged: accumulation), then the
 //     optimizer (clipping included) and apply_updates. params and opt_state are donated, so
-//     the update writes in place.
+//     the update writes in place. With data_parallel = d > 1 the loss is a shard_map over the
+//     mesh {data: d}: each device computes the loss of its B/(k d) rows, the loss and the
+//     metrics are averaged with pmean, and the replicated parameters get the global gradient
+//     (the transpose of their broadcast to the devices sums over them).
 //   eval step: (params, inputs [B, T], targets [B, T]) -> loss.
 #pragma once
 
@@ -17,16 +20,28 @@
 #include "optim/optim.h"
 #include "transforms/autodiff.h"
 #include "transforms/jit.h"
+#include "transforms/shard_map.h"
 
 namespace graft::llama_train {
 
 template <class Model>
-auto make_train_step(const Model& model, const optim::GradientTransformation& opt) {
+auto make_train_step(const Model& model, const optim::GradientTransformation& opt,
+                     int64_t data_parallel = 1) {
   using Params = typename Model::Params;
-  auto step = [model, opt](const Params& params, const optim::State& state, const Array& xs,
-                           const Array& ys) {
-    auto loss_fn = [&model](const Params& p, const Array& x, const Array& y) {
+  auto step = [model, opt, data_parallel](const Params& params, const optim::State& state,
+                                          const Array& xs, const Array& ys) {
+    auto local = [&model](const Params& p, const Array& x, const Array& y) {
       return model.loss(p, x, y);
+    };
+    auto loss_fn = [&](const Params& p, const Array& x, const Array& y) {
+      if (data_parallel == 1) return local(p, x, y);
+      auto averaged = [&local](const Params& q, const Array& xb, const Array& yb) {
+        auto [l, aux] = local(q, xb, yb);
+        for (auto& [name, v] : aux) v = pmean(v, {"data"});
+        return std::pair{pmean(l, {"data"}), aux};
+      };
+      return shard_map(averaged, Mesh({data_parallel}, {"data"}), {P(), P("data"), P("data")},
+                       {P()})(p, x, y);
     };
     const int64_t k = xs.shape()[0];
     Params grads;

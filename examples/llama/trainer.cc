@@ -8,8 +8,10 @@
 #include <optional>
 #include <sstream>
 
+#include "absl/strings/str_cat.h"
 #include "checkpoint/hf.h"
 #include "core/buffer.h"
+#include "core/device.h"
 #include "core/error.h"
 #include "core/ops.h"
 #include "core/random.h"
@@ -310,7 +312,18 @@ absl::StatusOr<TrainResult> Run::train(const Model& model) {
   if (result_.first_step > 0 && result_.first_step == t.steps) {
     out_ << "training.steps = " << t.steps << " is reached already: nothing to train\n";
   }
-  auto train_step = make_train_step(model, opt);
+  const int64_t dp = config_.parallelism.data_parallel_replicate_degree;
+  if (dp > device_count()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("parallelism.data_parallel_replicate_degree = ", dp, " needs ", dp,
+                     " devices, there are ", device_count(), " (set GRAFT_CPU_DEVICES=", dp, ")"));
+  }
+  if (dp > 1) {
+    out_ << "data parallel over " << dp
+         << " devices: " << t.batch_size / t.gradient_accumulation_steps / dp
+         << " rows per device per micro-batch\n";
+  }
+  auto train_step = make_train_step(model, opt, dp);
   auto eval_step = make_eval_step(model);
 
   const int64_t k = t.gradient_accumulation_steps;

@@ -92,6 +92,12 @@ std::vector<Field> make_fields() {
       F(sample, max_new_tokens, T::kInt, "0 = no sampling"),
       F(sample, temperature, T::kFloat, "0 = greedy"),
       F(sample, top_k, T::kInt, "0 = whole vocabulary"),
+
+      F(parallelism, data_parallel_replicate_degree, T::kInt,
+        "devices the batch is split over (parameters replicated)"),
+      F(parallelism, data_parallel_shard_degree, T::kInt, "FSDP: not supported yet (1)"),
+      F(parallelism, tensor_parallel_degree, T::kInt, "not supported yet (1)"),
+      F(parallelism, expert_parallel_degree, T::kInt, "not supported yet (1)"),
   };
 }
 #undef F

@@ -125,6 +125,24 @@ absl::Status check_ranges(const TrainConfig& c,
   k.require(s.top_k >= 0, "sample.top_k", "must be >= 0 (0 = whole vocabulary)");
   k.require(m.vocab_size == 0 || s.max_new_tokens == 0 || s.top_k <= m.vocab_size, "sample.top_k",
             "must be <= model.vocab_size = " + str(m.vocab_size) + " (0 = whole vocabulary)");
+
+  const ParallelismConfig& par = c.parallelism;
+  const int64_t dp = par.data_parallel_replicate_degree;
+  k.require(dp >= 1, "parallelism.data_parallel_replicate_degree", "must be >= 1");
+  const int64_t micro = t.gradient_accumulation_steps >= 1 && t.batch_size > 0
+                            ? t.batch_size / t.gradient_accumulation_steps
+                            : 0;
+  k.require(dp < 1 || micro <= 0 || micro % dp == 0, "parallelism.data_parallel_replicate_degree",
+            "must divide the micro-batch (training.batch_size / "
+            "training.gradient_accumulation_steps = " +
+                str(micro) + ")");
+  const char* unsupported =
+      "must be 1: only data_parallel_replicate_degree is supported yet (FSDP, tensor and "
+      "expert parallelism need sharded arrays, which graft does not have)";
+  k.require(par.data_parallel_shard_degree == 1, "parallelism.data_parallel_shard_degree",
+            unsupported);
+  k.require(par.tensor_parallel_degree == 1, "parallelism.tensor_parallel_degree", unsupported);
+  k.require(par.expert_parallel_degree == 1, "parallelism.expert_parallel_degree", unsupported);
   return k.status();
 }
 

@@ -1,7 +1,7 @@
 // TrainConfig: everything a training run needs to know, in the sections of torchtitan's TOML
 // files ([job], [model], [optimizer], [lr_scheduler], [training], [checkpoint], [metrics],
-// [sample]). Plain values only, so this package does not depend on nn / optim / data; the
-// training program maps them onto modules and optimizers.
+// [sample], [parallelism]). Plain values only, so this package does not depend on nn / optim /
+// data; the training program maps them onto modules and optimizers.
 //
 // Sources, later ones win: the defaults below, a TOML file (--config=path), then command-line
 // overrides `--section.key=value`. Unknown sections or keys, values of the wrong TOML type,
@@ -112,6 +112,18 @@ struct SampleConfig {
   bool operator==(const SampleConfig&) const = default;
 };
 
+// torchtitan's degrees. Only data_parallel_replicate_degree runs today (a shard_map over a
+// one-axis mesh "data": parameters replicated, each device its slice of every micro-batch);
+// FSDP, tensor and expert parallelism need sharded arrays and jit shardings, which graft does
+// not have yet, and are refused by validation.
+struct ParallelismConfig {
+  int64_t data_parallel_replicate_degree = 1;
+  int64_t data_parallel_shard_degree = 1;
+  int64_t tensor_parallel_degree = 1;
+  int64_t expert_parallel_degree = 1;
+  bool operator==(const ParallelismConfig&) const = default;
+};
+
 struct TrainConfig {
   JobConfig job;
   ModelConfig model;
@@ -121,6 +133,7 @@ struct TrainConfig {
   CheckpointConfig checkpoint;
   MetricsConfig metrics;
   SampleConfig sample;
+  ParallelismConfig parallelism;
   bool operator==(const TrainConfig&) const = default;
 };
 

@@ -9,6 +9,7 @@
 #include "core/ops.h"
 #include "gtest/gtest.h"
 #include "transforms/autodiff.h"
+#include "transforms/control_flow.h"
 #include "transforms/jit.h"
 #include "transforms/make_graph.h"
 #include "transforms/vmap.h"
@@ -147,6 +148,74 @@ TEST(ShardMapTest, MisuseIsAClearError) {
       "[Mesh] Mesh(a=4, b=4) needs 16 devices, there are 8");
   expect_error([] { Mesh({2, 2}, {"a", "a"}); }, "[Mesh] axis name 'a' is given twice");
   expect_error([] { Mesh({2, 0}, {"a", "b"}); }, "[Mesh] axis 'b' has size 0");
+}
+
+}  // namespace
+}  // namespace graft
+
+namespace graft {
+namespace {
+
+// A parameter read inside a scan body (a scan const, like the stacked layers of a model)
+// gets the global gradient once, not once per device.
+TEST(ShardMapTest, ScanConstsGetTheGlobalGradient) {
+  Mesh mesh({4}, {"data"});
+  Array x = rnd({8, 3}, 0.2), w = rnd({3, 3}, 0.4);
+  auto body = [](const Array& xb, const Array& wv) {
+    auto [h, ys] = scan(
+        [&](const Array& carry, const Array&) {
+          return std::pair{tanh(matmul(carry, wv)), sum(carry)};
+        },
+        xb, zeros({2}, DType::kF64));
+    return sum(h) + sum(ys);
+  };
+  auto dp =
+      shard_map([&](const Array& xb, const Array& wv) { return pmean(body(xb, wv), {"data"}); },
+                mesh, {P("data", none), P()}, {P()});
+  auto loss_s = [&](const Array& wv) { return dp(x, wv); };
+  auto loss_u = [&](const Array& wv) {
+    Array total = zeros({}, DType::kF64);
+    for (int d = 0; d < 4; ++d) total = total + body(slice_axis(x, 0, 2 * d, 2 * d + 2), wv);
+    return total / 4.0;
+  };
+  EXPECT_NEAR(loss_s(w).item<double>(), loss_u(w).item<double>(), 1e-12);
+  expect_near(grad(loss_s)(w), grad(loss_u)(w), 1e-12, "grad");
+}
+
+}  // namespace
+}  // namespace graft
+
+namespace graft {
+namespace {
+
+// Loop carries that start the same on every device but take varying values in the body are
+// typed varying from the start, and a cond on a varying predicate gives varying results; the
+// replicated parameter's gradient then counts each device once (against the unsharded sum).
+TEST(ShardMapTest, LoopsAndCondsAreTypedAsTheyRun) {
+  Mesh mesh({4}, {"data"});
+  Array x = rnd({8, 3}, 0.3), w = rnd({3}, 0.8);
+  auto body = [](const Array& xb, const Array& wv) {
+    // fori_loop: a carry of zeros (the same everywhere) that accumulates the device's rows.
+    Array acc = fori_loop(
+        0, 3, [&](const Array&, const Array& c) { return c + sin(xb * wv); },
+        zeros({2, 3}, DType::kF64));
+    // cond on a predicate that differs between devices.
+    Array picked = cond(
+        sum(xb) > 0.0, [&](const Array& a) { return a * wv; },
+        [&](const Array& a) { return a - wv; }, acc);
+    return sum(square(picked));
+  };
+  auto dp =
+      shard_map([&](const Array& xb, const Array& wv) { return psum(body(xb, wv), {"data"}); },
+                mesh, {P("data", none), P()}, {P()});
+  auto loss_s = [&](const Array& wv) { return dp(x, wv); };
+  auto loss_u = [&](const Array& wv) {
+    Array total = zeros({}, DType::kF64);
+    for (int d = 0; d < 4; ++d) total = total + body(slice_axis(x, 0, 2 * d, 2 * d + 2), wv);
+    return total;
+  };
+  EXPECT_NEAR(loss_s(w).item<double>(), loss_u(w).item<double>(), 1e-12);
+  expect_near(grad(loss_s)(w), grad(loss_u)(w), 1e-12, "grad");
 }
 
 }  // namespace

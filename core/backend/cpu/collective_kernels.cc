@@ -8,8 +8,10 @@
 #include <cstring>
 #include <exception>
 #include <type_traits>
+#include <vector>
 
 #include "core/backend/cpu/kernel.h"
+#include "core/backend/cpu/strided_copy.h"
 #include "core/distributed/in_process.h"
 #include "core/error.h"
 #include "core/primitives/collective.h"
@@ -50,28 +52,43 @@ struct Exchange {
 template <typename T>
 using Acc = std::conditional_t<std::is_same_v<T, f16> || std::is_same_v<T, bf16>, float, T>;
 
+// Member r reduces elements [lo, hi) over all members (source by source, so the inner loops
+// vectorize), then copies that share into every other member's output.
 template <typename T>
 void all_reduce(PrimitiveId id, const Exchange& x, int64_t count) {
   const int n = x.size();
   const int64_t share = (count + n - 1) / n;
   const int64_t lo = std::min(count, share * x.me.rank), hi = std::min(count, lo + share);
-  for (int64_t e = lo; e < hi; ++e) {
-    auto acc = static_cast<Acc<T>>(static_cast<const T*>(x.of(0).in)[e]);
-    for (int q = 1; q < n; ++q) {
-      auto v = static_cast<Acc<T>>(static_cast<const T*>(x.of(q).in)[e]);
-      if (id == PrimitiveId::kPsum) {
-        acc = static_cast<Acc<T>>(acc + v);
-      } else if constexpr (std::is_floating_point_v<Acc<T>>) {
-        if (std::isnan(v) || std::isnan(acc)) {
-          acc = std::isnan(acc) ? acc : v;
-        } else {
-          acc = id == PrimitiveId::kPmax ? std::max(acc, v) : std::min(acc, v);
-        }
-      } else {
-        acc = id == PrimitiveId::kPmax ? std::max(acc, v) : std::min(acc, v);
-      }
+  if (hi == lo) return;
+  std::vector<Acc<T>> acc(static_cast<size_t>(hi - lo));
+  const T* first = static_cast<const T*>(x.of(0).in) + lo;
+  for (int64_t e = 0; e < hi - lo; ++e) acc[e] = static_cast<Acc<T>>(first[e]);
+  for (int q = 1; q < n; ++q) {
+    const T* in = static_cast<const T*>(x.of(q).in) + lo;
+    if (id == PrimitiveId::kPsum) {
+      for (int64_t e = 0; e < hi - lo; ++e)
+        acc[e] = static_cast<Acc<T>>(acc[e] + static_cast<Acc<T>>(in[e]));
+      continue;
     }
-    for (int q = 0; q < n; ++q) static_cast<T*>(x.of(q).out)[e] = static_cast<T>(acc);
+    const bool is_max = id == PrimitiveId::kPmax;
+    for (int64_t e = 0; e < hi - lo; ++e) {
+      const auto v = static_cast<Acc<T>>(in[e]);
+      const Acc<T> a = acc[e];
+      if constexpr (std::is_floating_point_v<Acc<T>>) {
+        if (std::isnan(a)) continue;  // NaN wins, the first one
+        if (std::isnan(v)) {
+          acc[e] = v;
+          continue;
+        }
+      }
+      acc[e] = is_max ? std::max(a, v) : std::min(a, v);
+    }
+  }
+  T* mine = static_cast<T*>(x.of(x.me.rank).out) + lo;
+  for (int64_t e = 0; e < hi - lo; ++e) mine[e] = static_cast<T>(acc[e]);
+  for (int q = 0; q < n; ++q) {
+    if (q == x.me.rank) continue;
+    std::memcpy(static_cast<T*>(x.of(q).out) + lo, mine, static_cast<size_t>(hi - lo) * sizeof(T));
   }
 }
 
@@ -143,6 +160,9 @@ void psum_scatter_kernel(Call& c) {
   });
 }
 
+// Member r's output block from member q is q's block r along the split dimension, placed at
+// block q along the concat dimension (non-tiled: the index r of the split dimension and q of
+// the concat one, each dimension dropped); one strided copy per member.
 void all_to_all_kernel(Call& c) {
   const auto& p = c.params<AllToAll>();
   const Shape& in_shape = c.in_aval(0).shape;
@@ -150,38 +170,37 @@ void all_to_all_kernel(Call& c) {
   const auto esize = static_cast<int64_t>(dtype_size(c.in_aval(0).dtype));
   const int n = static_cast<int>(p.sizes()[0]);
   const int split = p.split(), concat = p.concat();
-  const int64_t k = p.tiled() ? in_shape[split] / n : 1;
-  // Row-major strides of the input.
-  std::vector<int64_t> stride(in_shape.size(), 1);
-  for (size_t i = in_shape.size(); i-- > 1;) stride[i - 1] = stride[i] * in_shape[i];
+  const Shape in_strides = row_major_strides(in_shape), out_strides = row_major_strides(out_shape);
   Published mine{c.in_raw(0), c.out_raw(0)};
   Exchange x("all_to_all", p, &mine);
+  const int r = x.me.rank;
+  Shape block;
+  std::vector<int64_t> src_strides, dst_strides;
+  int64_t src_step = 0, dst_step = 0;  // element offsets of block r in a source, q in the output
+  if (p.tiled()) {
+    block = in_shape;
+    block[split] /= n;
+    src_strides = in_strides;
+    dst_strides = out_strides;
+    src_step = block[split] * in_strides[split];
+    dst_step = out_shape[concat] / n * out_strides[concat];
+  } else {
+    for (size_t d = 0; d < in_shape.size(); ++d) {
+      if (static_cast<int>(d) == split) continue;
+      block.push_back(in_shape[d]);
+      src_strides.push_back(in_strides[d]);
+    }
+    for (size_t d = 0; d < out_shape.size(); ++d) {
+      if (static_cast<int>(d) != concat) dst_strides.push_back(out_strides[d]);
+    }
+    src_step = in_strides[split];
+    dst_step = out_strides[concat];
+  }
+  if (numel(block) == 0) return;
   auto* out = static_cast<char*>(mine.out);
-  const int64_t total = numel(out_shape);
-  std::vector<int64_t> idx(out_shape.size(), 0), src;
-  const int64_t block = p.tiled() ? out_shape[concat] / n : 1;
-  for (int64_t e = 0; e < total; ++e) {
-    // Output index -> the sending member q and the index in q's input.
-    int q;
-    if (p.tiled()) {
-      src = idx;
-      q = static_cast<int>(idx[concat] / block);
-      src[concat] = idx[concat] % block;
-      src[split] += x.me.rank * k;
-    } else {
-      q = static_cast<int>(idx[concat]);
-      src = idx;
-      src.erase(src.begin() + concat);
-      src.insert(src.begin() + split, x.me.rank);
-    }
-    int64_t off = 0;
-    for (size_t i = 0; i < src.size(); ++i) off += src[i] * stride[i];
-    std::memcpy(out + e * esize, static_cast<const char*>(x.of(q).in) + off * esize,
-                static_cast<size_t>(esize));
-    for (size_t i = idx.size(); i-- > 0;) {  // next output index
-      if (++idx[i] < out_shape[i]) break;
-      idx[i] = 0;
-    }
+  for (int q = 0; q < x.size(); ++q) {
+    strided_copy(esize, block, static_cast<const char*>(x.of(q).in) + r * src_step * esize,
+                 src_strides, out + q * dst_step * esize, dst_strides);
   }
 }
 

@@ -70,7 +70,7 @@ bool is_abort(const std::exception_ptr& e) {
   try {
     std::rethrow_exception(e);
   } catch (const std::exception& x) {
-    return std::string(x.what()).find("another device of the pmap failed") != std::string::npos;
+    return std::string(x.what()).find("another device of the shard_map failed") != std::string::npos;
   } catch (...) {
     return false;
   }

@@ -90,6 +90,34 @@ TEST(TrainerTest, GradientAccumulationMatchesTheFullBatch) {
   for (int i = 0; i < 3; ++i) EXPECT_NEAR(a->step_losses[i], b->step_losses[i], 2e-4) << i;
 }
 
+TEST(TrainerTest, DataParallelMatchesOneDevice) {
+  // [parallelism] data_parallel_replicate_degree = 4 (GRAFT_CPU_DEVICES=4, BUILD.bazel): each
+  // device takes 2 of the 8 rows, the loss is averaged over the devices, and the replicated
+  // parameters get the global gradient, so the losses follow the one-device run.
+  train::TrainConfig one = tiny_config(fresh_test_dir("dp_one"));
+  one.training.steps = 3;
+  one.metrics.eval_freq = 0;
+  one.sample.max_new_tokens = 0;
+  train::TrainConfig four = one;
+  four.job.dump_folder = fresh_test_dir("dp_four");
+  four.parallelism.data_parallel_replicate_degree = 4;
+  std::ostringstream log;
+  auto a = run_training(one, log);
+  auto b = run_training(four, log);
+  ASSERT_TRUE(a.ok() && b.ok()) << log.str();
+  for (int i = 0; i < 3; ++i) EXPECT_NEAR(a->step_losses[i], b->step_losses[i], 2e-4) << i;
+  EXPECT_NE(log.str().find("data parallel over 4 devices: 2 rows per device"), std::string::npos)
+      << log.str();
+
+  four.parallelism.data_parallel_replicate_degree = 8;  // more than the devices
+  four.job.dump_folder = fresh_test_dir("dp_eight");
+  auto c = run_training(four, log);
+  ASSERT_FALSE(c.ok());
+  EXPECT_EQ(c.status().message(),
+            "parallelism.data_parallel_replicate_degree = 8 needs 8 devices, there are 4 (set "
+            "GRAFT_CPU_DEVICES=8)");
+}
+
 TEST(TrainerTest, BadInputsAreStatusErrors) {
   train::TrainConfig c = tiny_config(fresh_test_dir("bad"));
   c.training.steps = 1;

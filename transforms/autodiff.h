@@ -16,10 +16,11 @@
 #include <utility>
 
 #include "core/error.h"
+#include "core/ir/ad.h"
 #include "core/ops.h"
 #include "core/tree.h"
 #include "transforms/argnums.h"
-#include "core/ir/ad.h"
+#include "transforms/flat_fn.h"
 
 namespace graft {
 
@@ -147,12 +148,7 @@ auto vjp(F f, const Args&... args) {
   auto all = std::tuple<Args...>(args...);
   auto [leaves, def] = tree_flatten(all);
   auto out_def = std::make_shared<TreeDef>();
-  FlatFn fn = [&](const std::vector<Array>& ph) {
-    Result r = std::apply(f, tree_unflatten<std::tuple<Args...>>(def, ph));
-    auto [ol, od] = tree_flatten(r);
-    *out_def = od;
-    return ol;
-  };
+  FlatFn fn = detail::flat_fn<std::tuple<Args...>, Result>(f, def, out_def.get());
   detail::VjpResult v = detail::vjp_flat(fn, leaves);
   Result out = tree_unflatten<Result>(*out_def, v.outputs);
   auto pullback = [pb = v.pullback, out_def, def = def](const Result& ct) {
@@ -172,12 +168,7 @@ auto jvp(F f, const std::tuple<Args...>& primals, const std::tuple<Args...>& tan
   auto [tl, td] = tree_flatten(tangents);
   check_same_structure("jvp", pd, td);
   TreeDef out_def;
-  FlatFn fn = [&](const std::vector<Array>& ph) {
-    Result r = std::apply(f, tree_unflatten<std::tuple<Args...>>(pd, ph));
-    auto [ol, od] = tree_flatten(r);
-    out_def = od;
-    return ol;
-  };
+  FlatFn fn = detail::flat_fn<std::tuple<Args...>, Result>(f, pd, &out_def);
   auto [outs, touts] = detail::jvp_flat(fn, pl, tl);
   return std::pair{tree_unflatten<Result>(out_def, outs), tree_unflatten<Result>(out_def, touts)};
 }

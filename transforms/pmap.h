@@ -21,6 +21,7 @@
 
 #include "core/primitives/shard_map.h"
 #include "core/tree.h"
+#include "transforms/flat_fn.h"
 #include "transforms/vmap.h"
 
 namespace graft {
@@ -49,12 +50,7 @@ auto pmap(F f, std::string axis_name, std::vector<AxisSpec> in_axes = {0},
     Args all(args...);
     auto [leaves, dims] = detail::mapped_leaves("pmap", in_axes, all);
     TreeDef arg_def = tree_structure(all), out_def;
-    FlatFn fn = [&](const std::vector<Array>& ph) {
-      Result r = std::apply(f, tree_unflatten<Args>(arg_def, ph));
-      auto [ol, od] = tree_flatten(r);
-      out_def = od;
-      return ol;
-    };
+    FlatFn fn = detail::flat_fn<Args, Result>(f, arg_def, &out_def);
     std::vector<int> outs;
     for (const OutAxis& o : out_axes) outs.push_back(o.value());
     return tree_unflatten<Result>(

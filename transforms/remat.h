@@ -26,23 +26,9 @@
 
 #include "core/primitives/call.h"
 #include "core/tree.h"
+#include "transforms/flat_fn.h"
 
 namespace graft {
-namespace detail {
-
-template <typename F, typename... Args>
-FlatFn flat_fn(F f, const TreeDef& def, std::shared_ptr<TreeDef> out_def) {
-  using Tuple = std::tuple<Args...>;
-  using Result = std::decay_t<decltype(f(std::declval<const Args&>()...))>;
-  return [f, def, out_def](const std::vector<Array>& xs) {
-    Result r = std::apply(f, tree_unflatten<Tuple>(def, xs));
-    auto [l, d] = tree_flatten(r);
-    *out_def = d;
-    return l;
-  };
-}
-
-}  // namespace detail
 
 template <typename F>
 auto checkpoint(F f, RematPolicy policy = nothing_saveable(), std::string name = "checkpoint") {
@@ -50,10 +36,10 @@ auto checkpoint(F f, RematPolicy policy = nothing_saveable(), std::string name =
     using Args = std::tuple<std::decay_t<decltype(args)>...>;
     using Result = std::decay_t<decltype(f(args...))>;
     auto [leaves, def] = tree_flatten(Args(args...));
-    auto out_def = std::make_shared<TreeDef>();
-    FlatFn fn = detail::flat_fn<F, std::decay_t<decltype(args)>...>(f, def, out_def);
+    TreeDef out_def;
+    FlatFn fn = detail::flat_fn<Args, Result>(f, def, &out_def);
     std::vector<Array> outs = detail::bind_checkpoint(name, fn, policy, leaves);
-    return tree_unflatten<Result>(*out_def, outs);
+    return tree_unflatten<Result>(out_def, outs);
   };
 }
 template <typename F>
@@ -65,8 +51,10 @@ auto remat(F f, RematPolicy policy = nothing_saveable(), std::string name = "che
 // detail::vjp_residuals in core/ir/ad.h for exactly what counts).
 template <typename F, typename... Args>
 std::vector<SavedResidual> saved_residuals(F f, const Args&... args) {
+  using Result = std::decay_t<decltype(f(args...))>;
   auto [leaves, def] = tree_flatten(std::tuple<Args...>(args...));
-  FlatFn fn = detail::flat_fn<F, Args...>(f, def, std::make_shared<TreeDef>());
+  TreeDef out_def;
+  FlatFn fn = detail::flat_fn<std::tuple<Args...>, Result>(f, def, &out_def);
   return detail::saved_residuals_flat(fn, leaves);
 }
 

@@ -26,6 +26,7 @@
 
 #include "core/primitives/shard_map.h"
 #include "core/tree.h"
+#include "transforms/flat_fn.h"
 #include "transforms/sharding.h"
 
 namespace graft {
@@ -66,12 +67,7 @@ auto shard_map(F f, Mesh mesh, std::vector<PartitionSpec> in_specs,
         },
         all);
     TreeDef arg_def = tree_structure(all), out_def;
-    FlatFn fn = [&](const std::vector<Array>& ph) {
-      Result r = std::apply(f, tree_unflatten<Args>(arg_def, ph));
-      auto [ol, od] = tree_flatten(r);
-      out_def = od;
-      return ol;
-    };
+    FlatFn fn = detail::flat_fn<Args, Result>(f, arg_def, &out_def);
     detail::OutSpecsFn outs = [&](const std::vector<Aval>& avals) {
       if (out_specs.size() != 1 && out_specs.size() != avals.size()) {
         fail("shard_map", "out_specs has ", out_specs.size(), " entries for ", avals.size(),

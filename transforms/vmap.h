@@ -18,6 +18,7 @@
 #include "core/error.h"
 #include "core/ir/batching.h"
 #include "core/tree.h"
+#include "transforms/flat_fn.h"
 
 namespace graft {
 
@@ -94,12 +95,7 @@ auto vmap(F f, std::vector<AxisSpec> in_axes = {0}, std::vector<int> out_axes = 
     Args all(args...);
     auto [leaves, dims] = detail::mapped_leaves("vmap", in_axes, all);
     TreeDef arg_def = tree_structure(all), out_def;
-    FlatFn fn = [&](const std::vector<Array>& ph) {
-      Result r = std::apply(f, tree_unflatten<Args>(arg_def, ph));
-      auto [ol, od] = tree_flatten(r);
-      out_def = od;
-      return ol;
-    };
+    FlatFn fn = detail::flat_fn<Args, Result>(f, arg_def, &out_def);
     detail::VmapResult r =
         detail::vmap_flat(fn, leaves, dims, options.axis_size, options.axis_name);
     return tree_unflatten<Result>(out_def, detail::place_outputs(r, out_axes));

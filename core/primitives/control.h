@@ -41,6 +41,9 @@ class ControlPrimitive : public Primitive {
   // A body's side effects (debug_print) are the primitive's: bind runs it at once on values
   // and records it for jit on tracers, and jit's passes keep it.
   bool has_side_effects() const override { return effects_; }
+  // The named axes its bodies communicate over, worked out once (bind and vmap ask for every
+  // equation).
+  AxisMask axis_names() const override { return axis_names_; }
 
   // The builders (bind_scan, bind_cond, bind_while) make these with their rules and
   // with_sub_programs (core/primitives/{scan,cond,while}_rules.cc).
@@ -62,7 +65,16 @@ class ControlPrimitive : public Primitive {
 
   std::vector<ProgramPtr> bodies_;
   std::vector<Aval> in_avals_, out_avals_;
+  static AxisMask body_axis_names(const std::vector<ProgramPtr>& bodies) {
+    AxisMask m = 0;
+    for (const ProgramPtr& b : bodies) {
+      for (const Instr& instr : b->instrs) m |= instr.prim->axis_names();
+    }
+    return m;
+  }
+
   bool effects_ = any_effects(bodies_);
+  AxisMask axis_names_ = body_axis_names(bodies_);
   struct Once {
     std::once_flag flag;
     std::shared_ptr<const void> data;

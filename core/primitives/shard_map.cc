@@ -100,7 +100,9 @@ ShardMap::ShardMap(std::string fn_name, MeshAxes mesh, ProgramPtr body,
       fn_name_(std::move(fn_name)),
       mesh_(std::move(mesh)),
       in_specs_(std::move(in_specs)),
-      out_specs_(std::move(out_specs)) {}
+      out_specs_(std::move(out_specs)) {
+  for (const std::string& n : mesh_.names) mesh_mask_ |= bit_of(n);
+}
 
 std::string ShardMap::params() const {
   std::vector<std::string> axes;
@@ -118,18 +120,12 @@ std::shared_ptr<const Primitive> ShardMap::with_sub_programs(std::vector<Program
                                           out_avals());
 }
 
-AxisMask ShardMap::mesh_mask() const {
-  AxisMask m = 0;
-  for (const std::string& n : mesh_.names) m |= bit_of(n);
-  return m;
-}
-
 void ShardMap::infer_vma(const std::vector<Aval>&, std::vector<Aval>& out) const {
   const AxisMask own = mesh_mask();
   for (size_t o = 0; o < out.size(); ++o) out[o].vma = body().avals[body().outputs[o]].vma & ~own;
 }
 
-AxisMask ShardMap::axis_names() const { return Primitive::axis_names() & ~mesh_mask(); }
+AxisMask ShardMap::axis_names() const { return ControlPrimitive::axis_names() & ~mesh_mask(); }
 
 namespace detail {
 

@@ -53,7 +53,7 @@ class ShardMap : public ControlPrimitive {
   const Program& body() const { return *bodies()[0]; }
   const std::string& fn_name() const { return fn_name_; }
   const MeshAxes& mesh() const { return mesh_; }
-  AxisMask mesh_mask() const;
+  AxisMask mesh_mask() const { return mesh_mask_; }
   const std::vector<DimAxes>& in_specs() const { return in_specs_; }
   const std::vector<DimAxes>& out_specs() const { return out_specs_; }
 
@@ -61,6 +61,7 @@ class ShardMap : public ControlPrimitive {
   std::string fn_name_;
   MeshAxes mesh_;
   std::vector<DimAxes> in_specs_, out_specs_;
+  AxisMask mesh_mask_ = 0;
 };
 
 namespace detail {

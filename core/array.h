@@ -43,6 +43,9 @@ struct Aval {
 
 class Primitive;
 class Array;
+class NamedSharding;
+struct Shard;
+struct Device;
 
 struct Node {
   std::shared_ptr<const Primitive> primitive;    // null for leaves
@@ -50,6 +53,8 @@ struct Node {
   std::vector<Aval> avals;                       // one per output
   std::vector<std::shared_ptr<Buffer>> buffers;  // one per output once evaluated
   bool tracer = false;  // depends on a placeholder: has no value, only a graph
+  // Where a leaf lives (device_put, jit's out_shardings); null: unsharded, on device 0.
+  std::shared_ptr<const NamedSharding> sharding;
 
   Node() = default;
   // Whether `buffers` holds the outputs. Acquire: a thread that sees true also sees them.
@@ -107,6 +112,13 @@ class Array {
 
   bool is_evaluated() const;
   bool is_tracer() const;
+
+  // Placement (core/sharding.h, which callers include): the sharding it was placed with
+  // (device_put, jit's out_shardings), else SingleDevice(cpu:0); its devices; and the block
+  // of each device of this process (evaluates).
+  NamedSharding sharding() const;
+  std::vector<Device> devices() const;
+  std::vector<Shard> addressable_shards() const;
 
   // Reading data evaluates first. Elements are converted to T as static_cast would (f16
   // and bf16 through float). Tracers cannot be read: graft::Error.

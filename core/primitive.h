@@ -33,6 +33,10 @@ struct Batched {
 
 struct Program;
 class Primitive;
+namespace spmd {
+struct Plan;
+struct RuleArgs;
+}  // namespace spmd
 // A pass over a program (jit's DCE, given to Primitive::prune). A plain function pointer:
 // <functional> here would let std::bind shadow graft::bind by argument-dependent lookup.
 using ProgramPass = Program (*)(const Program&);
@@ -149,6 +153,10 @@ class Primitive {
   // `dims[i]` is the batch axis of args[i], or -1 if args[i] is not batched.
   virtual Batched vmap(const std::vector<Array>& args, const std::vector<int>& dims) const;
 
+  // SPMD partitioning (core/ir/spmd.h): how it computes on blocks of sharded inputs.
+  // Default (nullopt): on whole arrays, its inputs gathered, its outputs replicated.
+  virtual std::optional<spmd::Plan> sharding_rule(const spmd::RuleArgs& args) const;
+
  private:
   PrimitiveId id_;
 };
@@ -161,6 +169,10 @@ class Primitive {
   std::vector<Array> vjp(const std::vector<Array>& primals, const std::vector<Array>& outputs,  \
                          const std::vector<Array>& cotangents) const override;                  \
   Batched vmap(const std::vector<Array>& args, const std::vector<int>& dims) const override
+
+// Declares a primitive class's sharding rule override (defined in its family's rules file).
+#define GRAFT_SHARDING_RULE \
+  std::optional<spmd::Plan> sharding_rule(const spmd::RuleArgs& args) const override
 
 // Applies `p` to `inputs`: runs the shape rule and returns the (unevaluated) outputs.
 std::vector<Array> bind(std::shared_ptr<const Primitive> p, std::vector<Array> inputs);

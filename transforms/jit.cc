@@ -54,6 +54,14 @@ std::string key_diff(const JitKey& now, const JitKey& then) {
       why.push_back(where +
                     (a.weak ? "weakly typed -> strongly typed" : "strongly typed -> weakly typed"));
     }
+    auto text = [](const std::shared_ptr<const NamedSharding>& s) {
+      return s == nullptr ? std::string("unsharded") : s->str();
+    };
+    if (i < now.shardings.size() && i < then.shardings.size() &&
+        text(now.shardings[i]) != text(then.shardings[i])) {
+      why.push_back(where + "sharding " + text(then.shardings[i]) + " -> " +
+                    text(now.shardings[i]));
+    }
   }
   return absl::StrJoin(why, "; ");
 }
@@ -63,6 +71,7 @@ int differences(const JitKey& a, const JitKey& b) {
   int n = 0;
   for (size_t k = 0; k < a.statics.size(); ++k) n += a.statics[k] != b.statics[k] ? 1000 : 0;
   for (size_t i = 0; i < a.avals.size(); ++i) n += a.avals[i] == b.avals[i] ? 0 : 1;
+  if (!a.same_shardings(b)) ++n;
   return n;
 }
 
@@ -78,7 +87,18 @@ void JitKey::finish() {
     mix(h, a.shape.size());
     for (int64_t d : a.shape) mix(h, static_cast<size_t>(d));
   }
+  for (const auto& s : shardings) mix(h, s == nullptr ? 0 : std::hash<std::string>()(s->str()));
   hash = h;
+}
+
+bool JitKey::same_shardings(const JitKey& o) const {
+  if (shardings.size() != o.shardings.size()) return false;
+  for (size_t i = 0; i < shardings.size(); ++i) {
+    const auto &a = shardings[i], &b = o.shardings[i];
+    if (a == b) continue;
+    if (a == nullptr || b == nullptr || *a != *b) return false;
+  }
+  return true;
 }
 
 JitCache::JitCache(JitOptions options) : options_(std::move(options)) {
@@ -190,7 +210,9 @@ void JitCache::clear() {
 }
 
 std::shared_ptr<JitEntry> compile(const FlatFn& fn, const std::vector<Aval>& avals,
-                                  std::vector<bool> donated) {
+                                  std::vector<bool> donated,
+                                  const std::vector<std::shared_ptr<const NamedSharding>>& in_shardings,
+                                  const std::vector<std::optional<NamedSharding>>& out_shardings) {
   std::vector<Array> effects;
   std::vector<Array>* prev = set_effect_collector(&effects);
   Graph g;
@@ -204,7 +226,8 @@ std::shared_ptr<JitEntry> compile(const FlatFn& fn, const std::vector<Aval>& ava
   std::optional<Program> p = lower(g, effects);
   if (!p) return nullptr;
   auto entry = std::make_shared<JitEntry>();
-  entry->executable = default_backend().compile(std::make_shared<const Program>(optimize(*p)),
+  Program q = partition_for_jit(*p, in_shardings, out_shardings, &entry->out_shardings);
+  entry->executable = default_backend().compile(std::make_shared<const Program>(optimize(q)),
                                                 std::move(donated));
   return entry;
 }
@@ -214,7 +237,14 @@ MemoryAnalysis memory_of(const JitEntry& e) {
 }
 
 std::vector<Array> run(const JitEntry& e, const std::vector<Array>& leaves) {
-  return e.executable->run(leaves);
+  std::vector<Array> outs = e.executable->run(leaves);
+  for (size_t o = 0; o < outs.size() && o < e.out_shardings.size(); ++o) {
+    Array placed = Array::from_buffer(outs[o].buffer(), outs[o].shape(), outs[o].dtype(),
+                                      outs[o].weak_type());
+    placed.node()->sharding = e.out_shardings[o];
+    outs[o] = std::move(placed);
+  }
+  return outs;
 }
 
 }  // namespace graft::detail

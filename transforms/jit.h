@@ -45,6 +45,7 @@
 #include "core/backend/backend.h"
 #include "core/error.h"
 #include "core/ir/graph.h"
+#include "core/sharding.h"
 #include "core/tree.h"
 #include "transforms/passes/passes.h"
 
@@ -58,6 +59,15 @@ struct JitOptions {
   std::vector<int> donate_argnums;
   size_t cache_size = 64;
   bool explain_misses = false;  // also on with GRAFT_JIT_EXPLAIN=1
+  // Shardings (core/sharding.h), as jax.jit's. in_shardings: empty (each leaf keeps the
+  // sharding it has: device_put's, or a previous jit's output's), or one per argument (for
+  // every leaf of it; nullopt: the leaves' own; static arguments take nullopt).
+  // out_shardings: empty (what propagation gives), one for all outputs, or one per output
+  // leaf (nullopt: propagation's). When one of them splits an array, the program is
+  // partitioned over their mesh (core/ir/spmd.h) and runs on its devices, and the outputs
+  // carry their shardings. The shardings are part of the cache key.
+  std::vector<std::optional<NamedSharding>> in_shardings;
+  std::vector<std::optional<NamedSharding>> out_shardings;
 };
 
 // The planned memory of one compiled program (the backend's buffer plan):
@@ -151,17 +161,22 @@ struct JitKey {
   std::vector<StaticArg> statics;      // per argument (empty for pytree ones)
   std::vector<Aval> avals;             // per leaf
   std::vector<int> leaf_arg;           // per leaf: its argument (not part of equality)
+  // Per leaf: the sharding it is given or has (null: none, device 0).
+  std::vector<std::shared_ptr<const NamedSharding>> shardings;
   size_t hash = 0;
   void finish();  // computes hash
+  bool same_shardings(const JitKey& o) const;
   bool operator==(const JitKey& o) const {
     return hash == o.hash && types == o.types && avals == o.avals && statics == o.statics &&
-           defs == o.defs;
+           defs == o.defs && same_shardings(o);
   }
 };
 
 struct JitEntry {
   std::shared_ptr<const Executable> executable;  // the optimized program, compiled
   TreeDef out_def;
+  // Per output, when the program was partitioned: the sharding its result carries.
+  std::vector<std::shared_ptr<const NamedSharding>> out_shardings;
 };
 
 // The non-template part of Jitted: the LRU cache, stats and miss explanations.
@@ -170,6 +185,7 @@ class JitCache {
   explicit JitCache(JitOptions options);
   bool is_static(size_t arg, size_t num_args) const;
   bool is_donated(size_t arg, size_t num_args) const;
+  const JitOptions& options() const { return options_; }
   // Counts a hit or a miss; on a miss, records (and maybe logs) why.
   std::shared_ptr<const JitEntry> lookup(const JitKey& key);
   void insert(const JitKey& key, std::shared_ptr<const JitEntry> entry, double compile_seconds);
@@ -190,10 +206,24 @@ class JitCache {
   std::string last_miss_;
 };
 
-// Traces fn on placeholders with `avals` and optimizes the program. Returns null when fn
-// closes over a value traced by an outer transform (then it must run inline).
+// Traces fn on placeholders with `avals`, partitions it when shardings split something
+// (in_shardings: per leaf; out_shardings: as JitOptions has them) and optimizes the program.
+// Returns null when fn closes over a value traced by an outer transform (then it must run
+// inline).
 std::shared_ptr<JitEntry> compile(const FlatFn& fn, const std::vector<Aval>& avals,
-                                  std::vector<bool> donated);
+                                  std::vector<bool> donated,
+                                  const std::vector<std::shared_ptr<const NamedSharding>>& in_shardings,
+                                  const std::vector<std::optional<NamedSharding>>& out_shardings);
+// The SPMD-partitioned form of `p` (a shard_map over the shardings' mesh whose body is the
+// per-device program), and each output's sharding; p itself (and no shardings) when no
+// sharding splits anything.
+Program partition_for_jit(const Program& p,
+                          const std::vector<std::shared_ptr<const NamedSharding>>& in_shardings,
+                          const std::vector<std::optional<NamedSharding>>& out_shardings,
+                          std::vector<std::shared_ptr<const NamedSharding>>* out);
+// The key's per-leaf shardings: in_shardings (one per argument) or the leaves' own.
+void add_shardings(JitKey& key, const std::vector<Array>& leaves,
+                   const std::vector<std::optional<NamedSharding>>& in_shardings);
 MemoryAnalysis memory_of(const JitEntry& e);
 std::vector<Array> run(const JitEntry& e, const std::vector<Array>& leaves);
 
@@ -256,6 +286,7 @@ class Jitted {
     for (const Array& l : leaves) {
       if (l.is_tracer()) return nullptr;
     }
+    detail::add_shardings(key, leaves, cache_->options().in_shardings);
     key.finish();
     std::shared_ptr<const detail::JitEntry> entry = cache_->lookup(key);
     if (entry != nullptr) return entry;
@@ -273,7 +304,8 @@ class Jitted {
     };
     std::vector<bool> donated;
     for (int a : key.leaf_arg) donated.push_back(cache_->is_donated(a, sizeof...(Args)));
-    std::shared_ptr<detail::JitEntry> fresh = detail::compile(fn, key.avals, std::move(donated));
+    std::shared_ptr<detail::JitEntry> fresh = detail::compile(
+        fn, key.avals, std::move(donated), key.shardings, cache_->options().out_shardings);
     if (fresh == nullptr) return nullptr;
     fresh->out_def = std::move(out_def);
     double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

@@ -9,7 +9,7 @@
 //       {graft::P("data", "model")});
 //   Array y = f(x, w);                            // [B, H], equals matmul(x, w)
 //
-// Each argument is cut into blocks by its PartitionSpec (transforms/sharding.h) and device
+// Each argument is cut into blocks by its PartitionSpec (core/sharding.h) and device
 // (d, m) of the mesh runs the function on its blocks, all devices at once, each on its own
 // stream; outputs are put back together by out_specs. Inside, the mesh's axis names are bound
 // for the collectives (psum(x, {"model"}) sums over the devices that share a data
@@ -27,15 +27,9 @@
 #include "core/primitives/shard_map.h"
 #include "core/tree.h"
 #include "transforms/flat_fn.h"
-#include "transforms/sharding.h"
+#include "core/sharding.h"
 
 namespace graft {
-
-namespace detail {
-// The primitive's form of a spec: mesh axis indices per dimension.
-DimAxes dim_axes(const char* op, const Mesh& mesh, const PartitionSpec& spec);
-MeshAxes mesh_axes(const Mesh& mesh);
-}  // namespace detail
 
 template <typename F>
 auto shard_map(F f, Mesh mesh, std::vector<PartitionSpec> in_specs,

@@ -17,13 +17,11 @@
 
 #include "core/error.h"
 #include "core/ir/batching.h"
+#include "core/sharding.h"
 #include "core/tree.h"
 #include "transforms/flat_fn.h"
 
 namespace graft {
-
-struct NoneAxis {};
-inline constexpr NoneAxis none{};
 
 // in_axes for one argument: an axis (negative counts from the end) for every leaf, none, or one
 // entry per leaf of the argument (its flattened order: a pytree prefix written out).

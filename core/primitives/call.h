@@ -51,6 +51,7 @@ class CustomJvpCall : public CallPrimitive {
   }
   std::shared_ptr<const Primitive> with_sub_programs(std::vector<ProgramPtr> bodies) const override;
   GRAFT_TRANSFORM_RULES;
+  GRAFT_SHARDING_RULE;
 
   int num_consts() const { return num_consts_; }
   size_t num_out() const { return out_avals().size(); }
@@ -80,6 +81,7 @@ class CustomVjpCall : public CallPrimitive {
   std::shared_ptr<const Primitive> with_sub_programs(std::vector<ProgramPtr> bodies) const override;
   std::shared_ptr<const Primitive> vjp_forward() const override;
   GRAFT_TRANSFORM_RULES;
+  GRAFT_SHARDING_RULE;
 
   int num_consts() const { return num_consts_; }
   size_t num_out() const { return static_cast<size_t>(num_out_); }
@@ -122,6 +124,7 @@ class Remat : public CallPrimitive {
   std::vector<SubProgram> sub_programs() const override { return {{"body", bodies()[0]}}; }
   std::shared_ptr<const Primitive> with_sub_programs(std::vector<ProgramPtr> bodies) const override;
   GRAFT_TRANSFORM_RULES;
+  GRAFT_SHARDING_RULE;
 
   const Program& body() const { return *bodies()[0]; }
   size_t num_main() const { return num_main_; }
@@ -144,6 +147,7 @@ class CheckpointName : public Primitive {
   std::string params() const override { return "name=" + name_; }
   bool same_params(const Primitive& o) const override;
   GRAFT_TRANSFORM_RULES;
+  GRAFT_SHARDING_RULE;
   const std::string& mark() const { return name_; }
 
  private:

@@ -33,6 +33,7 @@
 #include <vector>
 
 #include "core/primitive.h"
+#include "core/sharding.h"
 
 namespace graft {
 
@@ -154,6 +155,25 @@ class AxisIndex : public Collective {
       : Collective(PrimitiveId::kAxisIndex, {std::move(axis)}, {size}) {}
   std::vector<Aval> infer(const std::vector<Aval>& in) const override;
   GRAFT_TRANSFORM_RULES;
+};
+
+// with_sharding_constraint(x) (core/primitives/sharding_constraint.cc): x, with its layout
+// pinned to `sharding` for jit's partitioner (core/ir/spmd.h); the identity on values. Its
+// tangent and cotangent are constrained alike; under vmap the batch dimension is not split.
+// Not a collective: it names a mesh, not the axes of an enclosing map.
+class ShardingConstraint : public Primitive {
+ public:
+  explicit ShardingConstraint(NamedSharding s)
+      : Primitive(PrimitiveId::kShardingConstraint), sharding_(std::move(s)) {}
+  std::vector<Aval> infer(const std::vector<Aval>& in) const override;
+  std::string params() const override;
+  bool same_params(const Primitive& o) const override;
+  GRAFT_TRANSFORM_RULES;
+  GRAFT_SHARDING_RULE;
+  const NamedSharding& sharding() const { return sharding_; }
+
+ private:
+  NamedSharding sharding_;
 };
 
 }  // namespace graft

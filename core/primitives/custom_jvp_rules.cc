@@ -2,6 +2,7 @@
 //   jvp: the user's rule (its program) on the primals and tangents.
 //   vjp: the transpose of the rule's tangent map (the rule is linear in the tangents).
 //   vmap: a custom_jvp_call of fun and rule vmapped.
+#include "core/ir/spmd.h"
 #include "core/error.h"
 #include "core/ir/ad.h"
 #include "core/ops.h"
@@ -107,6 +108,14 @@ Batched CustomJvpCall::vmap(const std::vector<Array>& args, const std::vector<in
   };
   std::vector<Array> outs = detail::make_custom_jvp(fn_name(), num_consts_, fun_b, rule_b, args);
   return {outs, std::vector<int>(outs.size(), 0)};
+}
+
+
+// Sharding: after differentiation the call computes fun, partitioned in its place.
+std::optional<spmd::Plan> CustomJvpCall::sharding_rule(const spmd::RuleArgs&) const {
+  spmd::Plan p;
+  p.inline_body = bodies()[0];
+  return p;
 }
 
 }  // namespace graft

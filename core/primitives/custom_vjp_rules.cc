@@ -4,6 +4,7 @@
 //   vjp: bwd on those residuals and the outputs' cotangents. Cotangents of the residuals
 //        (differentiating a gradient again) go through fwd's own derivative.
 //   jvp: an error, as in JAX. vmap: a custom_vjp_call of fun, fwd and bwd vmapped.
+#include "core/ir/spmd.h"
 #include "core/error.h"
 #include "core/ir/ad.h"
 #include "core/ops.h"
@@ -174,6 +175,15 @@ Batched CustomVjpCall::vmap(const std::vector<Array>& args, const std::vector<in
   std::vector<Array> outs =
       detail::make_custom_vjp(fn_name(), nc, fun_b, fwd_b, bwd_b, args, residual_outputs_);
   return {outs, std::vector<int>(outs.size(), 0)};
+}
+
+
+// Sharding: the call computes fun (fwd when its outputs include the residuals), partitioned
+// in its place.
+std::optional<spmd::Plan> CustomVjpCall::sharding_rule(const spmd::RuleArgs&) const {
+  spmd::Plan p;
+  p.inline_body = bodies()[residual_outputs() ? 1 : 0];
+  return p;
 }
 
 }  // namespace graft

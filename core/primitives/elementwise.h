@@ -18,6 +18,7 @@ class Unary : public Primitive {
   explicit Unary(PrimitiveId id) : Primitive(id) {}
   std::vector<Aval> infer(const std::vector<Aval>& in) const override;
   GRAFT_TRANSFORM_RULES;
+  GRAFT_SHARDING_RULE;
 };
 
 // The Binary rows (add, ..., shift_right_logical; elementwise_binary_ops.h): two inputs of equal
@@ -28,6 +29,7 @@ class Binary : public Primitive {
   std::vector<Aval> infer(const std::vector<Aval>& in) const override;
   bool is_comparison() const { return primitive_facts(id()).has(kBoolOut); }
   GRAFT_TRANSFORM_RULES;
+  GRAFT_SHARDING_RULE;
 };
 
 // select_n(pred, on_false, on_true): pred is bool with the cases' shape.
@@ -36,6 +38,7 @@ class SelectN : public Primitive {
   SelectN() : Primitive(PrimitiveId::kSelectN) {}
   std::vector<Aval> infer(const std::vector<Aval>& in) const override;
   GRAFT_TRANSFORM_RULES;
+  GRAFT_SHARDING_RULE;
 };
 
 class ConvertElementType : public Primitive {
@@ -46,6 +49,7 @@ class ConvertElementType : public Primitive {
   std::string params() const override;
   bool same_params(const Primitive& o) const override;
   GRAFT_TRANSFORM_RULES;
+  GRAFT_SHARDING_RULE;
   DType dtype() const { return dtype_; }
   bool weak() const { return weak_; }
 
@@ -74,6 +78,7 @@ class StopGradient : public Primitive {
   StopGradient() : Primitive(PrimitiveId::kStopGradient) {}
   std::vector<Aval> infer(const std::vector<Aval>& in) const override;
   GRAFT_TRANSFORM_RULES;
+  GRAFT_SHARDING_RULE;
 };
 
 // Binds a unary / binary elementwise primitive by id (no promotion or broadcasting).

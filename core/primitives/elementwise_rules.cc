@@ -7,6 +7,7 @@
 // Batching applies the same primitive once all operands share one batch axis.
 #include <memory>
 
+#include "core/ir/spmd.h"
 #include "core/ops.h"
 #include "core/ops_util.h"
 #include "core/primitives/elementwise.h"
@@ -14,7 +15,7 @@
 
 namespace graft {
 
-using P = PrimitiveId;
+using Id = PrimitiveId;
 
 namespace {
 
@@ -40,10 +41,10 @@ Array binary_d(int i, const Array& g, const Array& x, const Array& y, const Arra
   }
 }
 
-Array unary_scale(P id, const Array& g, const Array& x, const Array& out) {
+Array unary_scale(Id id, const Array& g, const Array& x, const Array& out) {
   switch (id) {
 #define GRAFT_UNARY(name) \
-  case P::k##name:        \
+  case Id::k##name:        \
     return unary_d<ew::name>(g, x, out);
 #define GRAFT_ROW(name, str, family, kind, ...) GRAFT_IF_##kind(GRAFT_UNARY, GRAFT_NONE, name)
 #define GRAFT_NONE(name)
@@ -56,10 +57,10 @@ Array unary_scale(P id, const Array& g, const Array& x, const Array& out) {
 }
 
 // g * d(out)/d(operand i) for a binary primitive of float operands x, y; empty when zero.
-Array binary_scale(P id, int i, const Array& g, const Array& x, const Array& y, const Array& out) {
+Array binary_scale(Id id, int i, const Array& g, const Array& x, const Array& y, const Array& out) {
   switch (id) {
 #define GRAFT_BINARY(name) \
-  case P::k##name:         \
+  case Id::k##name:         \
     return binary_d<ew::name>(i, g, x, y, out);
 #define GRAFT_ROW(name, str, family, kind, ...) GRAFT_IF_##kind(GRAFT_NONE, GRAFT_BINARY, name)
     GRAFT_PRIMITIVES(GRAFT_ROW)
@@ -201,6 +202,24 @@ std::vector<Array> BitcastConvertType::vjp(const std::vector<Array>&, const std:
 Batched BitcastConvertType::vmap(const std::vector<Array>& args,
                                  const std::vector<int>& dims) const {
   return {{apply<BitcastConvertType>({args[0]}, dtype_)}, {dims[0]}};
+}
+
+
+// ---- sharding: operands of one shape computed block by block (core/ir/spmd.h) ----
+std::optional<spmd::Plan> Unary::sharding_rule(const spmd::RuleArgs& a) const {
+  return spmd::elementwise_plan(a);
+}
+std::optional<spmd::Plan> Binary::sharding_rule(const spmd::RuleArgs& a) const {
+  return spmd::elementwise_plan(a);
+}
+std::optional<spmd::Plan> SelectN::sharding_rule(const spmd::RuleArgs& a) const {
+  return spmd::elementwise_plan(a);
+}
+std::optional<spmd::Plan> ConvertElementType::sharding_rule(const spmd::RuleArgs& a) const {
+  return spmd::elementwise_plan(a);
+}
+std::optional<spmd::Plan> StopGradient::sharding_rule(const spmd::RuleArgs& a) const {
+  return spmd::elementwise_plan(a);
 }
 
 }  // namespace graft

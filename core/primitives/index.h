@@ -26,6 +26,7 @@ class Gather : public Primitive {
   bool same_params(const Primitive& o) const override;
   Cost cost(const std::vector<Aval>& in, const std::vector<Aval>& out) const override;
   GRAFT_TRANSFORM_RULES;
+  GRAFT_SHARDING_RULE;
   int axis() const { return axis_; }
   int batch_dims() const { return batch_dims_; }
   GatherMode mode() const { return mode_; }

@@ -10,6 +10,7 @@
 #include <limits>
 #include <memory>
 
+#include "core/ir/spmd.h"
 #include "core/ops.h"
 #include "core/primitives/index.h"
 #include "core/primitives/shape_rules_util.h"
@@ -203,7 +204,7 @@ Array sort_permutation(const Sort& s, const std::vector<Array>& primals) {
   DType d = shape[s.axis()] <= std::numeric_limits<int32_t>::max() ? DType::kI32 : DType::kI64;
   std::vector<Array> ops = primals;
   ops.push_back(iota(d, shape, s.axis()));
-  return bind(std::make_shared<const Sort>(s.axis(), s.num_keys(), s.stable()), ops).back();
+  return graft::bind(std::make_shared<const Sort>(s.axis(), s.num_keys(), s.stable()), ops).back();
 }
 
 // out[.., j, ..] = x[.., perm[.., j, ..], ..] along `axis` (perm has x's shape).
@@ -261,8 +262,30 @@ Batched Sort::vmap(const std::vector<Array>& args, const std::vector<int>& dims)
   std::vector<Array> ops(args.size());
   for (size_t i = 0; i < args.size(); ++i) ops[i] = batch_at(args[i], dims[i], at, b);
   int axis = axis_ >= at ? axis_ + 1 : axis_;
-  std::vector<Array> out = bind(std::make_shared<const Sort>(axis, num_keys_, stable_), ops);
+  std::vector<Array> out = graft::bind(std::make_shared<const Sort>(axis, num_keys_, stable_), ops);
   return {out, std::vector<int>(out.size(), at)};
+}
+
+
+// ---- sharding (core/ir/spmd.h) ----
+// The gathered axis of the operand must be whole; batch dimensions are split alike on both
+// sides; the output's dimensions keep the splits of the operand or index dimensions they
+// come from (an embedding lookup of batch-split tokens gives batch-split rows).
+std::optional<spmd::Plan> Gather::sharding_rule(const spmd::RuleArgs& a) const {
+  DimAxes op = a.in_dims[0], idx = a.in_dims[1];
+  op[axis_].clear();
+  for (int b = 0; b < batch_dims_; ++b) {
+    if (idx[b].empty()) idx[b] = op[b];
+    op[b] = idx[b];
+  }
+  DimAxes out;
+  for (int d = 0; d < axis_; ++d) out.push_back(op[d]);
+  for (size_t d = batch_dims_; d < idx.size(); ++d) out.push_back(idx[d]);
+  for (size_t d = axis_ + 1; d < op.size(); ++d) out.push_back(op[d]);
+  spmd::Plan p;
+  p.inputs = {op, idx};
+  p.outputs = {out};
+  return p;  // an axis used twice makes the plan ill-formed: then whole arrays
 }
 
 }  // namespace graft

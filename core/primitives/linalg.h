@@ -25,6 +25,7 @@ class DotGeneral : public Primitive {
   bool same_params(const Primitive& o) const override;
   Cost cost(const std::vector<Aval>& in, const std::vector<Aval>& out) const override;
   GRAFT_TRANSFORM_RULES;
+  GRAFT_SHARDING_RULE;
 
   const DotDims& dims() const { return dims_; }
   std::optional<DType> preferred() const { return preferred_; }

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <numeric>
 
+#include "core/ir/spmd.h"
 #include "core/ops.h"
 #include "core/primitives/linalg.h"
 
@@ -130,6 +131,78 @@ Batched DotGeneral::vmap(const std::vector<Array>& args, const std::vector<int>&
     out_dim = nb + lhs_free + free_before(dr, nd.rhs_contract, nd.rhs_batch);
   }
   return {{dot(args[0], args[1], nd, preferred_)}, {out_dim}};
+}
+
+
+// ---- sharding (core/ir/spmd.h) ----
+// Each mesh axis is used once, in this order of preference: batch dimensions (split alike on
+// both sides), contracting dimensions both sides already split alike (a partial sum, psum'd),
+// lhs free, rhs free dimensions, then contracting dimensions split on one side only (the
+// other side is cut to match: a local slice). A dimension whose split lost out is gathered:
+// FSDP's weights (split on a contracting dimension over the axis the batch already uses) are
+// all_gathered, Megatron's second matmul (contracting dimension split over `model` on both
+// sides) gives a partial sum over `model`.
+std::optional<spmd::Plan> DotGeneral::sharding_rule(const spmd::RuleArgs& a) const {
+  const DotDims& dn = dims_;
+  const DimAxes& L = a.in_dims[0];
+  const DimAxes& R = a.in_dims[1];
+  DimAxes lhs = spmd::replicated(L.size()), rhs = spmd::replicated(R.size());
+  AxisMask used = 0;
+  auto mask_of = [](const std::vector<int>& axes) {
+    AxisMask m = 0;
+    for (int x : axes) m |= AxisMask{1} << x;
+    return m;
+  };
+  auto take = [&](const std::vector<int>& axes) {
+    if (axes.empty() || (mask_of(axes) & used) != 0) return false;
+    used |= mask_of(axes);
+    return true;
+  };
+  for (size_t k = 0; k < dn.lhs_batch.size(); ++k) {
+    const auto& axes = !L[dn.lhs_batch[k]].empty() ? L[dn.lhs_batch[k]] : R[dn.rhs_batch[k]];
+    if (take(axes)) lhs[dn.lhs_batch[k]] = rhs[dn.rhs_batch[k]] = axes;
+  }
+  spmd::Plan p;
+  std::vector<bool> done(dn.lhs_contract.size(), false);
+  for (size_t k = 0; k < dn.lhs_contract.size(); ++k) {
+    const auto& l = L[dn.lhs_contract[k]];
+    if (l == R[dn.rhs_contract[k]] && take(l)) {
+      lhs[dn.lhs_contract[k]] = rhs[dn.rhs_contract[k]] = l;
+      p.partial_axes.insert(p.partial_axes.end(), l.begin(), l.end());
+      done[k] = true;
+    }
+  }
+  auto is_free = [](const std::vector<int>& contract, const std::vector<int>& batch, int d) {
+    return std::find(contract.begin(), contract.end(), d) == contract.end() &&
+           std::find(batch.begin(), batch.end(), d) == batch.end();
+  };
+  for (size_t d = 0; d < L.size(); ++d) {
+    if (is_free(dn.lhs_contract, dn.lhs_batch, int(d)) && take(L[d])) lhs[d] = L[d];
+  }
+  for (size_t d = 0; d < R.size(); ++d) {
+    if (is_free(dn.rhs_contract, dn.rhs_batch, int(d)) && take(R[d])) rhs[d] = R[d];
+  }
+  for (size_t k = 0; k < dn.lhs_contract.size(); ++k) {
+    if (done[k]) continue;
+    const int ld = dn.lhs_contract[k], rd = dn.rhs_contract[k];
+    const auto& axes = !L[ld].empty() ? L[ld] : R[rd];
+    if (spmd::divides(a.mesh, axes, a.in[0].shape[ld]) && take(axes)) {
+      lhs[ld] = rhs[rd] = axes;
+      p.partial_axes.insert(p.partial_axes.end(), axes.begin(), axes.end());
+    }
+  }
+  DimAxes out;
+  for (int d : dn.lhs_batch) out.push_back(lhs[d]);
+  for (size_t d = 0; d < L.size(); ++d) {
+    if (is_free(dn.lhs_contract, dn.lhs_batch, int(d))) out.push_back(lhs[d]);
+  }
+  for (size_t d = 0; d < R.size(); ++d) {
+    if (is_free(dn.rhs_contract, dn.rhs_batch, int(d))) out.push_back(rhs[d]);
+  }
+  if (!p.partial_axes.empty()) p.partial = spmd::Partial::kSum;
+  p.inputs = {lhs, rhs};
+  p.outputs = {out};
+  return p;
 }
 
 }  // namespace graft

@@ -132,6 +132,7 @@
   X(Ppermute, "ppermute", collective, Other, kAny, 0)                                       \
   X(AxisIndex, "axis_index", collective, Other, kAny, 0)                                    \
   X(Pvary, "pvary", collective, Other, kAny, 0)                                             \
+  X(ShardingConstraint, "sharding_constraint", collective, Other, kAny, 0)                  \
   X(ShardMap, "shard_map", collective, Other, kAny, 0)
 
 namespace graft {
@@ -158,7 +159,7 @@ enum class PrimitiveId : int {
 inline constexpr int kNumPrimitives = 0 GRAFT_PRIMITIVES(GRAFT_COUNT);
 #undef GRAFT_COUNT
 // Bump deliberately when the list changes: the op-spec table and kernel table follow it.
-static_assert(kNumPrimitives == 97, "primitive list changed: update specs, kernels and this count");
+static_assert(kNumPrimitives == 98, "primitive list changed: update specs, kernels and this count");
 
 inline constexpr const char* kPrimitiveNames[] = {
 #define GRAFT_NAME(name, str, ...) str,

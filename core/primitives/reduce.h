@@ -22,6 +22,7 @@ class Reduce : public Primitive {
   bool same_params(const Primitive& o) const override;
   Cost cost(const std::vector<Aval>& in, const std::vector<Aval>& out) const override;
   GRAFT_TRANSFORM_RULES;
+  GRAFT_SHARDING_RULE;
   const std::vector<int>& axes() const { return axes_; }
 
  private:
@@ -38,6 +39,7 @@ class ArgReduce : public Primitive {
   bool same_params(const Primitive& o) const override;
   Cost cost(const std::vector<Aval>& in, const std::vector<Aval>& out) const override;
   GRAFT_TRANSFORM_RULES;
+  GRAFT_SHARDING_RULE;
   int axis() const { return axis_; }
   DType index_dtype() const { return index_dtype_; }
 
@@ -55,6 +57,7 @@ class Cumsum : public Primitive {
   std::string params() const override;
   bool same_params(const Primitive& o) const override;
   GRAFT_TRANSFORM_RULES;
+  GRAFT_SHARDING_RULE;
   int axis() const { return axis_; }
   bool reverse() const { return reverse_; }
 

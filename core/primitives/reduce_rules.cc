@@ -11,6 +11,7 @@
 // Batching never moves data: the reduced axes are renumbered around the batch axis.
 #include <vector>
 
+#include "core/ir/spmd.h"
 #include "core/ops.h"
 #include "core/primitives/reduce.h"
 
@@ -182,6 +183,53 @@ std::vector<Array> Cumsum::vjp(const std::vector<Array>& x, const std::vector<Ar
 }
 Batched Cumsum::vmap(const std::vector<Array>& args, const std::vector<int>& dims) const {
   return {{cumsum_along(args[0], shifted(axis_, dims[0]), reverse_)}, {dims[0]}};
+}
+
+
+// ---- sharding (core/ir/spmd.h) ----
+// A sum, max or min over a split dimension reduces each block, then across the blocks (psum,
+// pmax, pmin); the other reductions need the reduced dimensions whole.
+std::optional<spmd::Plan> Reduce::sharding_rule(const spmd::RuleArgs& a) const {
+  spmd::Plan p;
+  p.partial = id() == PrimitiveId::kReduceSum   ? spmd::Partial::kSum
+              : id() == PrimitiveId::kReduceMax ? spmd::Partial::kMax
+              : id() == PrimitiveId::kReduceMin ? spmd::Partial::kMin
+                                                : spmd::Partial::kNone;
+  DimAxes in = a.in_dims[0], out;
+  for (size_t d = 0; d < in.size(); ++d) {
+    const bool reduced = std::find(axes_.begin(), axes_.end(), static_cast<int>(d)) != axes_.end();
+    if (!reduced) {
+      out.push_back(in[d]);
+    } else if (p.partial == spmd::Partial::kNone) {
+      in[d].clear();
+    } else {
+      p.partial_axes.insert(p.partial_axes.end(), in[d].begin(), in[d].end());
+    }
+  }
+  p.inputs = {in};
+  p.outputs = {out};
+  return p;
+}
+
+// argmax / argmin and cumsum need their axis whole; the other dimensions stay split.
+std::optional<spmd::Plan> ArgReduce::sharding_rule(const spmd::RuleArgs& a) const {
+  DimAxes in = a.in_dims[0];
+  in[axis()].clear();
+  DimAxes out = in;
+  out.erase(out.begin() + axis());
+  spmd::Plan p;
+  p.inputs = {in};
+  p.outputs = {out};
+  return p;
+}
+
+std::optional<spmd::Plan> Cumsum::sharding_rule(const spmd::RuleArgs& a) const {
+  DimAxes in = a.in_dims[0];
+  in[axis()].clear();
+  spmd::Plan p;
+  p.inputs = {in};
+  p.outputs = {in};
+  return p;
 }
 
 }  // namespace graft

@@ -4,6 +4,7 @@
 //        outputs (the rest is bound again, so only what the backward pass reads is
 //        recomputed), then applies each instruction's vjp rule in reverse.
 //   vmap: a remat (same policy) of the body vmapped.
+#include "core/ir/spmd.h"
 #include "core/error.h"
 #include "core/ir/ad.h"
 #include "core/ops.h"
@@ -182,6 +183,19 @@ std::vector<Array> CheckpointName::vjp(const std::vector<Array>&, const std::vec
 
 Batched CheckpointName::vmap(const std::vector<Array>& args, const std::vector<int>& dims) const {
   return {{checkpoint_name(args[0], name_)}, dims};
+}
+
+
+// Sharding: the body, partitioned in its place. (The partitioned program is not
+// differentiated again, so the recomputation remat asked for is already written out.)
+std::optional<spmd::Plan> Remat::sharding_rule(const spmd::RuleArgs&) const {
+  spmd::Plan p;
+  p.inline_body = bodies()[0];
+  return p;
+}
+
+std::optional<spmd::Plan> CheckpointName::sharding_rule(const spmd::RuleArgs& a) const {
+  return spmd::elementwise_plan(a);
 }
 
 }  // namespace graft

@@ -13,6 +13,7 @@
 //        forward scan and the one the vjp rule runs to save carries) become one. The carries
 //        are assumed equal (the same initial values) and the combined body simplified; if
 //        each pair of carry outputs is then one value, the assumption holds by induction.
+#include "core/ir/spmd.h"
 #include "absl/strings/str_cat.h"
 #include "core/error.h"
 #include "core/ir/ad.h"
@@ -55,6 +56,7 @@ class ScanRule : public ScanPrimitive {
   std::vector<Array> vjp(const std::vector<Array>& primals, const std::vector<Array>& outputs,
                          const std::vector<Array>& cts) const override;
   Batched vmap(const std::vector<Array>& args, const std::vector<int>& dims) const override;
+  GRAFT_SHARDING_RULE;
   std::shared_ptr<const Primitive> with_sub_programs(
       std::vector<ProgramPtr> bodies) const override {
     check_same_signature(name(), body(), *bodies.at(0));
@@ -429,6 +431,43 @@ std::vector<Array> bind_scan(const FlatFn& body_in, const std::vector<Array>& co
   std::vector<Array> outs = graft::bind(p, ins);
   if (*added) outs.pop_back();
   return outs;
+}
+
+
+// Sharding: the body is partitioned for the layouts of the consts, the carries and the xs
+// (less their scanned leading dimension, which must be whole); a carry comes out of the body
+// in the layout it went in with, so every iteration sees the same layouts; ys are stacked
+// blocks. FSDP's scan over layers: weights split over `data` enter as xs and are gathered per
+// layer inside the body, by the matmuls' rule.
+std::optional<spmd::Plan> ScanRule::sharding_rule(const spmd::RuleArgs& a) const {
+  const size_t nc = num_consts(), nk = num_carry();
+  spmd::Plan p;
+  std::vector<DimAxes> body_in;
+  std::vector<std::optional<DimAxes>> want;
+  for (size_t i = 0; i < a.in.size(); ++i) {
+    DimAxes d = a.in_dims[i];
+    if (i >= nc + nk) {
+      d[0].clear();
+      p.inputs.push_back(d);
+      d.erase(d.begin());
+    } else {
+      p.inputs.push_back(d);
+    }
+    if (i >= nc && i < nc + nk) want.push_back(d);
+    body_in.push_back(std::move(d));
+  }
+  spmd::PartitionedBody b = spmd::partition_body(a.mesh, body(), body_in, want);
+  std::vector<Aval> in, out;
+  for (size_t i = 0; i < a.in.size(); ++i) in.push_back(spmd::local_aval(a.mesh, a.in[i], p.inputs[i]));
+  for (size_t o = 0; o < a.out.size(); ++o) {
+    DimAxes d = b.out[o];
+    if (o >= nk) d.insert(d.begin(), std::vector<int>{});
+    p.outputs.push_back(d);
+    out.push_back(spmd::local_aval(a.mesh, a.out[o], d));
+  }
+  p.local = std::make_shared<const ScanRule>(b.program, num_consts(), num_carry(), length(),
+                                             reverse(), in, out);
+  return p;
 }
 
 }  // namespace graft::detail

@@ -26,6 +26,7 @@ class Reshape : public Primitive {
   explicit Reshape(Shape shape) : Primitive(PrimitiveId::kReshape), shape_(std::move(shape)) {}
   std::vector<Aval> infer(const std::vector<Aval>& in) const override;
   GRAFT_TRANSFORM_RULES;
+  GRAFT_SHARDING_RULE;
   std::string params() const override;
   bool same_params(const Primitive& o) const override;
   Cost cost(const std::vector<Aval>& in, const std::vector<Aval>& out) const override;
@@ -42,6 +43,7 @@ class Transpose : public CopyPrimitive {
       : CopyPrimitive(PrimitiveId::kTranspose), perm_(std::move(perm)) {}
   std::vector<Aval> infer(const std::vector<Aval>& in) const override;
   GRAFT_TRANSFORM_RULES;
+  GRAFT_SHARDING_RULE;
   std::string params() const override;
   bool same_params(const Primitive& o) const override;
   const std::vector<int>& perm() const { return perm_; }
@@ -60,6 +62,7 @@ class BroadcastInDim : public CopyPrimitive {
         dims_(std::move(dims)) {}
   std::vector<Aval> infer(const std::vector<Aval>& in) const override;
   GRAFT_TRANSFORM_RULES;
+  GRAFT_SHARDING_RULE;
   std::string params() const override;
   bool same_params(const Primitive& o) const override;
   const Shape& shape() const { return shape_; }
@@ -80,6 +83,7 @@ class Slice : public CopyPrimitive {
         strides_(std::move(strides)) {}
   std::vector<Aval> infer(const std::vector<Aval>& in) const override;
   GRAFT_TRANSFORM_RULES;
+  GRAFT_SHARDING_RULE;
   std::string params() const override;
   bool same_params(const Primitive& o) const override;
   const Shape& start() const { return start_; }
@@ -122,6 +126,7 @@ class Concatenate : public CopyPrimitive {
   explicit Concatenate(int axis) : CopyPrimitive(PrimitiveId::kConcatenate), axis_(axis) {}
   std::vector<Aval> infer(const std::vector<Aval>& in) const override;
   GRAFT_TRANSFORM_RULES;
+  GRAFT_SHARDING_RULE;
   std::string params() const override;
   bool same_params(const Primitive& o) const override;
   int axis() const { return axis_; }

@@ -4,6 +4,7 @@
 // place where the params allow it (no copy) and moves it to the front otherwise.
 #include <numeric>
 
+#include "core/ir/spmd.h"
 #include "core/ops.h"
 #include "core/primitives/shape.h"
 #include "core/primitives/shape_rules_util.h"
@@ -198,6 +199,101 @@ std::vector<Array> Iota::vjp(const std::vector<Array>&, const std::vector<Array>
 // Never called (vmap needs a batched argument); the output would not depend on the batch.
 Batched Iota::vmap(const std::vector<Array>&, const std::vector<int>&) const {
   return {{apply<Iota>({}, dtype_, shape_, dimension_)}, {-1}};
+}
+
+
+// ---- sharding (core/ir/spmd.h) ----
+std::optional<spmd::Plan> Transpose::sharding_rule(const spmd::RuleArgs& a) const {
+  DimAxes out;
+  for (int d : perm_) out.push_back(a.in_dims[0][d]);
+  spmd::Plan p;
+  p.inputs = {a.in_dims[0]};
+  p.outputs = {out};
+  return p;
+}
+
+// Operand dimensions keep their split in the output dimension they become (a size-1 one
+// being broadcast is never split); new dimensions are whole.
+std::optional<spmd::Plan> BroadcastInDim::sharding_rule(const spmd::RuleArgs& a) const {
+  DimAxes in = a.in_dims[0], out = spmd::replicated(shape_.size());
+  for (size_t i = 0; i < in.size(); ++i) {
+    if (a.in[0].shape[i] == shape_[dims_[i]]) {
+      out[dims_[i]] = in[i];
+    } else {
+      in[i].clear();
+    }
+  }
+  spmd::Plan p;
+  p.inputs = {in};
+  p.outputs = {out};
+  p.local = std::make_shared<const BroadcastInDim>(spmd::local_aval(a.mesh, Aval{shape_}, out).shape,
+                                                   dims_);
+  return p;
+}
+
+// A split input dimension stays split in the output dimension that starts at the same place
+// in row-major order (the same product of sizes before it) if that dimension divides into as
+// many blocks: then each device's block reshapes to its output block. Other splits are
+// gathered first.
+std::optional<spmd::Plan> Reshape::sharding_rule(const spmd::RuleArgs& a) const {
+  const Shape& ins = a.in[0].shape;
+  DimAxes in = a.in_dims[0], out = spmd::replicated(shape_.size());
+  int64_t before_in = 1;
+  for (size_t i = 0; i < ins.size(); ++i) {
+    if (!in[i].empty()) {
+      int64_t before_out = 1;
+      bool mapped = false;
+      for (size_t j = 0; j < shape_.size() && before_out <= before_in; ++j) {
+        if (before_out == before_in && shape_[j] > 1 && spmd::divides(a.mesh, in[i], shape_[j])) {
+          out[j] = in[i];
+          mapped = true;
+          break;
+        }
+        before_out *= shape_[j];
+      }
+      if (!mapped) in[i].clear();
+    }
+    before_in *= ins[i];
+  }
+  spmd::Plan p;
+  p.inputs = {in};
+  p.outputs = {out};
+  p.local = std::make_shared<const Reshape>(spmd::local_aval(a.mesh, Aval{shape_}, out).shape);
+  return p;
+}
+
+// Dimensions the slice keeps whole (start 0, stride 1, to the end) keep their split.
+std::optional<spmd::Plan> Slice::sharding_rule(const spmd::RuleArgs& a) const {
+  DimAxes in = a.in_dims[0];
+  Shape limit = limit_;
+  for (size_t d = 0; d < in.size(); ++d) {
+    const bool whole = start_[d] == 0 && strides_[d] == 1 && limit_[d] == a.in[0].shape[d];
+    if (!whole) in[d].clear();
+    limit[d] /= detail::split_count(a.mesh, in[d]);
+  }
+  spmd::Plan p;
+  p.inputs = {in};
+  p.outputs = {in};
+  p.local = std::make_shared<const Slice>(start_, limit, strides_);
+  return p;
+}
+
+// The operands, in the layout of the most split one, with the joined dimension whole.
+std::optional<spmd::Plan> Concatenate::sharding_rule(const spmd::RuleArgs& a) const {
+  DimAxes lead = spmd::replicated(a.out[0].shape.size());
+  int64_t best = 0;
+  for (const DimAxes& d : a.in_dims) {
+    DimAxes c = d;
+    c[axis_].clear();
+    if (spmd::blocks(a.mesh, c) > best) {
+      best = spmd::blocks(a.mesh, c);
+      lead = c;
+    }
+  }
+  spmd::Plan p;
+  p.inputs.assign(a.in.size(), lead);
+  p.outputs = {lead};
+  return p;
 }
 
 }  // namespace graft

@@ -13,36 +13,18 @@ namespace graft {
 
 namespace {
 
+using detail::spec_str;
+using detail::split_count;
+
 // Tracing a shard_map (or pmap) body on this thread: one inside it is not supported yet.
 thread_local int map_depth = 0;
 
 AxisMask bit_of(const std::string& axis) { return AxisMask{1} << axis_bit(axis); }
 
-std::string spec_str(const MeshAxes& mesh, const DimAxes& spec) {
-  std::vector<std::string> dims;
-  for (const std::vector<int>& axes : spec) {
-    if (axes.empty()) {
-      dims.push_back("None");
-      continue;
-    }
-    std::vector<std::string> names;
-    for (int a : axes) names.push_back("'" + mesh.names[a] + "'");
-    dims.push_back(axes.size() == 1 ? names[0] : "(" + absl::StrJoin(names, ", ") + ")");
-  }
-  return "P(" + absl::StrJoin(dims, ", ") + ")";
-}
-
 std::string specs_str(const MeshAxes& mesh, const std::vector<DimAxes>& specs) {
   std::vector<std::string> s;
   for (const DimAxes& d : specs) s.push_back(spec_str(mesh, d));
   return "(" + absl::StrJoin(s, ", ") + ")";
-}
-
-// How many blocks a dimension is cut into.
-int64_t split_count(const MeshAxes& mesh, const std::vector<int>& axes) {
-  int64_t n = 1;
-  for (int a : axes) n *= mesh.sizes[a];
-  return n;
 }
 
 AxisMask spec_mask(const MeshAxes& mesh, const DimAxes& spec) {
@@ -87,12 +69,6 @@ void check_spec(const char* op, const MeshAxes& mesh, const DimAxes& spec) {
 
 }  // namespace
 
-int64_t MeshAxes::size() const {
-  int64_t n = 1;
-  for (int64_t s : sizes) n *= s;
-  return n;
-}
-
 ShardMap::ShardMap(std::string fn_name, MeshAxes mesh, ProgramPtr body,
                    std::vector<DimAxes> in_specs, std::vector<DimAxes> out_specs,
                    std::vector<Aval> in, std::vector<Aval> out)
@@ -132,7 +108,7 @@ namespace detail {
 std::vector<Array> shard_map_flat(const char* op, const std::string& fn_name, const MeshAxes& mesh,
                                   const FlatFn& fn, const std::vector<Array>& args,
                                   const std::vector<DimAxes>& in_specs,
-                                  const OutSpecsFn& out_specs) {
+                                  const OutSpecsFn& out_specs, bool check_vma) {
   if (args.size() != in_specs.size()) fail(op, "internal: in_specs size mismatch");
   if (map_depth > 0) {
     fail(op,
@@ -174,7 +150,7 @@ std::vector<Array> shard_map_flat(const char* op, const std::string& fn_name, co
     check_spec(op, mesh, outs[o]);
     Aval a = body.avals[body.outputs[o]];
     const AxisMask unnamed = a.vma & mask & ~spec_mask(mesh, outs[o]);
-    if (unnamed != 0) {
+    if (unnamed != 0 && check_vma) {
       fail(op, "output ", o, " varies over ", vma_str(unnamed), " but its out spec ",
            spec_str(mesh, outs[o]),
            " does not map it (only a value that is the same on every member, such as a psum, "

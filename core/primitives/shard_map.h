@@ -25,17 +25,9 @@
 
 #include "core/ir/graph.h"
 #include "core/primitives/control.h"
+#include "core/sharding.h"
 
 namespace graft {
-
-// Per dimension (leading ones; the rest are not split), the mesh axes it is split over.
-using DimAxes = std::vector<std::vector<int>>;
-
-struct MeshAxes {
-  std::vector<std::string> names;
-  std::vector<int64_t> sizes;
-  int64_t size() const;
-};
 
 class ShardMap : public ControlPrimitive {
  public:
@@ -70,11 +62,13 @@ namespace detail {
 using OutSpecsFn = std::function<std::vector<DimAxes>(const std::vector<Aval>&)>;
 
 // shard_map of fn at args over `mesh`: in_specs one per argument. Traces fn once on the
-// blocks with the mesh's axes bound; errors are "[op] ...".
+// blocks with the mesh's axes bound; errors are "[op] ...". check_vma false (JAX's
+// check_vma=False, what jit's partitioner builds): outputs may vary over axes their specs do
+// not name; they are taken from the devices at coordinate 0 of those axes.
 std::vector<Array> shard_map_flat(const char* op, const std::string& fn_name, const MeshAxes& mesh,
                                   const FlatFn& fn, const std::vector<Array>& args,
                                   const std::vector<DimAxes>& in_specs,
-                                  const OutSpecsFn& out_specs);
+                                  const OutSpecsFn& out_specs, bool check_vma = true);
 
 // pmap of fn at args: in_axes one per argument (normalized, -1 for none); out_axes one for all
 // outputs or one per output (negative counts from the end of the output's rank, kNoneAxis for

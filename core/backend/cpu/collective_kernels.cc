@@ -240,6 +240,7 @@ void register_collective_kernels(KernelTable& table) {
   table[static_cast<int>(PrimitiveId::kPpermute)] = &ppermute_kernel;
   table[static_cast<int>(PrimitiveId::kAxisIndex)] = &axis_index_kernel;
   table[static_cast<int>(PrimitiveId::kPvary)] = &pvary_kernel;
+  table[static_cast<int>(PrimitiveId::kShardingConstraint)] = &pvary_kernel;  // the identity
   register_shard_map_kernel(table);
 }
 

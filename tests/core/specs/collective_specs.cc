@@ -253,6 +253,23 @@ GRAFT_SPEC(Pvary) {
   return s;
 }
 
+GRAFT_SPEC(ShardingConstraint) {
+  Spec s{PrimitiveId::kShardingConstraint};
+  // The identity on values; the harness's jit check partitions over the constraint's mesh
+  // (the value is cut into [2, 3] blocks and put back together).
+  const Mesh mesh({2, 2}, {"a", "b"});
+  for (DType d : {DType::kF64, DType::kF32}) {
+    Array x = random_array({4, 6}, d, 390);
+    Fn fn = [mesh](const std::vector<Array>& in) {
+      return with_sharding_constraint(in[0] * 2.0, NamedSharding(mesh, P("a", "b")));
+    };
+    std::vector<double> want;
+    for (double v : values_of(x)) want.push_back(round_to(v * 2, d));
+    s.cases.push_back({name(d, "split over both axes"), {x}, fn, {{4, 6}, d, want}, tol(d), 0});
+  }
+  return s;
+}
+
 GRAFT_SPEC(ShardMap) {
   Spec s{PrimitiveId::kShardMap};
   // A 2 x 2 mesh: x [4, 6] split P('data', 'model') into [2, 3] blocks; each device adds its

@@ -1,0 +1,110 @@
+// SPMD partitioning (GSPMD's job in XLA): a program over global arrays, with shardings for its
+// inputs, becomes one per-device program over their blocks, with the collectives that make
+// the blocks add up to the global result. jit runs it when given shardings (transforms/jit.h);
+// the result is a shard_map over the mesh whose body is the per-device program, so make_graph
+// and as_text show it with its collectives.
+//
+// Shardings propagate forward, one equation at a time. Each primitive's sharding rule
+// (Primitive::sharding_rule, beside its other rules in its family's rules file) looks at its
+// inputs' layouts and says how it computes on blocks: the layouts it needs its inputs in, the
+// layouts of its outputs, and whether those are partial results still to be reduced over some
+// mesh axes (a contraction or a reduction over a split dimension). The interpreter moves each
+// input to the layout asked for (all_gather the dimensions that must be whole, then cut the
+// local block out of dimensions that must be split: a local dynamic_slice, no communication),
+// binds the local primitive and reduces partial outputs (psum, pmax, pmin). A primitive
+// without a rule computes on whole arrays: its inputs are gathered, its outputs replicated.
+// That is always correct; rules exist to avoid it. with_sharding_constraint pins a value's
+// layout; a jit's out_shardings pin its outputs'.
+//
+// Layouts are DimAxes (core/sharding.h): per dimension, the mesh axes it is split over.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "core/ir/program.h"
+#include "core/primitive.h"
+#include "core/sharding.h"
+
+namespace graft::spmd {
+
+// A value of the program being partitioned: its block on this device, its global aval and
+// its layout (one entry per dimension).
+struct Value {
+  Array local;
+  Aval global;
+  DimAxes dims;
+};
+
+enum class Partial { kNone, kSum, kMax, kMin };
+
+// What a sharding rule says (see above). inputs / outputs: one layout per input / output
+// (full rank). partial: the outputs are partial results over `partial_axes` (mesh axis
+// indices), reduced with psum (kSum), pmax or pmin. local: the primitive to apply to blocks
+// when this one's parameters name global sizes (reshape, broadcast_in_dim, slice, scan);
+// null: the primitive itself.
+struct Plan {
+  std::vector<DimAxes> inputs;
+  std::vector<DimAxes> outputs;
+  Partial partial = Partial::kNone;
+  std::vector<int> partial_axes;
+  std::shared_ptr<const Primitive> local;
+  // Blocks pass through unchanged (with_sharding_constraint: its work is the resharding).
+  bool identity = false;
+  // Set instead of the above by call primitives (custom_jvp_call, custom_vjp_call, remat): what
+  // they compute is this body of theirs (taking their inputs), partitioned in their place.
+  std::shared_ptr<const Program> inline_body;
+};
+
+// What a rule is given: the mesh, the inputs' global avals and current layouts, and the
+// outputs' global avals.
+struct RuleArgs {
+  const MeshAxes& mesh;
+  const std::vector<Aval>& in;
+  const std::vector<DimAxes>& in_dims;
+  const std::vector<Aval>& out;
+};
+
+// ---- helpers for rules ----
+// Unsplit layout of rank r.
+DimAxes replicated(size_t rank);
+// `d` padded with unsplit dimensions to rank r.
+DimAxes full_rank(DimAxes d, size_t rank);
+// Whether `axes` split a dimension of size n into equal blocks.
+bool divides(const MeshAxes& mesh, const std::vector<int>& axes, int64_t n);
+// The layout `d` without the splits that do not divide `shape` evenly.
+DimAxes fit(const MeshAxes& mesh, DimAxes d, const Shape& shape);
+// How many devices a layout cuts an array into (a rough measure of how sharded it is).
+int64_t blocks(const MeshAxes& mesh, const DimAxes& d);
+// One device's block shape of `global` under `d`.
+Aval local_aval(const MeshAxes& mesh, Aval global, const DimAxes& d);
+// The rule of elementwise primitives: operands of one shape computed block by block in the
+// layout of the most split one (rank-0 operands stay whole).
+Plan elementwise_plan(const RuleArgs& a);
+
+// ---- the interpreter ----
+// Moves `v` to layout `target` (all_gather, then local slices).
+Value reshard(const MeshAxes& mesh, const Value& v, const DimAxes& target);
+// Runs `p` on sharded inputs inside a trace with the mesh's axes bound (a shard_map body):
+// each equation through its sharding rule. want: layouts some outputs must have (nullopt:
+// whatever propagation gives); empty for none.
+std::vector<Value> partition_program(const MeshAxes& mesh, const Program& p,
+                                     const std::vector<Value>& inputs,
+                                     const std::vector<std::optional<DimAxes>>& want = {});
+
+// A body (scan's) partitioned for inputs in layouts `in`: its program over blocks and its
+// outputs' layouts (those in `want` as given).
+struct PartitionedBody {
+  std::shared_ptr<const Program> program;
+  std::vector<DimAxes> out;
+};
+PartitionedBody partition_body(const MeshAxes& mesh, const Program& body,
+                               const std::vector<DimAxes>& in,
+                               const std::vector<std::optional<DimAxes>>& want);
+
+// Whether the program (its bodies too) has collectives or shard_maps: such a program is
+// already per-device code and is not partitioned again.
+bool has_collectives(const Program& p);
+
+}  // namespace graft::spmd

@@ -1,0 +1,255 @@
+#include "core/sharding.h"
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "core/error.h"
+#include "core/ops.h"
+
+namespace graft {
+
+Mesh::Mesh(std::vector<int64_t> shape, std::vector<std::string> axis_names)
+    : shape_(std::move(shape)), names_(std::move(axis_names)) {
+  if (shape_.size() != names_.size()) {
+    fail("Mesh", "has ", shape_.size(), " sizes for ", names_.size(), " axis names");
+  }
+  if (shape_.empty()) fail("Mesh", "needs at least one axis");
+  for (size_t i = 0; i < names_.size(); ++i) {
+    if (names_[i].empty()) fail("Mesh", "axis ", i, " has an empty name");
+    if (shape_[i] < 1) fail("Mesh", "axis '", names_[i], "' has size ", shape_[i]);
+    for (size_t j = 0; j < i; ++j) {
+      if (names_[j] == names_[i]) fail("Mesh", "axis name '", names_[i], "' is given twice");
+    }
+  }
+}
+
+Mesh Mesh::single_device(const Device& d) {
+  Mesh m;
+  m.first_device_ = d.id;
+  return m;
+}
+
+int64_t Mesh::size() const {
+  int64_t n = 1;
+  for (int64_t s : shape_) n *= s;
+  return n;
+}
+
+int Mesh::axis_index_of(const char* op, const std::string& name) const {
+  for (size_t i = 0; i < names_.size(); ++i) {
+    if (names_[i] == name) return static_cast<int>(i);
+  }
+  fail(op, "'", name, "' is not an axis of the mesh ", str());
+}
+
+int64_t Mesh::axis_size(const std::string& name) const {
+  return shape_[axis_index_of("Mesh", name)];
+}
+
+std::vector<Device> Mesh::devices() const {
+  if (first_device_ + size() > device_count()) {
+    fail("Mesh", str(), " needs ", first_device_ + size(), " devices, there are ",
+         device_count(), " (set GRAFT_CPU_DEVICES)");
+  }
+  return std::vector<Device>(graft::devices().begin() + first_device_,
+                             graft::devices().begin() + first_device_ + size());
+}
+
+std::string Mesh::str() const {
+  if (names_.empty()) return absl::StrCat("Mesh(cpu:", first_device_, ")");
+  std::vector<std::string> parts;
+  for (size_t i = 0; i < names_.size(); ++i)
+    parts.push_back(absl::StrCat(names_[i], "=", shape_[i]));
+  return absl::StrCat("Mesh(", absl::StrJoin(parts, ", "), ")");
+}
+
+std::string PartitionSpec::str() const {
+  std::vector<std::string> parts;
+  for (const DimSplit& d : dims_) {
+    if (d.axes.empty()) {
+      parts.push_back("None");
+    } else if (d.axes.size() == 1) {
+      parts.push_back("'" + d.axes[0] + "'");
+    } else {
+      parts.push_back("('" + absl::StrJoin(d.axes, "', '") + "')");
+    }
+  }
+  return absl::StrCat("P(", absl::StrJoin(parts, ", "), ")");
+}
+
+bool PartitionSpec::operator==(const PartitionSpec& o) const {
+  const size_t n = std::max(dims_.size(), o.dims_.size());
+  for (size_t d = 0; d < n; ++d) {
+    const AxisNames none_split;
+    const AxisNames& a = d < dims_.size() ? dims_[d].axes : none_split;
+    const AxisNames& b = d < o.dims_.size() ? o.dims_[d].axes : none_split;
+    if (a != b) return false;
+  }
+  return true;
+}
+
+int64_t MeshAxes::size() const {
+  int64_t n = 1;
+  for (int64_t s : sizes) n *= s;
+  return n;
+}
+
+NamedSharding::NamedSharding(Mesh mesh, PartitionSpec spec)
+    : mesh_(std::move(mesh)), spec_(std::move(spec)) {
+  std::vector<std::string> seen;
+  for (const DimSplit& d : spec_.dims()) {
+    for (const std::string& a : d.axes) {
+      mesh_.axis_index_of("NamedSharding", a);
+      for (const std::string& s : seen) {
+        if (s == a) fail("NamedSharding", spec_.str(), " names axis '", a, "' twice");
+      }
+      seen.push_back(a);
+    }
+  }
+}
+
+bool NamedSharding::is_fully_replicated() const {
+  for (const DimSplit& d : spec_.dims()) {
+    for (const std::string& a : d.axes) {
+      if (mesh_.axis_size(a) > 1) return false;
+    }
+  }
+  return true;
+}
+
+void NamedSharding::check(const char* op, const Shape& shape) const {
+  const auto& dims = spec_.dims();
+  if (dims.size() > shape.size()) {
+    fail(op, "the sharding ", str(), " has ", dims.size(), " entries for an array of rank ",
+         shape.size(), " (", shape_str(shape), ")");
+  }
+  for (size_t d = 0; d < dims.size(); ++d) {
+    int64_t n = 1;
+    for (const std::string& a : dims[d].axes) n *= mesh_.axis_size(a);
+    if (shape[d] % n != 0) {
+      fail(op, "the sharding ", str(), " does not split dimension ", d, " of size ", shape[d],
+           " (array ", shape_str(shape), ") into ", n, " equal blocks");
+    }
+  }
+}
+
+Shape NamedSharding::shard_shape(const Shape& shape) const {
+  check("shard_shape", shape);
+  Shape s = shape;
+  const auto& dims = spec_.dims();
+  for (size_t d = 0; d < dims.size(); ++d) {
+    for (const std::string& a : dims[d].axes) s[d] /= mesh_.axis_size(a);
+  }
+  return s;
+}
+
+ShardIndex NamedSharding::shard_index(const Shape& shape, int64_t k) const {
+  const Shape block = shard_shape(shape);
+  // Coordinates of position k, row-major over the mesh.
+  const auto& sizes = mesh_.shape();
+  std::vector<int64_t> coord(sizes.size());
+  for (size_t a = sizes.size(); a-- > 0;) {
+    coord[a] = k % sizes[a];
+    k /= sizes[a];
+  }
+  ShardIndex index;
+  const auto& dims = spec_.dims();
+  for (size_t d = 0; d < shape.size(); ++d) {
+    int64_t b = 0;  // the block's number along d: its axes' coordinates, major first
+    if (d < dims.size()) {
+      for (const std::string& a : dims[d].axes) {
+        const int i = mesh_.axis_index_of("shard_index", a);
+        b = b * sizes[i] + coord[i];
+      }
+    }
+    index.emplace_back(b * block[d], (b + 1) * block[d]);
+  }
+  return index;
+}
+
+std::string NamedSharding::str() const {
+  if (is_single_device()) return "SingleDevice(" + mesh_.devices()[0].str() + ")";
+  return absl::StrCat("NamedSharding(", mesh_.str(), ", ", spec_.str(), ")");
+}
+
+namespace detail {
+
+DimAxes dim_axes(const char* op, const Mesh& mesh, const PartitionSpec& spec) {
+  DimAxes d;
+  for (const DimSplit& split : spec.dims()) {
+    d.emplace_back();
+    for (const std::string& a : split.axes) d.back().push_back(mesh.axis_index_of(op, a));
+  }
+  return d;
+}
+
+MeshAxes mesh_axes(const Mesh& mesh) { return MeshAxes{mesh.axis_names(), mesh.shape()}; }
+
+PartitionSpec partition_spec(const MeshAxes& mesh, const DimAxes& dims) {
+  std::vector<DimSplit> out;
+  for (const std::vector<int>& axes : dims) {
+    AxisNames names;
+    for (int a : axes) names.push_back(mesh.names[a]);
+    out.emplace_back(std::move(names));
+  }
+  return PartitionSpec(std::move(out));
+}
+
+std::string spec_str(const MeshAxes& mesh, const DimAxes& dims) {
+  return partition_spec(mesh, dims).str();
+}
+
+int64_t split_count(const MeshAxes& mesh, const std::vector<int>& axes) {
+  int64_t n = 1;
+  for (int a : axes) n *= mesh.sizes[a];
+  return n;
+}
+
+}  // namespace detail
+
+Array device_put(const Array& x, const NamedSharding& sharding) {
+  if (!x.valid()) fail("device_put", "got an empty Array handle");
+  if (x.is_tracer()) {
+    fail("device_put", "cannot place a traced value (inside jit use with_sharding_constraint)");
+  }
+  sharding.check("device_put", x.shape());
+  sharding.devices();  // they exist
+  Array out = Array::from_buffer(x.buffer(), x.shape(), x.dtype(), x.weak_type());
+  out.node()->sharding = std::make_shared<const NamedSharding>(sharding);
+  return out;
+}
+
+Array device_put(const Array& x, const Device& device) {
+  if (device.id < 0 || device.id >= device_count()) {
+    fail("device_put", "there is no device ", device.str(), " (", device_count(), " devices)");
+  }
+  return device_put(x, NamedSharding::single_device(device));
+}
+
+NamedSharding Array::sharding() const {
+  require("sharding");
+  if (node_->sharding != nullptr) return *node_->sharding;
+  return NamedSharding::single_device(graft::devices()[0]);
+}
+
+std::vector<Device> Array::devices() const { return sharding().devices(); }
+
+std::vector<Shard> Array::addressable_shards() const {
+  const NamedSharding s = sharding();
+  const std::vector<Device> devs = s.devices();
+  std::vector<Shard> out;
+  for (size_t k = 0; k < devs.size(); ++k) {
+    if (devs[k].process_index != process_index()) continue;
+    ShardIndex index = s.shard_index(shape(), static_cast<int64_t>(k));
+    Shape start, limit;
+    for (const auto& [a, b] : index) {
+      start.push_back(a);
+      limit.push_back(b);
+    }
+    Array block = slice(*this, start, limit);
+    eval(block);
+    out.push_back(Shard{devs[k], std::move(index), std::move(block)});
+  }
+  return out;
+}
+
+}  // namespace graft

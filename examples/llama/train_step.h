@@ -15,6 +15,7 @@
 #include <utility>
 
 #include "core/ops.h"
+#include "core/sharding.h"
 #include "core/tree.h"
 #include "examples/llama/model.h"
 #include "optim/optim.h"
@@ -78,6 +79,37 @@ auto make_train_step(const Model& model, const optim::GradientTransformation& op
     return std::make_tuple(std::move(new_params), new_state, metrics);
   };
   return jit(step, {.donate_argnums = {0, 1}});
+}
+
+// FSDP placement (data_parallel_shard_degree; HSDP with a replicate degree too): the mesh
+// dp_replicate x dp_shard; a leaf of rank >= 2 is split over dp_shard on its last dimension
+// that divides evenly (stacked layer weights keep their scanned leading dimension whole when
+// another one divides), other leaves are replicated; batches [k, B/k, T] are split over both
+// axes on their rows. The train step is then the one-device step: jit partitions it from
+// these shardings (core/ir/spmd.h), gathering each weight where it is used.
+inline Mesh fsdp_mesh(int64_t replicate, int64_t shard) {
+  return Mesh({replicate, shard}, {"dp_replicate", "dp_shard"});
+}
+
+template <class Tree>
+Tree place_fsdp(const Tree& tree, const Mesh& mesh) {
+  const int64_t n = mesh.axis_size("dp_shard");
+  return tree_map(
+      [&](const Array& a) {
+        std::vector<DimSplit> dims(static_cast<size_t>(a.ndim()), none);
+        for (int d = a.ndim() - 1; d >= (a.ndim() >= 3 ? 1 : 0) && a.ndim() >= 2; --d) {
+          if (a.shape()[d] % n == 0) {
+            dims[d] = "dp_shard";
+            break;
+          }
+        }
+        return device_put(a, NamedSharding(mesh, PartitionSpec(dims)));
+      },
+      tree);
+}
+
+inline Array place_batch(const Array& xs, const Mesh& mesh) {
+  return device_put(xs, NamedSharding(mesh, P(none, AxisNames{"dp_replicate", "dp_shard"})));
 }
 
 template <class Model>

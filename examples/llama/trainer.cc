@@ -313,17 +313,29 @@ absl::StatusOr<TrainResult> Run::train(const Model& model) {
     out_ << "training.steps = " << t.steps << " is reached already: nothing to train\n";
   }
   const int64_t dp = config_.parallelism.data_parallel_replicate_degree;
-  if (dp > device_count()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("parallelism.data_parallel_replicate_degree = ", dp, " needs ", dp,
-                     " devices, there are ", device_count(), " (set GRAFT_CPU_DEVICES=", dp, ")"));
+  const int64_t fsdp = config_.parallelism.data_parallel_shard_degree;
+  if (dp * fsdp > device_count()) {
+    const std::string which = fsdp == 1 ? "data_parallel_replicate_degree = " + std::to_string(dp)
+                                        : absl::StrCat("data_parallel_replicate_degree x ",
+                                                       "data_parallel_shard_degree = ", dp, " x ",
+                                                       fsdp);
+    return absl::InvalidArgumentError(absl::StrCat("parallelism.", which, " needs ", dp * fsdp,
+                                                   " devices, there are ", device_count(),
+                                                   " (set GRAFT_CPU_DEVICES=", dp * fsdp, ")"));
   }
-  if (dp > 1) {
-    out_ << "data parallel over " << dp
-         << " devices: " << t.batch_size / t.gradient_accumulation_steps / dp
+  const int64_t rows = t.batch_size / t.gradient_accumulation_steps / (dp * fsdp);
+  std::optional<Mesh> fsdp_devices;
+  if (fsdp > 1) {
+    fsdp_devices = fsdp_mesh(dp, fsdp);
+    params = place_fsdp(params, *fsdp_devices);
+    opt_state = place_fsdp(opt_state, *fsdp_devices);
+    out_ << "FSDP over " << dp * fsdp << " devices (" << fsdp << " sharded x " << dp
+         << " replicated, jit shardings): " << rows << " rows per device per micro-batch\n";
+  } else if (dp > 1) {
+    out_ << "data parallel over " << dp << " devices: " << rows
          << " rows per device per micro-batch\n";
   }
-  auto train_step = make_train_step(model, opt, dp);
+  auto train_step = make_train_step(model, opt, fsdp > 1 ? 1 : dp);
   auto eval_step = make_eval_step(model);
 
   const int64_t k = t.gradient_accumulation_steps;
@@ -335,6 +347,10 @@ absl::StatusOr<TrainResult> Run::train(const Model& model) {
   int64_t step = result_.first_step;
   while (step < t.steps) {
     auto [xs, ys] = next_batches(*data_.train, k);
+    if (fsdp_devices) {
+      xs = place_batch(xs, *fsdp_devices);
+      ys = place_batch(ys, *fsdp_devices);
+    }
     auto [new_params, new_state, metrics] = train_step(params, opt_state, xs, ys);
     params = std::move(new_params);
     opt_state = std::move(new_state);

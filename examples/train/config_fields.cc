@@ -95,7 +95,7 @@ std::vector<Field> make_fields() {
 
       F(parallelism, data_parallel_replicate_degree, T::kInt,
         "devices the batch is split over (parameters replicated)"),
-      F(parallelism, data_parallel_shard_degree, T::kInt, "FSDP: not supported yet (1)"),
+      F(parallelism, data_parallel_shard_degree, T::kInt, "FSDP: devices parameters and optimizer state are split over"),
       F(parallelism, tensor_parallel_degree, T::kInt, "not supported yet (1)"),
       F(parallelism, expert_parallel_degree, T::kInt, "not supported yet (1)"),
   };

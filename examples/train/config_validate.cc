@@ -128,7 +128,9 @@ absl::Status check_ranges(const TrainConfig& c,
 
   const ParallelismConfig& par = c.parallelism;
   const int64_t dp = par.data_parallel_replicate_degree;
+  const int64_t fsdp = par.data_parallel_shard_degree;
   k.require(dp >= 1, "parallelism.data_parallel_replicate_degree", "must be >= 1");
+  k.require(fsdp >= 1, "parallelism.data_parallel_shard_degree", "must be >= 1");
   const int64_t micro = t.gradient_accumulation_steps >= 1 && t.batch_size > 0
                             ? t.batch_size / t.gradient_accumulation_steps
                             : 0;
@@ -136,11 +138,13 @@ absl::Status check_ranges(const TrainConfig& c,
             "must divide the micro-batch (training.batch_size / "
             "training.gradient_accumulation_steps = " +
                 str(micro) + ")");
+  k.require(dp < 1 || fsdp < 1 || micro <= 0 || micro % (dp * fsdp) == 0,
+            "parallelism.data_parallel_shard_degree",
+            "times data_parallel_replicate_degree must divide the micro-batch (" + str(micro) +
+                ")");
   const char* unsupported =
-      "must be 1: only data_parallel_replicate_degree is supported yet (FSDP, tensor and "
-      "expert parallelism need sharded arrays, which graft does not have)";
-  k.require(par.data_parallel_shard_degree == 1, "parallelism.data_parallel_shard_degree",
-            unsupported);
+      "must be 1: tensor and expert parallel degrees are not supported by the trainer yet "
+      "(only the data parallel ones)";
   k.require(par.tensor_parallel_degree == 1, "parallelism.tensor_parallel_degree", unsupported);
   k.require(par.expert_parallel_degree == 1, "parallelism.expert_parallel_degree", unsupported);
   return k.status();

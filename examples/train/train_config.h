@@ -112,10 +112,12 @@ struct SampleConfig {
   bool operator==(const SampleConfig&) const = default;
 };
 
-// torchtitan's degrees. Only data_parallel_replicate_degree runs today (a shard_map over a
-// one-axis mesh "data": parameters replicated, each device its slice of every micro-batch);
-// FSDP, tensor and expert parallelism need sharded arrays and jit shardings, which graft does
-// not have yet, and are refused by validation.
+// torchtitan's degrees. data_parallel_replicate_degree alone: a shard_map over a one-axis
+// mesh "data" (parameters replicated, each device its slice of every micro-batch).
+// data_parallel_shard_degree > 1 (FSDP, HSDP with both): jit shardings over the mesh
+// dp_replicate x dp_shard, the batch split over both, parameters and optimizer state split
+// over dp_shard (examples/llama/train_step.h, place_fsdp). Tensor and expert parallel degrees
+// are refused by validation (not supported yet).
 struct ParallelismConfig {
   int64_t data_parallel_replicate_degree = 1;
   int64_t data_parallel_shard_degree = 1;

@@ -118,6 +118,36 @@ TEST(TrainerTest, DataParallelMatchesOneDevice) {
             "GRAFT_CPU_DEVICES=8)");
 }
 
+TEST(TrainerTest, FsdpMatchesOneDevice) {
+  // [parallelism] data_parallel_shard_degree = 2 x data_parallel_replicate_degree = 2 (HSDP on
+  // 4 devices): parameters and AdamW state split over dp_shard, the batch over both axes; the
+  // step is partitioned by jit from those shardings and follows the one-device run.
+  train::TrainConfig one = tiny_config(fresh_test_dir("fsdp_one"));
+  one.training.steps = 3;
+  one.metrics.eval_freq = 0;
+  one.sample.max_new_tokens = 0;
+  train::TrainConfig four = one;
+  four.job.dump_folder = fresh_test_dir("fsdp_four");
+  four.parallelism.data_parallel_shard_degree = 2;
+  four.parallelism.data_parallel_replicate_degree = 2;
+  std::ostringstream log;
+  auto a = run_training(one, log);
+  auto b = run_training(four, log);
+  ASSERT_TRUE(a.ok() && b.ok()) << log.str() << (b.ok() ? "" : b.status().ToString());
+  for (int i = 0; i < 3; ++i) EXPECT_NEAR(a->step_losses[i], b->step_losses[i], 2e-4) << i;
+  EXPECT_NE(log.str().find("FSDP over 4 devices (2 sharded x 2 replicated, jit shardings): 2 "
+                           "rows per device"),
+            std::string::npos)
+      << log.str();
+  four.parallelism.data_parallel_shard_degree = 4;  // 2 x 4 = 8 > 4 devices
+  four.job.dump_folder = fresh_test_dir("fsdp_eight");
+  auto c = run_training(four, log);
+  ASSERT_FALSE(c.ok());
+  EXPECT_EQ(c.status().message(),
+            "parallelism.data_parallel_replicate_degree x data_parallel_shard_degree = 2 x 4 "
+            "needs 8 devices, there are 4 (set GRAFT_CPU_DEVICES=8)");
+}
+
 TEST(TrainerTest, BadInputsAreStatusErrors) {
   train::TrainConfig c = tiny_config(fresh_test_dir("bad"));
   c.training.steps = 1;

@@ -156,10 +156,15 @@ TEST(TrainConfig, OutOfRangeValues) {
            {"[training]\nbatch_size = 8\n[parallelism]\ndata_parallel_replicate_degree = 3",
             "parallelism.data_parallel_replicate_degree = 3: must divide the micro-batch "
             "(training.batch_size / training.gradient_accumulation_steps = 8)"},
-           {"[parallelism]\ndata_parallel_shard_degree = 2",
-            "parallelism.data_parallel_shard_degree = 2: must be 1: only "
-            "data_parallel_replicate_degree is supported yet"},
-           {"[parallelism]\ntensor_parallel_degree = 2", "parallelism.tensor_parallel_degree = 2"},
+           {"[parallelism]\ndata_parallel_shard_degree = 0",
+            "parallelism.data_parallel_shard_degree = 0: must be >= 1"},
+           {"[training]\nbatch_size = 8\n[parallelism]\ndata_parallel_replicate_degree = 2\n"
+            "data_parallel_shard_degree = 3",
+            "parallelism.data_parallel_shard_degree = 3: times data_parallel_replicate_degree "
+            "must divide the micro-batch (8)"},
+           {"[parallelism]\ntensor_parallel_degree = 2",
+            "parallelism.tensor_parallel_degree = 2: must be 1: tensor and expert parallel "
+            "degrees are not supported by the trainer yet"},
            {"[parallelism]\nexpert_parallel_degree = 4", "parallelism.expert_parallel_degree = 4"},
            {"[model]\nvocab_size = 300\n[sample]\ntop_k = 301",
             "sample.top_k = 301: must be <= model.vocab_size = 300"},

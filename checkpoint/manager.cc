@@ -16,6 +16,7 @@
 #include "checkpoint/file_util.h"
 #include "checkpoint/safetensors.h"
 #include "checkpoint/save_job.h"
+#include "core/sharding.h"
 #include "core/error.h"
 
 namespace graft::checkpoint {
@@ -222,6 +223,7 @@ absl::Status CheckpointManager::save(int64_t step, const Composite& items, const
           }
           LeafMeta l{paths[i], tensor_name_for_path(paths[i]), a.dtype(), a.shape()};
           l.nbytes = static_cast<uint64_t>(a.nbytes());
+          if (a.node()->sharding != nullptr) l.sharding = a.sharding().str();
           if (absl::Status s = validate_tensor_name(l.tensor); !s.ok()) {
             return absl::InvalidArgumentError("item \"" + name + "\": " + std::string(s.message()));
           }

@@ -38,6 +38,8 @@ struct LeafMeta {
   std::string tensor;  // its name in the item's safetensors file
   DType dtype = DType::kF32;
   Shape shape;
+  // "replicated" for an array without a sharding, else its NamedSharding's text (what it
+  // was saved from; restore places leaves as its target's are).
   std::string sharding = "replicated";
   uint64_t nbytes = 0;
   uint32_t crc32c = 0;

@@ -9,6 +9,7 @@
 #include "checkpoint/safetensors.h"
 #include "core/error.h"
 #include "core/ops.h"
+#include "core/sharding.h"
 
 namespace graft::checkpoint {
 namespace {
@@ -57,6 +58,11 @@ absl::StatusOr<Item> restore_tree(const std::string& dir, const ItemMeta& im, co
     if (want != l.dtype) {
       a = astype(a, want);
       eval(a);
+    }
+    // Restored as the target is placed (Orbax's target shardings): a checkpoint saved under
+    // one mesh restores under another (the file holds whole tensors).
+    if (target && target->leaves()[i].valid() && target->leaves()[i].node()->sharding) {
+      a = device_put(a, target->leaves()[i].sharding());
     }
     leaves.push_back(std::move(a));
   }

@@ -148,6 +148,39 @@ TEST(TrainerTest, FsdpMatchesOneDevice) {
             "needs 8 devices, there are 4 (set GRAFT_CPU_DEVICES=8)");
 }
 
+TEST(TrainerTest, FsdpCheckpointResumesUnderAnotherMesh) {
+  // Saved at step 2 by an FSDP run on 2 x 2 devices, resumed by a run on 2 devices and then
+  // by one on 1: the losses follow an uninterrupted one-device run.
+  train::TrainConfig one = tiny_config(fresh_test_dir("mesh_one"));
+  one.training.steps = 4;
+  one.metrics.eval_freq = 0;
+  one.sample.max_new_tokens = 0;
+  std::ostringstream log;
+  auto full = run_training(one, log);
+  ASSERT_TRUE(full.ok()) << log.str();
+  train::TrainConfig c = one;
+  c.job.dump_folder = fresh_test_dir("mesh_change");
+  c.checkpoint.enable = true;
+  c.checkpoint.interval = 1;
+  c.parallelism.data_parallel_shard_degree = 2;
+  c.parallelism.data_parallel_replicate_degree = 2;
+  auto first = run_training(c, log, {.stop_after_step = 2});
+  ASSERT_TRUE(first.ok()) << first.status() << log.str();
+  c.parallelism.data_parallel_replicate_degree = 1;
+  auto second = run_training(c, log, {.stop_after_step = 3});
+  ASSERT_TRUE(second.ok()) << second.status() << log.str();
+  EXPECT_EQ(second->first_step, 2);
+  c.parallelism.data_parallel_shard_degree = 1;
+  auto third = run_training(c, log);
+  ASSERT_TRUE(third.ok()) << third.status() << log.str();
+  EXPECT_EQ(third->first_step, 3);
+  std::vector<double> resumed = first->step_losses;
+  resumed.insert(resumed.end(), second->step_losses.begin(), second->step_losses.end());
+  resumed.insert(resumed.end(), third->step_losses.begin(), third->step_losses.end());
+  ASSERT_EQ(resumed.size(), 4u);
+  for (int i = 0; i < 4; ++i) EXPECT_NEAR(resumed[i], full->step_losses[i], 2e-4) << i;
+}
+
 TEST(TrainerTest, BadInputsAreStatusErrors) {
   train::TrainConfig c = tiny_config(fresh_test_dir("bad"));
   c.training.steps = 1;

@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "core/primitives/debug.h"
+#include "core/primitives/shard_map.h"
 #include "transforms/passes/passes.h"
 
 namespace graft::detail {
@@ -233,7 +234,18 @@ std::shared_ptr<JitEntry> compile(const FlatFn& fn, const std::vector<Aval>& ava
 }
 
 MemoryAnalysis memory_of(const JitEntry& e) {
-  return MemoryAnalysis{e.executable->peak_bytes(), e.executable->total_bytes()};
+  MemoryAnalysis m{e.executable->peak_bytes(), e.executable->total_bytes()};
+  const Program& p = e.executable->program();
+  if (!e.out_shardings.empty() && p.instrs.size() == 1 &&
+      p.instrs[0].prim->id() == PrimitiveId::kShardMap) {
+    const auto& body = static_cast<const ShardMap&>(*p.instrs[0].prim).bodies()[0];
+    auto per_device = default_backend().compile(body, std::vector<bool>(body->inputs.size()));
+    m.per_device_peak_bytes = per_device->peak_bytes();
+    for (const Aval& a : body->input_avals()) {
+      m.per_device_peak_bytes += numel(a.shape) * dtype_size(a.dtype);
+    }
+  }
+  return m;
 }
 
 std::vector<Array> run(const JitEntry& e, const std::vector<Array>& leaves) {

@@ -75,6 +75,10 @@ struct JitOptions {
 struct MemoryAnalysis {
   int64_t peak_bytes = 0;   // max over the schedule of live bytes, with in-place reuse
   int64_t total_bytes = 0;  // sum over all defined values (no freeing, no reuse)
+  // A program partitioned over a mesh (jit with shardings): what one device holds at its
+  // peak, its blocks of the arguments included (the per-device program's planned peak plus
+  // its inputs). 0 for a program that is not partitioned.
+  int64_t per_device_peak_bytes = 0;
 };
 
 struct JitStats {

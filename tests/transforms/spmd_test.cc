@@ -167,6 +167,37 @@ TEST(JitShardingTest, FsdpScanOverLayersEqualsUnsharded) {
   EXPECT_NE(text.find("scan"), std::string::npos) << text;
 }
 
+// FSDP holds 1/8 of the weights and optimizer-like state per device; the per-device peak of
+// the partitioned program shows it (the gathered weight of the layer in use and the summed
+// gradient are whole while they live).
+TEST(JitShardingTest, FsdpLowersThePerDevicePeak) {
+  Mesh mesh({8}, {"data"});
+  Array x = rnd({16, 256}, 0.1), w1 = rnd({256, 256}, 0.2), w2 = rnd({256, 256}, 0.3);
+  Array m1 = rnd({256, 256}, 0.4), m2 = rnd({256, 256}, 0.5);
+  auto step = [](const Array& x, const Array& w1, const Array& w2, const Array& m1,
+                 const Array& m2) {
+    auto [g1, g2] = grad(mlp_loss, argnums<1, 2>)(x, w1, w2);
+    Array n1 = m1 * 0.9 + g1, n2 = m2 * 0.9 + g2;  // momentum-like state, as big as the weights
+    return std::tuple{w1 - n1 * 0.1, w2 - n2 * 0.1, n1, n2};
+  };
+  NamedSharding batch(mesh, P("data")), rep(mesh, P()), split(mesh, P(none, "data"));
+  auto dp = jit(step, {.in_shardings = {batch, rep, rep, rep, rep}});
+  auto fsdp = jit(step, {.in_shardings = {batch, split, split, split, split},
+                         .out_shardings = {split}});
+  const int64_t a = dp.memory_analysis(x, w1, w2, m1, m2).per_device_peak_bytes;
+  const int64_t b = fsdp.memory_analysis(x, w1, w2, m1, m2).per_device_peak_bytes;
+  RecordProperty("dp_per_device_peak_bytes", std::to_string(a));
+  RecordProperty("fsdp_per_device_peak_bytes", std::to_string(b));
+  EXPECT_GT(a, 4 * 256 * 256 * 8);  // four replicated f64 [256, 256] arguments at least
+  EXPECT_LT(b, a * 3 / 4) << a << " " << b;
+  EXPECT_EQ(jit(step).memory_analysis(x, w1, w2, m1, m2).per_device_peak_bytes, 0);
+  auto got = fsdp(x, w1, w2, m1, m2);
+  auto want = step(x, w1, w2, m1, m2);
+  expect_near(std::get<0>(got), std::get<0>(want), 1e-12, "w1");
+  expect_near(std::get<3>(got), std::get<3>(want), 1e-12, "m2");
+  EXPECT_EQ(std::get<3>(got).sharding(), split);
+}
+
 TEST(JitShardingTest, OutShardingsAndCacheKey) {
   Mesh mesh({2, 4}, {"data", "model"});
   Array x = rnd({8, 8}, 0.3);

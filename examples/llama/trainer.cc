@@ -335,7 +335,7 @@ absl::StatusOr<TrainResult> Run::train(const Model& model) {
     out_ << "data parallel over " << dp << " devices: " << rows
          << " rows per device per micro-batch\n";
   }
-  auto train_step = make_train_step(model, opt, fsdp > 1 ? 1 : dp);
+  auto train_step = make_train_step(model, opt, fsdp > 1 ? 1 : dp, fsdp_devices);
   auto eval_step = make_eval_step(model);
 
   const int64_t k = t.gradient_accumulation_steps;

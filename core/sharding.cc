@@ -105,6 +105,8 @@ NamedSharding::NamedSharding(Mesh mesh, PartitionSpec spec)
       seen.push_back(a);
     }
   }
+  text_ = is_single_device() ? "SingleDevice(" + mesh_.devices()[0].str() + ")"
+                             : absl::StrCat("NamedSharding(", mesh_.str(), ", ", spec_.str(), ")");
 }
 
 bool NamedSharding::is_fully_replicated() const {
@@ -166,10 +168,6 @@ ShardIndex NamedSharding::shard_index(const Shape& shape, int64_t k) const {
   return index;
 }
 
-std::string NamedSharding::str() const {
-  if (is_single_device()) return "SingleDevice(" + mesh_.devices()[0].str() + ")";
-  return absl::StrCat("NamedSharding(", mesh_.str(), ", ", spec_.str(), ")");
-}
 
 namespace detail {
 

@@ -127,13 +127,16 @@ class NamedSharding {
   // The block of the device at position `k` of the mesh (row-major), for an array of `shape`.
   ShardIndex shard_index(const Shape& shape, int64_t k) const;
 
-  std::string str() const;  // "NamedSharding(Mesh(data=2), P('data'))", "SingleDevice(cpu:0)"
+  // "NamedSharding(Mesh(data=2), P('data'))", "SingleDevice(cpu:0)"; made once (jit hashes
+  // it for every sharded leaf of every call).
+  const std::string& str() const { return text_; }
   bool operator==(const NamedSharding& o) const { return mesh_ == o.mesh_ && spec_ == o.spec_; }
   bool operator!=(const NamedSharding& o) const { return !(*this == o); }
 
  private:
   Mesh mesh_;
   PartitionSpec spec_;
+  std::string text_;
 };
 
 // One device's part of an array (jax.Shard).

@@ -9,6 +9,7 @@
 #include "core/ops.h"
 #include "core/sharding.h"
 #include "gtest/gtest.h"
+#include "tests/transforms/mesh_test_util.h"
 #include "transforms/autodiff.h"
 #include "transforms/control_flow.h"
 #include "transforms/jit.h"
@@ -16,16 +17,8 @@
 namespace graft {
 namespace {
 
-Array rnd(const Shape& s, double phase) {
-  return reshape(sin(arange(0.0, static_cast<double>(numel(s)), 1.0, DType::kF64) * 0.7 + phase),
-                 s);
-}
-
-void expect_near(const Array& got, const Array& want, double tol, const std::string& what) {
-  ASSERT_EQ(got.shape(), want.shape()) << what;
-  std::vector<double> g = got.to_vector<double>(), w = want.to_vector<double>();
-  for (size_t i = 0; i < g.size(); ++i) ASSERT_NEAR(g[i], w[i], tol) << what << " at " << i;
-}
+using testing::expect_near;
+using testing::rnd;
 
 int count(const std::string& text, const std::string& what) {
   int n = 0;

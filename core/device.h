@@ -4,8 +4,12 @@
 //   for (const graft::Device& d : graft::devices()) std::cout << d.str() << "\n";  // cpu:0 ...
 //
 // shard_map and pmap (transforms/shard_map.h, pmap.h) run member k on device k's execution stream
-// (the CPU backend's worker thread for it). Arrays placed on a device (device_put) and
-// multi-process worlds (MPI) are not there yet.
+// (the CPU backend's worker thread for it).
+//
+// Several processes (mpirun -np P) join into one world with distributed::initialize()
+// (core/distributed/mpi.h), called before the devices are first read: each process presents
+// its own GRAFT_CPU_DEVICES devices, numbered after those of the processes before it, so
+// devices() lists the whole world and local_devices() this process's.
 #pragma once
 
 #include <string>
@@ -32,11 +36,18 @@ absl::StatusOr<int> cpu_device_count_from_env(const char* value);
 // All devices (read from GRAFT_CPU_DEVICES on first use and fixed for the process). A bad
 // GRAFT_CPU_DEVICES is a graft::Error ("[devices] GRAFT_CPU_DEVICES=...") on every call.
 const std::vector<Device>& devices();
-// The devices of this process (all of them: one process today).
+// The devices of this process.
 std::vector<Device> local_devices();
 int device_count();
 int local_device_count();
-int process_index();  // 0 today
-int process_count();  // 1 today
+int process_index();  // 0 in a one-process run
+int process_count();  // 1 unless distributed::initialize joined several
+
+namespace detail {
+// Makes this process `index` of a world whose processes have local_counts[p] devices each
+// (distributed::initialize calls it). FailedPrecondition if the devices were already read
+// (the world is fixed on first use, as in JAX); InvalidArgument if the counts do not fit.
+absl::Status set_process_world(int index, std::vector<int> local_counts);
+}  // namespace detail
 
 }  // namespace graft

@@ -14,6 +14,8 @@ packages=(
   llvm-14-dev       # LLVM's ORC JIT: fused elementwise groups compiled to native loops
   nlohmann-json3-dev   # JSON: checkpoint metadata, test vectors
   libtomlplusplus-dev  # TOML: training configs
+  libopenmpi-dev    # MPI: collectives between processes (core/distributed/mpi.cc)
+  openmpi-bin       # mpirun, for multi-process runs and their tests
   fortunes          # the default English training corpus (/usr/share/games/fortunes)
 )
 

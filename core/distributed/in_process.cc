@@ -43,8 +43,14 @@ void InProcessGroup::abort(const std::string& why) {
   cv_.notify_all();
 }
 
-MemberScope::MemberScope(AxisMask axes, InProcessGroup* group, int rank) {
-  memberships.push_back({axes, group, rank});
+bool InProcessGroup::aborted() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return aborted_;
+}
+
+MemberScope::MemberScope(AxisMask axes, InProcessGroup* group, int rank,
+                         const GroupLayout* layout) {
+  memberships.push_back({axes, group, rank, layout});
 }
 
 MemberScope::~MemberScope() { memberships.pop_back(); }

@@ -28,6 +28,7 @@ class InProcessGroup {
   const std::vector<const void*>& exchange(const char* op, int rank, const void* mine);
   void done(const char* op);
   void abort(const std::string& why);
+  bool aborted();
 
  private:
   void barrier(const char* op, std::unique_lock<std::mutex>& lock);
@@ -42,19 +43,36 @@ class InProcessGroup {
   std::string why_;
 };
 
+// A group whose members are on several processes (multi-process runs, core/distributed/mpi.h):
+// where each member rank lives. The members of this process meet in an InProcessGroup of their
+// own (ranks `here`, in that order); its first member exchanges with the other processes.
+struct GroupLayout {
+  std::vector<int> process;  // per member rank: the process of its device
+  std::vector<int> local;    // per member rank: its index in `here`, or -1 on another process
+  std::vector<int> here;     // this process's member ranks, ascending
+  std::vector<int> procs;    // the processes with members, ascending
+  int tag = 0;               // tells this group's messages apart (mpi::exchange)
+  int size() const { return static_cast<int>(process.size()); }
+};
+
 // What a collective kernel running on a device of a shard_map (or pmap) sees: for a set of
 // mesh axes, the group of devices that share their coordinates on the other axes, and its
-// rank there.
+// rank there. layout is null when every member is in this process (group ranks are then
+// member ranks).
 struct Membership {
   AxisMask axes = 0;
   InProcessGroup* group = nullptr;
   int rank = 0;
+  const GroupLayout* layout = nullptr;
+  int size() const { return layout != nullptr ? layout->size() : group->size(); }
+  int local_rank() const { return layout != nullptr ? layout->local[rank] : rank; }
 };
 
 // Makes this thread member `rank` of `group` for the set `axes` while it lives.
 class MemberScope {
  public:
-  MemberScope(AxisMask axes, InProcessGroup* group, int rank);
+  MemberScope(AxisMask axes, InProcessGroup* group, int rank,
+              const GroupLayout* layout = nullptr);
   ~MemberScope();
   MemberScope(const MemberScope&) = delete;
   MemberScope& operator=(const MemberScope&) = delete;

@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "core/error.h"
 #include "gtest/gtest.h"
@@ -35,6 +36,33 @@ TEST(DeviceTest, ABadCountMakesDevicesThrowNamingIt) {
   ASSERT_EQ(waitpid(pid, &status, 0), pid);
   ASSERT_TRUE(WIFEXITED(status));
   EXPECT_EQ(WEXITSTATUS(status), 0) << "1: no error, 2: another message";
+}
+
+// A process world set before the devices are read (what distributed::initialize does after
+// MPI told it the ranks): this process is 1 of 3 with 2, 8 and 3 devices. Checked in a child,
+// the first reader of the list there; bad worlds are refused first.
+TEST(DeviceTest, AProcessWorldNumbersDevicesAfterThePreviousProcesses) {
+  pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    int bad = 10;
+    if (detail::set_process_world(3, {2, 8, 3}).code() != absl::StatusCode::kInvalidArgument) _exit(bad);
+    if (detail::set_process_world(0, {2, 0}).code() != absl::StatusCode::kInvalidArgument) _exit(bad + 1);
+    if (!detail::set_process_world(1, {2, 8, 3}).ok()) _exit(bad + 2);
+    if (device_count() != 13 || process_count() != 3 || process_index() != 1) _exit(bad + 3);
+    std::vector<Device> local = local_devices();
+    if (local.size() != 8 || local[0].id != 2 || local[7].id != 9) _exit(bad + 4);
+    if (devices()[1].process_index != 0 || devices()[10].process_index != 2) _exit(bad + 5);
+    // Fixed once read.
+    if (detail::set_process_world(0, {13}).code() != absl::StatusCode::kFailedPrecondition) {
+      _exit(bad + 6);
+    }
+    _exit(0);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0) << "the check numbered (status - 10) failed";
 }
 
 TEST(DeviceTest, ParsesTheCpuDeviceCount) {

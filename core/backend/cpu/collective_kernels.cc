@@ -1,18 +1,21 @@
 // CPU kernels of the collectives: the devices of a shard_map (one thread per virtual device,
 // shard_map_kernel.cc) exchange buffer pointers through their in-process group
-// (core/distributed/in_process.h) and each reads the others' buffers directly. The
-// all-reduces split the work: member r reduces its share of the elements over all members
-// and writes it into every member's output.
+// (core/distributed/in_process.h) and each reads the others' buffers directly; members on
+// other processes' devices send their inputs over MPI (core/distributed/mpi.h), fetched once
+// per process. The all-reduces split the work: each member here reduces its share of the
+// elements over all members and writes it into every output here.
 #include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <exception>
+#include <memory>
 #include <type_traits>
 #include <vector>
 
 #include "core/backend/cpu/kernel.h"
 #include "core/backend/cpu/strided_copy.h"
 #include "core/distributed/in_process.h"
+#include "core/distributed/mpi.h"
 #include "core/error.h"
 #include "core/primitives/collective.h"
 
@@ -27,38 +30,91 @@ struct Published {
   void* out;
 };
 
-// Member's view of the exchange: every member's (input, output), valid until done().
+// Member's view of the exchange: every member's (input, output), valid until done(). In a
+// group that spans processes the first member of this process fetches the other processes'
+// inputs (each `in_bytes` long) over MPI into a staging buffer the members here read; their
+// outputs are null (each process writes only its own members' outputs).
 struct Exchange {
   const Membership& me;
-  const std::vector<const void*>* slots;
+  const std::vector<const void*>* slots = nullptr;  // one process: by member rank
+  std::vector<Published> view;                      // across processes: by member rank
+  std::unique_ptr<char[]> staging;                  // the fetching member's
   const char* op;
-  Exchange(const char* op_name, const Collective& p, const Published* mine)
+  Exchange(const char* op_name, const Collective& p, const Published* mine, size_t in_bytes)
       : me(distributed::membership(op_name, p.mask())), op(op_name) {
-    if (me.group->size() != p.group_size()) {
-      fail(op, "the group has ", me.group->size(), " members, the collective expects ",
-           p.group_size());
+    if (me.size() != p.group_size()) {
+      fail(op, "the group has ", me.size(), " members, the collective expects ", p.group_size());
     }
-    slots = &me.group->exchange(op, me.rank, mine);
+    if (me.layout == nullptr) {
+      slots = &me.group->exchange(op, me.rank, mine);
+      return;
+    }
+    const distributed::GroupLayout& g = *me.layout;
+    const int lr = me.local_rank();
+    std::vector<Published> here;
+    for (const void* v : me.group->exchange(op, lr, mine)) {
+      here.push_back(*static_cast<const Published*>(v));
+    }
+    me.group->done(op);  // every member has its copy: the slots may be written again
+    // This process's inputs go out packed in rank order; each process's arrive the same way.
+    std::vector<int> count(g.procs.size(), 0);
+    for (int q = 0; q < g.size(); ++q) {
+      ++count[std::find(g.procs.begin(), g.procs.end(), g.process[q]) - g.procs.begin()];
+    }
+    std::vector<size_t> first(g.procs.size() + 1, 0);
+    for (size_t j = 0; j < g.procs.size(); ++j) first[j + 1] = first[j] + count[j] * in_bytes;
+    const void* shared = nullptr;
+    if (lr == 0) {
+      staging.reset(new char[first.back() + 1]);
+      const size_t mine_at = static_cast<size_t>(
+          std::find(g.procs.begin(), g.procs.end(), g.process[g.here[0]]) - g.procs.begin());
+      for (size_t j = 0; j < here.size(); ++j) {
+        if (in_bytes > 0) std::memcpy(staging.get() + first[mine_at] + j * in_bytes, here[j].in, in_bytes);
+      }
+      std::vector<size_t> bytes;
+      std::vector<char*> out;
+      for (size_t j = 0; j < g.procs.size(); ++j) {
+        bytes.push_back(count[j] * in_bytes);
+        out.push_back(staging.get() + first[j]);
+      }
+      distributed::InProcessGroup* group = me.group;
+      distributed::mpi::exchange(op, g.tag, g.procs, staging.get() + first[mine_at], bytes, out,
+                                 [group] { return group->aborted(); });
+      shared = staging.get();
+    }
+    const char* base = static_cast<const char*>(me.group->exchange(op, lr, shared)[0]);
+    std::vector<int> seen(g.procs.size(), 0);
+    for (int q = 0; q < g.size(); ++q) {
+      const size_t j = std::find(g.procs.begin(), g.procs.end(), g.process[q]) - g.procs.begin();
+      const char* in = base + first[j] + seen[j]++ * in_bytes;
+      view.push_back(g.local[q] >= 0 ? here[g.local[q]] : Published{in, nullptr});
+    }
   }
   // Waits until every member has read this one's buffers, unless this member is failing (the
   // shard_map then aborts the groups, which releases the others).
   ~Exchange() noexcept(false) {
     if (std::uncaught_exceptions() == 0) me.group->done(op);
   }
-  const Published& of(int q) const { return *static_cast<const Published*>((*slots)[q]); }
-  int size() const { return me.group->size(); }
+  const Published& of(int q) const {
+    return slots != nullptr ? *static_cast<const Published*>((*slots)[q]) : view[q];
+  }
+  int size() const { return me.size(); }
+  // The members on this process share the reductions' work: how many, and which one this is.
+  int workers() const { return me.group->size(); }
+  int worker() const { return me.local_rank(); }
 };
 
 template <typename T>
 using Acc = std::conditional_t<std::is_same_v<T, f16> || std::is_same_v<T, bf16>, float, T>;
 
-// Member r reduces elements [lo, hi) over all members (source by source, so the inner loops
-// vectorize), then copies that share into every other member's output.
+// Worker w (a member on this process) reduces elements [lo, hi) over all members (source by
+// source, so the inner loops vectorize), then copies that share into the output of every
+// member on this process.
 template <typename T>
 void all_reduce(PrimitiveId id, const Exchange& x, int64_t count) {
   const int n = x.size();
-  const int64_t share = (count + n - 1) / n;
-  const int64_t lo = std::min(count, share * x.me.rank), hi = std::min(count, lo + share);
+  const int64_t share = (count + x.workers() - 1) / x.workers();
+  const int64_t lo = std::min(count, share * x.worker()), hi = std::min(count, lo + share);
   if (hi == lo) return;
   std::vector<Acc<T>> acc(static_cast<size_t>(hi - lo));
   const T* first = static_cast<const T*>(x.of(0).in) + lo;
@@ -87,7 +143,7 @@ void all_reduce(PrimitiveId id, const Exchange& x, int64_t count) {
   T* mine = static_cast<T*>(x.of(x.me.rank).out) + lo;
   for (int64_t e = 0; e < hi - lo; ++e) mine[e] = static_cast<T>(acc[e]);
   for (int q = 0; q < n; ++q) {
-    if (q == x.me.rank) continue;
+    if (q == x.me.rank || x.of(q).out == nullptr) continue;
     std::memcpy(static_cast<T*>(x.of(q).out) + lo, mine, static_cast<size_t>(hi - lo) * sizeof(T));
   }
 }
@@ -96,7 +152,7 @@ void all_reduce_kernel(Call& c) {
   const auto& p = c.params<AllReduce>();
   Published mine{c.in_raw(0), c.out_raw(0)};
   const int64_t count = numel(c.out_aval().shape);
-  Exchange x(p.name().data(), p, &mine);
+  Exchange x(p.name().data(), p, &mine, count * dtype_size(c.out_aval().dtype));
   dispatch_dtype(c.out_aval().dtype, [&]<typename T>() {
     if constexpr (std::is_same_v<T, bool>) {
       // pmax / pmin of bool (psum is refused by its shape rule): or / and.
@@ -120,7 +176,7 @@ void all_gather_kernel(Call& c) {
   const auto esize = static_cast<int64_t>(dtype_size(c.in_aval(0).dtype));
   const int64_t outer = prod(s, 0, p.dim()), inner = prod(s, p.dim(), s.size()) * esize;
   Published mine{c.in_raw(0), c.out_raw(0)};
-  Exchange x("all_gather", p, &mine);
+  Exchange x("all_gather", p, &mine, numel(s) * esize);
   auto* out = static_cast<char*>(mine.out);
   const int n = x.size();
   for (int q = 0; q < n; ++q) {
@@ -153,7 +209,7 @@ void psum_scatter_kernel(Call& c) {
   const int64_t outer = prod(s, 0, p.dim());
   const int64_t inner = prod(s, p.dim() + 1, s.size()) * (p.tiled() ? s[p.dim()] / n : 1);
   Published mine{c.in_raw(0), c.out_raw(0)};
-  Exchange x("psum_scatter", p, &mine);
+  Exchange x("psum_scatter", p, &mine, numel(s) * dtype_size(c.in_aval(0).dtype));
   dispatch_dtype(c.out_aval().dtype, [&]<typename T>() {
     if constexpr (!std::is_same_v<T, bool>)
       scatter_sum<T>(x, outer, inner, static_cast<T*>(mine.out));
@@ -172,7 +228,7 @@ void all_to_all_kernel(Call& c) {
   const int split = p.split(), concat = p.concat();
   const Shape in_strides = row_major_strides(in_shape), out_strides = row_major_strides(out_shape);
   Published mine{c.in_raw(0), c.out_raw(0)};
-  Exchange x("all_to_all", p, &mine);
+  Exchange x("all_to_all", p, &mine, numel(in_shape) * esize);
   const int r = x.me.rank;
   Shape block;
   std::vector<int64_t> src_strides, dst_strides;
@@ -209,7 +265,7 @@ void ppermute_kernel(Call& c) {
   const auto bytes =
       static_cast<size_t>(numel(c.out_aval().shape) * dtype_size(c.out_aval().dtype));
   Published mine{c.in_raw(0), c.out_raw(0)};
-  Exchange x("ppermute", p, &mine);
+  Exchange x("ppermute", p, &mine, bytes);
   const int src = p.source_of(x.me.rank);
   if (bytes == 0) return;
   if (src < 0) {

@@ -80,8 +80,13 @@ bool is_abort(const std::exception_ptr& e) {
 
 int current_device() { return this_device; }
 
-void run_on_devices(int n, const std::function<void(int)>& fn) {
-  if (n > device_count()) fail("pmap", "needs ", n, " devices, there are ", device_count());
+void run_on_devices(const std::vector<int>& on, const std::function<void(int)>& fn) {
+  const int n = static_cast<int>(on.size());
+  for (int d : on) {
+    if (d >= local_device_count()) {
+      fail("pmap", "needs device ", d, " of this process, it has ", local_device_count());
+    }
+  }
   if (this_device >= 0) fail("pmap", "a pmap cannot run on a device stream (pmap inside pmap)");
   struct Join {
     std::mutex mu;
@@ -95,10 +100,10 @@ void run_on_devices(int n, const std::function<void(int)>& fn) {
   {
     std::lock_guard<std::mutex> lock(streams_mu);
     std::vector<std::unique_ptr<Stream>>& s = streams();
-    while (static_cast<int>(s.size()) < n)
-      s.push_back(std::make_unique<Stream>(static_cast<int>(s.size())));
     for (int k = 0; k < n; ++k) {
-      s[k]->submit([join, k, &fn] {
+      while (static_cast<int>(s.size()) <= on[k])
+        s.push_back(std::make_unique<Stream>(static_cast<int>(s.size())));
+      s[on[k]]->submit([join, k, &fn] {
         try {
           fn(k);
         } catch (...) {

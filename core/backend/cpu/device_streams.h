@@ -8,14 +8,15 @@
 #pragma once
 
 #include <functional>
+#include <vector>
 
 namespace graft::cpu {
 
-// Runs fn(k) on device k's stream for k in [0, n), and returns when all have finished. If
-// any threw, rethrows one of the errors (a graft::Error other than "another device failed"
-// first). fn(k) must not itself call run_on_devices (a shard_map inside another is refused when it
-// is traced).
-void run_on_devices(int n, const std::function<void(int)>& fn);
+// Runs fn(i) on the stream of this process's device streams[i] (an index among
+// local_devices()) for every i, and returns when all have finished. If any threw, rethrows one
+// of the errors (a graft::Error other than "another device failed" first). fn must not itself
+// call run_on_devices (a shard_map inside another is refused when it is traced).
+void run_on_devices(const std::vector<int>& streams, const std::function<void(int)>& fn);
 
 // The device whose stream this thread is (-1 on other threads).
 int current_device();

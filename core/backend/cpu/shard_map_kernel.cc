@@ -2,8 +2,13 @@
 // device k's stream (device_streams.h), all devices at once. Each device cuts its own block
 // out of every split input and writes its block of every output (disjoint regions of the
 // outputs, allocated before the devices start). Collectives meet in in-process groups, one
-// per set of mesh axes and combination of coordinates on the other axes.
+// per set of mesh axes and combination of coordinates on the other axes. In a multi-process
+// run (core/distributed/mpi.h) each process runs the members on its own devices, groups that
+// span processes exchange over MPI, and the output blocks computed elsewhere are fetched
+// after the body (write_back).
+#include <algorithm>
 #include <cstring>
+#include <mutex>
 #include <exception>
 #include <memory>
 #include <string>
@@ -12,7 +17,9 @@
 #include "core/backend/cpu/kernel.h"
 #include "core/backend/cpu/run_body.h"
 #include "core/backend/cpu/strided_copy.h"
+#include "core/device.h"
 #include "core/distributed/in_process.h"
+#include "core/distributed/mpi.h"
 #include "core/error.h"
 #include "core/primitives/shard_map.h"
 
@@ -70,14 +77,34 @@ struct AxisSet {
   AxisMask axes = 0;         // global axis bits (core/axis.h)
   std::vector<int> in, out;  // mesh axes in the set, and the others
   std::vector<std::unique_ptr<distributed::InProcessGroup>> groups;
+  // Per group: where its members live, when some are on other processes (else null).
+  std::vector<std::unique_ptr<distributed::GroupLayout>> layouts;
 };
 
-void shard_map_kernel(Call& c) {
-  const auto& p = c.params<ShardMap>();
-  const MeshAxes& mesh = p.mesh();
+std::vector<int64_t> coords(int64_t dev, const MeshAxes& mesh) {
   const int k = static_cast<int>(mesh.names.size());
-  if (k > kMaxMeshAxes) fail(p.name(), "at most ", kMaxMeshAxes, " mesh axes, got ", k);
+  std::vector<int64_t> c(static_cast<size_t>(k));
+  for (int a = k; a-- > 0;) {
+    c[a] = dev % mesh.sizes[a];
+    dev /= mesh.sizes[a];
+  }
+  return c;
+}
+
+// The mesh axes a spec names: the coordinates on them say which block a device holds.
+std::vector<int> named_axes(const DimAxes& spec, int k) {
+  std::vector<int> out;
+  for (int a = 0; a < k; ++a) {
+    if (names(spec, a)) out.push_back(a);
+  }
+  return out;
+}
+
+// The groups of every set of mesh axes, with the layouts of those spanning processes.
+std::vector<AxisSet> make_groups(const MeshAxes& mesh, const std::vector<int>& process_of) {
+  const int k = static_cast<int>(mesh.names.size());
   const int n = static_cast<int>(mesh.size());
+  const int me = process_index();
   std::vector<AxisSet> sets;
   for (int m = 1; m < (1 << k); ++m) {
     AxisSet s;
@@ -91,31 +118,163 @@ void shard_map_kernel(Call& c) {
         s.out.push_back(a);
       }
     }
-    for (int64_t g = 0; g < n / size; ++g) {
-      s.groups.push_back(std::make_unique<distributed::InProcessGroup>(static_cast<int>(size)));
+    const int64_t count = n / size;
+    std::vector<distributed::GroupLayout> layout(static_cast<size_t>(count));
+    for (auto& g : layout) {
+      g.process.assign(static_cast<size_t>(size), 0);
+      g.local.assign(static_cast<size_t>(size), -1);
+    }
+    for (int dev = 0; dev < n; ++dev) {
+      const std::vector<int64_t> c = coords(dev, mesh);
+      layout[linear(c, mesh, s.out)].process[linear(c, mesh, s.in)] = process_of[dev];
+    }
+    for (int64_t g = 0; g < count; ++g) {
+      distributed::GroupLayout& l = layout[g];
+      for (int r = 0; r < size; ++r) {
+        if (l.process[r] == me) {
+          l.local[r] = static_cast<int>(l.here.size());
+          l.here.push_back(r);
+        }
+        if (std::find(l.procs.begin(), l.procs.end(), l.process[r]) == l.procs.end()) {
+          l.procs.push_back(l.process[r]);
+        }
+      }
+      std::sort(l.procs.begin(), l.procs.end());
+      l.tag = 1 + static_cast<int>(sets.size()) * n + static_cast<int>(g);  // 0: write_back
+      s.groups.push_back(std::make_unique<distributed::InProcessGroup>(
+          std::max<int>(1, static_cast<int>(l.here.size()))));
+      s.layouts.push_back(l.procs.size() > 1
+                              ? std::make_unique<distributed::GroupLayout>(std::move(l))
+                              : nullptr);
     }
     sets.push_back(std::move(s));
   }
+  return sets;
+}
+
+// In a multi-process run every process ends with the whole of every output: each block is
+// sent by the process of the first mesh device holding it to the processes that hold it on no
+// device of their own.
+void write_back(Call& c, const ShardMap& p, const std::vector<int>& process_of) {
+  const MeshAxes& mesh = p.mesh();
+  const int k = static_cast<int>(mesh.names.size());
+  const int n = static_cast<int>(mesh.size());
+  const int procs = process_count(), me = process_index();
+  struct Piece {
+    int o;
+    Block block;
+    int from;
+    bool here;  // a device of this process holds it
+  };
+  std::vector<Piece> pieces;
+  for (int o = 0; o < c.num_outputs(); ++o) {
+    const DimAxes& spec = p.out_specs()[o];
+    const std::vector<int> named = named_axes(spec, k);
+    std::vector<int> first(static_cast<size_t>(n), -1);  // per block key: its first device
+    std::vector<bool> here(static_cast<size_t>(n), false);
+    for (int dev = 0; dev < n; ++dev) {
+      const int64_t key = linear(coords(dev, mesh), mesh, named);
+      if (first[key] < 0) first[key] = dev;
+      if (process_of[dev] == me) here[key] = true;
+    }
+    for (int64_t key = 0; key < n; ++key) {
+      if (first[key] < 0) continue;
+      Block b = block_at(c.out_aval(o).shape, spec, mesh, coords(first[key], mesh));
+      pieces.push_back(Piece{o, std::move(b), process_of[first[key]], here[key]});
+    }
+  }
+  std::vector<size_t> bytes(static_cast<size_t>(procs), 0);
+  auto size_of = [&](const Piece& q) {
+    return static_cast<size_t>(numel(q.block.shape) * dtype_size(c.out_aval(q.o).dtype));
+  };
+  for (const Piece& q : pieces) bytes[q.from] += size_of(q);
+  std::vector<std::unique_ptr<char[]>> blobs(static_cast<size_t>(procs));  // not zeroed
+  std::vector<char*> out;
+  for (int j = 0; j < procs; ++j) {
+    blobs[j].reset(new char[bytes[j] + 1]);
+    out.push_back(blobs[j].get());
+  }
+  auto copy = [&](const Piece& q, char* blob, bool into_blob) {
+    const Aval& av = c.out_aval(q.o);
+    const auto esize = static_cast<int64_t>(dtype_size(av.dtype));
+    if (numel(q.block.shape) == 0) return;
+    char* global = static_cast<char*>(c.out_raw(q.o)) + q.block.offset * esize;
+    if (into_blob) {
+      strided_copy(esize, q.block.shape, global, row_major_strides(av.shape), blob,
+                   row_major_strides(q.block.shape));
+    } else {
+      strided_copy(esize, q.block.shape, blob, row_major_strides(q.block.shape), global,
+                   row_major_strides(av.shape));
+    }
+  };
+  std::vector<size_t> at(static_cast<size_t>(procs), 0);
+  for (const Piece& q : pieces) {
+    if (q.from == me) copy(q, blobs[me].get() + at[me], true);
+    at[q.from] += size_of(q);
+  }
+  std::vector<int> all(static_cast<size_t>(procs));
+  for (int j = 0; j < procs; ++j) all[j] = j;
+  distributed::mpi::exchange(p.name().data(), /*tag=*/0, all, blobs[me].get(), bytes, out);
+  std::fill(at.begin(), at.end(), 0);
+  for (const Piece& q : pieces) {
+    if (!q.here) copy(q, blobs[q.from].get() + at[q.from], false);
+    at[q.from] += size_of(q);
+  }
+}
+
+// Shard_maps of a multi-process run go one at a time, so that every process sends their
+// messages in the same order (the tags name groups, not calls).
+std::mutex multi_process_mu;
+
+void shard_map_kernel(Call& c) {
+  const auto& p = c.params<ShardMap>();
+  const MeshAxes& mesh = p.mesh();
+  const int k = static_cast<int>(mesh.names.size());
+  if (k > kMaxMeshAxes) fail(p.name(), "at most ", kMaxMeshAxes, " mesh axes, got ", k);
+  const int n = static_cast<int>(mesh.size());
+  if (n > device_count()) fail(p.name(), "needs ", n, " devices, there are ", device_count());
+  // The mesh is the first n devices; this process runs the members on its own.
+  std::vector<int> process_of(static_cast<size_t>(n)), members, streams;
+  const int first_local = local_devices().front().id;
+  for (int dev = 0; dev < n; ++dev) {
+    process_of[dev] = devices()[dev].process_index;
+    if (process_of[dev] == process_index()) {
+      members.push_back(dev);
+      streams.push_back(dev - first_local);
+    }
+  }
+  const bool multi = process_count() > 1;
+  std::unique_lock<std::mutex> one_at_a_time(multi_process_mu, std::defer_lock);
+  if (multi) one_at_a_time.lock();
+  std::vector<AxisSet> sets = make_groups(mesh, process_of);
   // Outputs are allocated here, on the calling thread; devices write their blocks.
   std::vector<char*> out(static_cast<size_t>(c.num_outputs()));
   for (int o = 0; o < c.num_outputs(); ++o) out[o] = static_cast<char*>(c.out_raw(o));
-  std::vector<Buffers> results(static_cast<size_t>(n));
+  // Which member writes each output block: the first one here that holds it.
+  std::vector<std::vector<bool>> writes(static_cast<size_t>(c.num_outputs()));
+  for (int o = 0; o < c.num_outputs(); ++o) {
+    const std::vector<int> named = named_axes(p.out_specs()[o], k);
+    std::vector<bool> taken(static_cast<size_t>(n), false);
+    for (int dev : members) {
+      const int64_t key = linear(coords(dev, mesh), mesh, named);
+      writes[o].push_back(!taken[key]);
+      taken[key] = true;
+    }
+  }
   auto abort_all = [&](const std::string& why) {
     for (AxisSet& s : sets) {
       for (auto& g : s.groups) g->abort(why);
     }
   };
-  run_on_devices(n, [&](int dev) {
-    std::vector<int64_t> coord(static_cast<size_t>(k));
-    for (int a = k, r = dev; a-- > 0;) {
-      coord[a] = r % mesh.sizes[a];
-      r /= static_cast<int>(mesh.sizes[a]);
-    }
-    std::vector<std::unique_ptr<distributed::MemberScope>> member;
+  run_on_devices(streams, [&](int member) {
+    const int dev = members[member];
+    const std::vector<int64_t> coord = coords(dev, mesh);
+    std::vector<std::unique_ptr<distributed::MemberScope>> scopes;
     for (AxisSet& s : sets) {
-      member.push_back(std::make_unique<distributed::MemberScope>(
-          s.axes, s.groups[linear(coord, mesh, s.out)].get(),
-          static_cast<int>(linear(coord, mesh, s.in))));
+      const int64_t g = linear(coord, mesh, s.out);
+      scopes.push_back(std::make_unique<distributed::MemberScope>(
+          s.axes, s.groups[g].get(), static_cast<int>(linear(coord, mesh, s.in)),
+          s.layouts[g].get()));
     }
     try {
       Buffers ins;
@@ -138,12 +297,9 @@ void shard_map_kernel(Call& c) {
       Buffers outs = run_body(p, 0, std::move(ins));
       for (int o = 0; o < c.num_outputs(); ++o) {
         const DimAxes& spec = p.out_specs()[o];
-        // Replicated over an axis the spec does not name: the devices at coordinate 0 write.
-        bool writes = true;
-        for (int a = 0; a < k; ++a) writes = writes && (names(spec, a) || coord[a] == 0);
         const Aval& av = c.out_aval(o);
         Block b = block_at(av.shape, spec, mesh, coord);
-        if (!writes || numel(b.shape) == 0) continue;
+        if (!writes[o][member] || numel(b.shape) == 0) continue;
         const auto esize = static_cast<int64_t>(dtype_size(av.dtype));
         strided_copy(esize, b.shape, outs[o]->data(), row_major_strides(b.shape),
                      out[o] + b.offset * esize, row_major_strides(av.shape));
@@ -156,6 +312,7 @@ void shard_map_kernel(Call& c) {
       throw;
     }
   });
+  if (multi) write_back(c, p, process_of);
 }
 
 }  // namespace

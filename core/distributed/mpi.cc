@@ -1,0 +1,211 @@
+#include "core/distributed/mpi.h"
+
+#include <mpi.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdlib>
+#include <mutex>
+#include <string>
+#include <thread>
+
+#include "absl/strings/str_cat.h"
+#include "core/device.h"
+#include "core/distributed/world.h"
+#include "core/error.h"
+
+namespace graft::distributed {
+namespace {
+
+// Messages are cut into pieces MPI's int counts can hold.
+constexpr size_t kChunk = size_t{1} << 30;
+
+struct State {
+  bool initialized = false;
+  MPI_Comm data = MPI_COMM_NULL;  // collectives of programs (device threads)
+  MPI_Comm sync = MPI_COMM_NULL;  // barriers (any one thread, e.g. the checkpoint writer)
+  int rank = 0;
+  int size = 1;
+  double timeout_s = 300;
+  std::atomic<bool> broken{false};  // an exchange gave up: its messages may still arrive
+};
+
+State& state() {
+  static auto* s = new State();
+  return *s;
+}
+std::mutex init_mu;
+
+std::string mpi_error(int code) {
+  char text[MPI_MAX_ERROR_STRING];
+  int len = 0;
+  if (MPI_Error_string(code, text, &len) != MPI_SUCCESS) return "MPI error " + std::to_string(code);
+  return std::string(text, static_cast<size_t>(len));
+}
+
+void finalize_at_exit() {
+  int finalized = 0;
+  MPI_Finalized(&finalized);
+  if (!finalized) MPI_Finalize();
+}
+
+// Waits for `reqs`, polling `stop` and the deadline. Returns an empty string when all
+// completed, else why not (the requests are then cancelled).
+std::string wait_all(std::vector<MPI_Request>& reqs, const std::function<bool()>& stop,
+                     const std::string& peers) {
+  const auto start = std::chrono::steady_clock::now();
+  for (int spin = 0;; ++spin) {
+    int done = 0;
+    const int rc = MPI_Testall(static_cast<int>(reqs.size()), reqs.data(), &done,
+                               MPI_STATUSES_IGNORE);
+    if (rc != MPI_SUCCESS) return mpi_error(rc);
+    if (done) return "";
+    std::string why;
+    if (stop && stop()) why = "stopped: a device of this process failed";
+    const double waited =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (why.empty() && waited > state().timeout_s) {
+      why = absl::StrCat("no answer from process ", peers, " in ", state().timeout_s,
+                         " s (GRAFT_DISTRIBUTED_TIMEOUT_S)");
+    }
+    if (!why.empty()) {
+      for (MPI_Request& r : reqs) {
+        if (r != MPI_REQUEST_NULL) MPI_Cancel(&r);
+      }
+      state().broken = true;
+      return why;
+    }
+    // Each test call also moves MPI's transfers along (a large message goes in pieces), so
+    // poll without sleeping for a while, then back off (a partner that is still computing).
+    if (waited < 0.05) {
+      std::this_thread::yield();
+    } else {
+      std::this_thread::sleep_for(std::chrono::microseconds(spin % 64 == 0 ? 200 : 20));
+    }
+  }
+}
+
+}  // namespace
+
+absl::Status initialize() {
+  std::lock_guard<std::mutex> lock(init_mu);
+  State& s = state();
+  if (s.initialized) return absl::OkStatus();
+  int already = 0;
+  MPI_Initialized(&already);
+  if (!already) {
+    int provided = 0;
+    if (MPI_Init_thread(nullptr, nullptr, MPI_THREAD_MULTIPLE, &provided) != MPI_SUCCESS) {
+      return absl::UnavailableError("distributed::initialize: MPI_Init_thread failed");
+    }
+    std::atexit(finalize_at_exit);
+    if (provided < MPI_THREAD_MULTIPLE) {
+      return absl::UnavailableError(
+          "distributed::initialize: this MPI does not support MPI_THREAD_MULTIPLE (device "
+          "threads of a process exchange concurrently)");
+    }
+  }
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  MPI_Comm_rank(MPI_COMM_WORLD, &s.rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &s.size);
+  void* ub = nullptr;
+  int has_ub = 0;
+  MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &ub, &has_ub);
+  if (has_ub && *static_cast<int*>(ub) < mpi::kMaxTag) {
+    return absl::UnavailableError(absl::StrCat("distributed::initialize: MPI's largest tag is ",
+                                               *static_cast<int*>(ub), ", graft needs ",
+                                               mpi::kMaxTag));
+  }
+  if (const char* t = std::getenv("GRAFT_DISTRIBUTED_TIMEOUT_S"); t != nullptr && *t != '\0') {
+    const double v = std::atof(t);
+    if (!(v > 0)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "distributed::initialize: GRAFT_DISTRIBUTED_TIMEOUT_S=", t, " is not a positive number"));
+    }
+    s.timeout_s = v;
+  }
+  absl::StatusOr<int> mine = cpu_device_count_from_env(std::getenv("GRAFT_CPU_DEVICES"));
+  // Every process takes part in the count exchange, even one with a bad value, so the others
+  // do not wait for it; 0 marks the bad one.
+  int local = mine.ok() ? *mine : 0;
+  std::vector<int> counts(static_cast<size_t>(s.size));
+  int rc = MPI_Allgather(&local, 1, MPI_INT, counts.data(), 1, MPI_INT, MPI_COMM_WORLD);
+  if (rc != MPI_SUCCESS) return absl::UnavailableError("distributed::initialize: " + mpi_error(rc));
+  if (!mine.ok()) return mine.status();
+  for (int p = 0; p < s.size; ++p) {
+    if (counts[p] == 0) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("distributed::initialize: process ", p, " has a bad GRAFT_CPU_DEVICES"));
+    }
+  }
+  if (absl::Status st = detail::set_process_world(s.rank, counts); !st.ok()) {
+    return absl::FailedPreconditionError("distributed::initialize: " + std::string(st.message()));
+  }
+  MPI_Comm_dup(MPI_COMM_WORLD, &s.data);
+  MPI_Comm_dup(MPI_COMM_WORLD, &s.sync);
+  MPI_Comm_set_errhandler(s.data, MPI_ERRORS_RETURN);
+  MPI_Comm_set_errhandler(s.sync, MPI_ERRORS_RETURN);
+  s.initialized = true;
+  return absl::OkStatus();
+}
+
+bool initialized() {
+  std::lock_guard<std::mutex> lock(init_mu);
+  return state().initialized;
+}
+
+absl::Status barrier(const char* name) {
+  if (process_count() == 1) return absl::OkStatus();
+  State& s = state();
+  if (s.broken) {
+    return absl::UnavailableError(absl::StrCat("barrier '", name,
+                                               "': an earlier exchange between processes failed"));
+  }
+  std::vector<MPI_Request> req(1);
+  int rc = MPI_Ibarrier(s.sync, req.data());
+  if (rc != MPI_SUCCESS) return absl::UnavailableError(absl::StrCat("barrier '", name, "': ",
+                                                                     mpi_error(rc)));
+  std::string why = wait_all(req, nullptr, "(any)");
+  if (!why.empty()) return absl::UnavailableError(absl::StrCat("barrier '", name, "': ", why));
+  return absl::OkStatus();
+}
+
+namespace mpi {
+
+void exchange(const char* op, int tag, const std::vector<int>& procs, const void* mine,
+              const std::vector<size_t>& bytes, const std::vector<char*>& out,
+              const std::function<bool()>& stop) {
+  State& s = state();
+  if (!s.initialized) fail(op, "internal: an exchange between processes before initialize");
+  if (s.broken) fail(op, "an earlier exchange between processes failed");
+  if (tag < 0 || tag >= kMaxTag) fail(op, "internal: tag ", tag, " out of range");
+  const auto self = std::find(procs.begin(), procs.end(), s.rank);
+  if (self == procs.end()) fail(op, "internal: this process is not in the exchange");
+  const size_t me = static_cast<size_t>(self - procs.begin());
+  std::vector<MPI_Request> reqs;
+  std::string peers;
+  auto post = [&](bool send, int peer, char* data, size_t n) {
+    for (size_t off = 0; off == 0 || off < n; off += kChunk) {
+      const int count = static_cast<int>(std::min(kChunk, n - off));
+      MPI_Request r;
+      const int rc = send ? MPI_Isend(data + off, count, MPI_BYTE, peer, tag, s.data, &r)
+                          : MPI_Irecv(data + off, count, MPI_BYTE, peer, tag, s.data, &r);
+      if (rc != MPI_SUCCESS) fail(op, "MPI ", send ? "send to" : "receive from", " process ",
+                                  peer, ": ", mpi_error(rc));
+      reqs.push_back(r);
+      if (n == 0) break;
+    }
+  };
+  for (size_t j = 0; j < procs.size(); ++j) {
+    if (j == me) continue;
+    absl::StrAppend(&peers, peers.empty() ? "" : " or ", procs[j]);
+    post(false, procs[j], out[j], bytes[j]);
+    post(true, procs[j], static_cast<char*>(const_cast<void*>(mine)), bytes[me]);
+  }
+  const std::string why = wait_all(reqs, stop, peers);
+  if (!why.empty()) fail(op, why);
+}
+
+}  // namespace mpi
+}  // namespace graft::distributed

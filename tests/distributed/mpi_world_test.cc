@@ -1,0 +1,272 @@
+// Two processes x 2 virtual devices joined through MPI (run by mpi_test.sh under mpirun, never
+// alone): the device world, every collective over a mesh whose 'x' axis crosses the two
+// processes and whose 'y' axis stays inside each, pmap across processes with its gradient, and
+// data-parallel / FSDP training of llama-tiny against one device. Each process computes the
+// references itself (every process holds whole arrays; core/distributed/mpi.h), by plain loops
+// over the global inputs or by the one-device program.
+#include <cmath>
+#include <cstdio>
+#include <tuple>
+#include <vector>
+
+#include "core/device.h"
+#include "core/distributed/mpi.h"
+#include "core/distributed/world.h"
+#include "core/ops.h"
+#include "core/random.h"
+#include "core/sharding.h"
+#include "gtest/gtest.h"
+#include "nn/llama.h"
+#include "optim/optim.h"
+#include "transforms/autodiff.h"
+#include "transforms/jit.h"
+#include "transforms/pmap.h"
+#include "transforms/shard_map.h"
+
+namespace graft {
+namespace {
+
+// Deterministic, different per element, the same on every process.
+Array input(const Shape& s, double phase) {
+  return reshape(sin(arange(0.0, static_cast<double>(numel(s)), 1.0, DType::kF32) * 0.37 + phase),
+                 s);
+}
+
+void expect_near(const Array& got, const std::vector<float>& want, double tol, const char* what) {
+  std::vector<float> g = got.to_vector<float>();
+  ASSERT_EQ(g.size(), want.size()) << what;
+  for (size_t i = 0; i < g.size(); ++i) ASSERT_NEAR(g[i], want[i], tol) << what << " at " << i;
+}
+
+TEST(MpiWorldTest, TwoProcessesOfTwoDevices) {
+  ASSERT_EQ(process_count(), 2);
+  ASSERT_EQ(device_count(), 4);
+  const int me = process_index();
+  std::vector<Device> local = local_devices();
+  ASSERT_EQ(local.size(), 2u);
+  EXPECT_EQ(local[0].id, 2 * me);
+  EXPECT_EQ(local[1].id, 2 * me + 1);
+  for (const Device& d : devices()) EXPECT_EQ(d.process_index, d.id / 2);
+  // The world is fixed: joining again is a no-op, changing it is refused.
+  EXPECT_TRUE(distributed::initialize().ok());
+  EXPECT_EQ(detail::set_process_world(0, {4}).code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_TRUE(distributed::barrier("test").ok());
+}
+
+// Mesh x=2 (across the processes) by y=2 (inside each); every device holds a [2, 3] block of
+// a [8, 3] array split over both axes (x major).
+const Mesh& mesh() {
+  static const Mesh m({2, 2}, {"x", "y"});
+  return m;
+}
+
+std::vector<float> rows(const std::vector<float>& v, int block) {
+  return std::vector<float>(v.begin() + block * 6, v.begin() + block * 6 + 6);
+}
+
+TEST(MpiWorldTest, AllReducesOverEachAxisAndBoth) {
+  Array a = input({8, 3}, 0.1);
+  std::vector<float> in = a.to_vector<float>();
+  auto run = [&](auto body) {
+    return shard_map(body, mesh(), {P(AxisNames{"x", "y"})}, {P(AxisNames{"x", "y"})})(a);
+  };
+  // Device (x, y) holds block 2x + y.
+  std::vector<float> sum_x(24), sum_y(24), sum_xy(24), max_x(24), min_xy(24);
+  for (int b = 0; b < 4; ++b) {
+    const int x = b / 2, y = b % 2;
+    for (int e = 0; e < 6; ++e) {
+      auto at = [&](int xx, int yy) { return in[(2 * xx + yy) * 6 + e]; };
+      sum_x[b * 6 + e] = at(0, y) + at(1, y);
+      sum_y[b * 6 + e] = at(x, 0) + at(x, 1);
+      sum_xy[b * 6 + e] = at(0, 0) + at(0, 1) + at(1, 0) + at(1, 1);
+      max_x[b * 6 + e] = std::max(at(0, y), at(1, y));
+      min_xy[b * 6 + e] = std::min(std::min(at(0, 0), at(0, 1)), std::min(at(1, 0), at(1, 1)));
+    }
+  }
+  expect_near(run([](const Array& v) { return psum(v, {"x"}); }), sum_x, 1e-6, "psum x");
+  expect_near(run([](const Array& v) { return psum(v, {"y"}); }), sum_y, 1e-6, "psum y");
+  expect_near(run([](const Array& v) { return psum(v, {"x", "y"}); }), sum_xy, 1e-6, "psum xy");
+  expect_near(run([](const Array& v) { return pmax(v, {"x"}); }), max_x, 0, "pmax x");
+  expect_near(run([](const Array& v) { return pmin(v, {"x", "y"}); }), min_xy, 0, "pmin xy");
+  // axis_index: x is the process, y the device within it.
+  Array idx = shard_map([](const Array& v) {
+    return v * 0.0f + astype(axis_index("x") * 10 + axis_index("y"), DType::kF32);
+  }, mesh(), {P(AxisNames{"x", "y"})}, {P(AxisNames{"x", "y"})})(a);
+  std::vector<float> want(24);
+  for (int b = 0; b < 4; ++b) std::fill(want.begin() + 6 * b, want.begin() + 6 * b + 6, 10 * (b / 2) + b % 2);
+  expect_near(idx, want, 0, "axis_index");
+}
+
+TEST(MpiWorldTest, GatherScatterAllToAllAndPermuteAcrossProcesses) {
+  Array a = input({8, 3}, 0.7);
+  std::vector<float> in = a.to_vector<float>();
+  const std::vector<PartitionSpec> split = {P(AxisNames{"x", "y"})};
+  // all_gather over x: device (x, y) gets blocks (0, y) and (1, y) stacked, [4, 3] (the
+  // output keeps one block per device: [16, 3]).
+  Array g = shard_map([](const Array& v) { return all_gather(v, "x", 0, true); }, mesh(), split,
+                      split)(a);
+  std::vector<float> want;
+  for (int b = 0; b < 4; ++b) {
+    for (int x = 0; x < 2; ++x) {
+      std::vector<float> r = rows(in, 2 * x + b % 2);
+      want.insert(want.end(), r.begin(), r.end());
+    }
+  }
+  expect_near(g, want, 0, "all_gather x");
+  // psum_scatter over x of a [2, 3] block: device x keeps row x of the sum over x.
+  Array s = shard_map([](const Array& v) { return psum_scatter(v, "x", 0, true); }, mesh(), split,
+                      {P(AxisNames{"x", "y"})})(a);
+  want.assign(12, 0);
+  for (int x = 0; x < 2; ++x) {
+    for (int y = 0; y < 2; ++y) {
+      for (int c = 0; c < 3; ++c) {
+        want[(2 * x + y) * 3 + c] = in[(2 * 0 + y) * 6 + x * 3 + c] + in[(2 * 1 + y) * 6 + x * 3 + c];
+      }
+    }
+  }
+  expect_near(s, want, 1e-6, "psum_scatter x");
+  // all_to_all over x, split rows, concat rows: device x gets row x of both x-blocks.
+  Array t = shard_map([](const Array& v) { return all_to_all(v, "x", 0, 0, true); }, mesh(), split,
+                      split)(a);
+  want.assign(24, 0);
+  for (int x = 0; x < 2; ++x) {
+    for (int y = 0; y < 2; ++y) {
+      for (int q = 0; q < 2; ++q) {
+        for (int c = 0; c < 3; ++c) {
+          want[(2 * x + y) * 6 + q * 3 + c] = in[(2 * q + y) * 6 + x * 3 + c];
+        }
+      }
+    }
+  }
+  expect_near(t, want, 0, "all_to_all x");
+  // ppermute over x: a swap of the processes' blocks.
+  Array p = shard_map([](const Array& v) { return ppermute(v, "x", {{0, 1}, {1, 0}}); }, mesh(),
+                      split, split)(a);
+  want.clear();
+  for (int b : {2, 3, 0, 1}) {
+    std::vector<float> r = rows(in, b);
+    want.insert(want.end(), r.begin(), r.end());
+  }
+  expect_near(p, want, 0, "ppermute x");
+}
+
+// pmap over all four devices; its gradient: d/dx sum(x * psum(x)) = psum(x) + psum(x) (each
+// device's x appears in every device's psum).
+TEST(MpiWorldTest, PmapAndItsGradientAcrossProcesses) {
+  Array a = input({4, 5}, 1.3);
+  auto f = [](const Array& x) { return sum(x * psum(x, {"i"})); };
+  Array out = pmap(f, "i")(a);
+  std::vector<float> in = a.to_vector<float>(), col(5, 0), want_out(4, 0), want_grad(20);
+  for (int d = 0; d < 4; ++d) {
+    for (int e = 0; e < 5; ++e) col[e] += in[d * 5 + e];
+  }
+  for (int d = 0; d < 4; ++d) {
+    for (int e = 0; e < 5; ++e) {
+      want_out[d] += in[d * 5 + e] * col[e];
+      want_grad[d * 5 + e] = 2 * col[e];
+    }
+  }
+  expect_near(out, want_out, 1e-5, "pmap");
+  Array g = grad([&](const Array& x) { return sum(pmap(f, "i")(x)); })(a);
+  expect_near(g, want_grad, 1e-5, "grad of pmap");
+}
+
+struct TinyRun {
+  nn::LlamaConfig c = [] {
+    nn::LlamaConfig t = nn::LlamaConfig::tiny();
+    t.loss_chunk_tokens = 32;
+    return t;
+  }();
+  nn::LlamaParams init = nn::llama_init(c, random::key(0));
+  Array x, y;
+  optim::GradientTransformation opt = optim::adamw({.learning_rate = 3e-3});
+  TinyRun() {
+    Array seq = random::randint(random::key(1), {8, 33}, 0, c.vocab_size);
+    Array pattern = take_along_axis(seq, remainder(iota(DType::kI32, {8, 33}, 1), Array(6)), 1);
+    x = slice(pattern, {0, 0}, {8, 32});
+    y = slice(pattern, {0, 1}, {8, 33});
+  }
+  template <class Loss>
+  auto step(Loss loss_fn) const {
+    return jit([opt = opt, loss_fn](const nn::LlamaParams& p, const optim::State& s,
+                                    const Array& xs, const Array& ys) {
+      auto [loss, g] = value_and_grad([&](const nn::LlamaParams& q) { return loss_fn(q, xs, ys); })(p);
+      auto [updates, s2] = opt.update(g, s, p);
+      return std::tuple{optim::apply_updates(p, updates), s2, loss};
+    });
+  }
+};
+
+// Data parallel over the 4 devices of both processes (shard_map, pmean of the loss) follows
+// the one-device run for 5 AdamW steps, to 1e-5 relative (f32 sums in another order).
+TEST(MpiWorldTest, DataParallelTrainStepAcrossProcessesFollowsOneDevice) {
+  TinyRun r;
+  const nn::LlamaConfig c = r.c;
+  auto single = r.step([c](const nn::LlamaParams& p, const Array& xs, const Array& ys) {
+    return nn::llama_loss(p, xs, ys, c);
+  });
+  auto dp_loss = shard_map([c](const nn::LlamaParams& p, const Array& xs, const Array& ys) {
+    return pmean(nn::llama_loss(p, xs, ys, c), {"data"});
+  }, Mesh({4}, {"data"}), {P(), P("data"), P("data")}, {P()});
+  auto parallel = r.step(dp_loss);
+  nn::LlamaParams p1 = r.init, p2 = r.init;
+  optim::State s1 = r.opt.init(r.init), s2 = r.opt.init(r.init);
+  for (int i = 0; i < 5; ++i) {
+    auto [n1, t1, l1] = single(p1, s1, r.x, r.y);
+    auto [n2, t2, l2] = parallel(p2, s2, r.x, r.y);
+    p1 = n1, s1 = t1, p2 = n2, s2 = t2;
+    const double a = l1.item<double>(), b = l2.item<double>();
+    ASSERT_NEAR(b, a, 1e-5 * std::fabs(a)) << "step " << i << " on process " << process_index();
+  }
+  std::vector<Array> w1 = tree_leaves(p1), w2 = tree_leaves(p2);
+  for (size_t k = 0; k < w1.size(); ++k) {
+    std::vector<float> a = w1[k].to_vector<float>(), b = w2[k].to_vector<float>();
+    for (size_t e = 0; e < a.size(); ++e) ASSERT_NEAR(b[e], a[e], 1e-4) << "leaf " << k;
+  }
+}
+
+// FSDP by annotations alone over both processes: leaves split on their last dimension, the
+// batch on its rows; the step is the one-device step partitioned by jit. The split outputs
+// are whole on both processes afterwards.
+TEST(MpiWorldTest, FsdpByShardingsAcrossProcessesFollowsOneDevice) {
+  TinyRun r;
+  const nn::LlamaConfig c = r.c;
+  auto step = r.step([c](const nn::LlamaParams& p, const Array& xs, const Array& ys) {
+    return nn::llama_loss(p, xs, ys, c);
+  });
+  Mesh m({4}, {"data"});
+  auto fsdp = [&](const Array& a) {
+    if (a.ndim() < 2 || a.shape().back() % 4 != 0) return device_put(a, NamedSharding(m, P()));
+    std::vector<DimSplit> dims(a.ndim(), none);
+    dims.back() = "data";
+    return device_put(a, NamedSharding(m, PartitionSpec(dims)));
+  };
+  nn::LlamaParams p1 = r.init, p2 = tree_map(fsdp, r.init);
+  optim::State s1 = r.opt.init(r.init), s2 = tree_map(fsdp, r.opt.init(r.init));
+  Array x2 = device_put(r.x, NamedSharding(m, P("data"))), y2 = device_put(r.y, NamedSharding(m, P("data")));
+  for (int i = 0; i < 5; ++i) {
+    auto [n1, t1, l1] = step(p1, s1, r.x, r.y);
+    auto [n2, t2, l2] = step(p2, s2, x2, y2);
+    p1 = n1, s1 = t1, p2 = n2, s2 = t2;
+    const double a = l1.item<double>(), b = l2.item<double>();
+    ASSERT_NEAR(b, a, 1e-5 * std::fabs(a)) << "step " << i << " on process " << process_index();
+  }
+  // The split leaves: whole and equal to the one-device run on this process too.
+  std::vector<Array> w1 = tree_leaves(p1), w2 = tree_leaves(p2);
+  for (size_t k = 0; k < w1.size(); ++k) {
+    std::vector<float> a = w1[k].to_vector<float>(), b = w2[k].to_vector<float>();
+    for (size_t e = 0; e < a.size(); ++e) ASSERT_NEAR(b[e], a[e], 1e-4) << "leaf " << k;
+  }
+}
+
+}  // namespace
+}  // namespace graft
+
+int main(int argc, char** argv) {
+  ::testing::InitGoogleTest(&argc, argv);
+  if (absl::Status s = graft::distributed::initialize(); !s.ok()) {
+    std::fprintf(stderr, "distributed::initialize: %s\n", std::string(s.message()).c_str());
+    return 1;
+  }
+  return RUN_ALL_TESTS();
+}

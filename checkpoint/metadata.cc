@@ -96,7 +96,7 @@ absl::Status parse_shards(const json& arr, LeafMeta& l) {
     if (absl::Status st = validate_tensor_name(s.tensor); !st.ok()) return bad(st.message());
     if (index->size() != l.shape.size()) {
       return bad("leaf \"", l.path, "\": shard \"", s.tensor, "\" has an index of rank ",
-                 index->size(), " for shape ", shape_str(l.shape));
+                 index->size(), " for a leaf of rank ", l.shape.size());
     }
     unsigned __int128 bytes = esize;
     for (const json& r : *index) {

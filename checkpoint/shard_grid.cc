@@ -1,5 +1,5 @@
 // check_shard_grid (metadata.h): whether a split leaf's blocks tile it exactly once. Part of
-// the parsers' library, so the metadata fuzz target exercises it.
+// the parsers' library (no core library: the metadata fuzz target builds it alone).
 #include <map>
 #include <set>
 
@@ -36,8 +36,8 @@ absl::Status check_shard_grid(const Shape& shape, const std::vector<BlockIndex>&
     for (size_t d = 0; d < rank; ++d) {
       const auto [a, z] = b[d];
       if (a < 0 || a > z || z > shape[d]) {
-        return absl::InvalidArgumentError(
-            str_cat("block ", block_index_str(b), " lies outside the shape ", shape_str(shape)));
+        return absl::InvalidArgumentError(str_cat(
+            "block ", block_index_str(b), " lies outside dimension ", d, " of size ", shape[d]));
       }
       if (a == z && shape[d] != 0) return grid_error(b, "is empty along", d);
       const auto [it, fresh] = cuts[d].emplace(a, z);

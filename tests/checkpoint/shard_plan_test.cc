@@ -150,7 +150,7 @@ TEST(ShardMetadata, RejectsShardListsThatDoNotTileTheLeaf) {
   expect_bad(doc(a + "," + shard("b", 1, 4, 0, 6)), "overlap");                   // overlap
   expect_bad(doc(a + "," + b + "," + shard("c", 2, 4, 0, 6)), "appears twice");   // same block
   expect_bad(doc(a + "," + shard("a", 2, 4, 0, 6)), "listed twice");               // same name
-  expect_bad(doc(a + "," + shard("b", 2, 5, 0, 6)), "outside the shape");         // past end
+  expect_bad(doc(a + "," + shard("b", 2, 5, 0, 6)), "outside dimension 0 of size 4");  // past end
   expect_bad(doc(a + "," + shard("b", 2, 2, 0, 6)), "empty");                     // empty
   expect_bad(doc(""), "no shard list");
   // Ranges partition each dimension, yet a combination is missing (three of four blocks).

@@ -216,6 +216,32 @@ TEST(ShardedLayout, MissingShardFileIsAnErrorNamingIt) {
   EXPECT_TRUE(mgr->metadata(1).ok());  // the metadata alone still reads
 }
 
+TEST(ShardedLayout, ShardListThatNoLongerCoversTheLeafIsAnError) {
+  const Tree v = values();
+  std::string dir = fresh_dir("layout_uncovered");
+  auto mgr = saved(dir, fsdp(v));
+  ASSERT_NE(mgr, nullptr);
+  const std::string path = mgr->step_dir(1) + "/_CHECKPOINT_METADATA";
+  nlohmann::json j;
+  {
+    std::ifstream in(path);
+    in >> j;
+  }
+  nlohmann::json& wq = j["items"][0]["leaves"][4];
+  ASSERT_EQ(wq["path"], "wq");
+  wq["shards"].erase(wq["shards"].begin() + 5);  // rows 10:12 of 16
+  {
+    std::ofstream out(path, std::ios::trunc);
+    out << j.dump();
+  }
+  auto got = mgr->restore(1, {{"p", Item::tree(v)}});
+  ASSERT_FALSE(got.ok());
+  EXPECT_EQ(got.status().code(), absl::StatusCode::kDataLoss) << got.status();
+  const std::string msg(got.status().message());
+  EXPECT_NE(msg.find("leaf \"wq\""), std::string::npos) << msg;
+  EXPECT_NE(msg.find("no block covers [10, 12) of dimension 0"), std::string::npos) << msg;
+}
+
 TEST(ShardedLayout, ReplicatedAndUnplacedTreesKeepTheFirstFormat) {
   // The unchanged path: nothing split, so format 1, one whole file, as checkpoints were
   // written before sharded saves; it restores under a split layout.

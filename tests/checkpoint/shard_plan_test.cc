@@ -8,9 +8,13 @@
 #include <string>
 #include <vector>
 
+#include <filesystem>
+
+#include "checkpoint/crc32c.h"
 #include "checkpoint/metadata.h"
 #include "checkpoint/shards.h"
 #include "core/sharding.h"
+#include "tests/checkpoint/test_util.h"
 
 namespace graft::checkpoint {
 namespace {
@@ -97,6 +101,55 @@ TEST(ShardPlan, NamesAndBlockCopies) {
   std::vector<int32_t> v = {10, 11, 12, 13}, out(2);
   copy_block_out(v.data(), {4}, 4, {{2, 4}}, out.data());
   EXPECT_EQ(out, (std::vector<int32_t>{12, 13}));
+}
+
+// Two processes' part of a save, played in turn on one: each writes its own file from the
+// same plan, process 0 then collects process 1's checksums from its file's header, and the
+// leaf reads back whole from both files.
+TEST(ShardPlan, TwoProcessesWriteTheirFilesAndProcessZeroCollectsTheChecksums) {
+  auto devs = devices_of([](int i) { return i / 4; });
+  const Shape shape = {8, 6};
+  auto plan = plan_blocks(NamedSharding(kMesh, P("data", "model")), shape, devs);
+  std::vector<int32_t> whole(48);
+  for (int i = 0; i < 48; ++i) whole[i] = 1000 + i;
+  ItemMeta im;
+  im.name = "p";
+  LeafMeta l{"w", "w", DType::kI32, shape};
+  l.nbytes = 48 * 4;
+  for (const BlockPlan& b : plan) {
+    l.shards.push_back({shard_file_name("p", b.process), shard_tensor_name("w", b.index),
+                        b.index, 4 * 2 * 3});
+  }
+  im.leaves.push_back(l);
+  const std::vector<SaveJob::Source> sources = {{whole.data(), l.nbytes}};
+  const std::string dir = testing::fresh_dir("two_processes");
+  ItemMeta on1 = im;  // what process 1 holds; its checksums never reach process 0 directly
+  ASSERT_TRUE(write_item_shards(dir, on1, sources, 1).ok());
+  ASSERT_TRUE(write_item_shards(dir, im, sources, 0).ok());
+  for (int k = 0; k < 8; ++k) {
+    EXPECT_EQ(im.leaves[0].shards[k].crc32c == 0, k >= 4) << k;  // own blocks only so far
+  }
+  ASSERT_TRUE(collect_shard_checksums(dir, im, 0).ok());
+  std::vector<int32_t> block(6);
+  for (int k = 0; k < 8; ++k) {
+    const ShardMeta& s = im.leaves[0].shards[k];
+    EXPECT_EQ(s.file, k < 4 ? "p.process-0.safetensors" : "p.process-1.safetensors");
+    copy_block_out(whole.data(), shape, 4, s.index, block.data());
+    EXPECT_EQ(s.crc32c, crc32c(block.data(), 24)) << k;
+    // Process 1 computed exactly its own blocks' checksums: the ones process 0 collected.
+    EXPECT_EQ(on1.leaves[0].shards[k].crc32c, k >= 4 ? s.crc32c : 0u) << k;
+  }
+  ReaderCache readers;
+  auto got = read_split_leaf(dir, "test", im.leaves[0], readers, /*verify=*/true);
+  ASSERT_TRUE(got.ok()) << got.status();
+  EXPECT_EQ(std::memcmp((*got)->data(), whole.data(), 48 * 4), 0);
+  EXPECT_EQ(readers.size(), 2u);  // one open per file
+
+  // Process 1 never wrote: process 0 does not get its checksums (and so does not commit).
+  std::filesystem::remove(dir + "/p.process-1.safetensors");
+  absl::Status s = collect_shard_checksums(dir, im, 0);
+  EXPECT_EQ(s.code(), absl::StatusCode::kDataLoss) << s;
+  EXPECT_NE(s.message().find("p.process-1.safetensors"), std::string::npos) << s;
 }
 
 // A format-2 document with one leaf "w" of shape [4, 6] f32 split in the given blocks.

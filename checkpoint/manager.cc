@@ -16,8 +16,10 @@
 #include "checkpoint/file_util.h"
 #include "checkpoint/safetensors.h"
 #include "checkpoint/save_job.h"
-#include "core/sharding.h"
+#include "checkpoint/shards.h"
+#include "core/device.h"
 #include "core/error.h"
+#include "core/sharding.h"
 
 namespace graft::checkpoint {
 
@@ -193,6 +195,8 @@ absl::Status CheckpointManager::save(int64_t step, const Composite& items, const
   // Snapshot: describe every item, evaluate the arrays, then point at (sync) or copy (async)
   // their bytes.
   auto job = std::make_shared<SaveJob>();
+  job->process = process_index();
+  job->process_count = process_count();
   job->meta.step = step;
   job->meta.metrics = args.metrics;
   job->meta.user_metadata = args.user_metadata;
@@ -226,6 +230,10 @@ absl::Status CheckpointManager::save(int64_t step, const Composite& items, const
           if (a.node()->sharding != nullptr) l.sharding = a.sharding().str();
           if (absl::Status s = validate_tensor_name(l.tensor); !s.ok()) {
             return absl::InvalidArgumentError("item \"" + name + "\": " + std::string(s.message()));
+          }
+          if (is_split(a)) {  // saved as its distinct blocks, by their processes (shards.h)
+            if (absl::Status s = describe_shards(name, a, l); !s.ok()) return s;
+            job->meta.format = kFormatSharded;
           }
           if (!tensors.insert(l.tensor).second) {
             return absl::InvalidArgumentError("item \"" + name + "\": two leaves named \"" +

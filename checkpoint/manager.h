@@ -1,9 +1,19 @@
 // CheckpointManager: Orbax-style management of a directory of checkpoints, one per step.
 //
 //   <dir>/<step>/                     a committed step (has _COMMITTED)
-//     _CHECKPOINT_METADATA            JSON: structure, shapes, dtypes, checksums (metadata.h)
-//     <item>.safetensors              one file per pytree item, tensors named by leaf path
+//     _CHECKPOINT_METADATA            JSON: structure, shapes, dtypes, shardings, checksums,
+//                                     each split leaf's blocks (metadata.h)
+//     <item>.safetensors              per pytree item, its unsplit leaves (unplaced,
+//                                     single-device or replicated), named by leaf path
+//     <item>.process-<p>.safetensors  the distinct blocks of split leaves (a NamedSharding
+//                                     that splits a dimension) whose first holder in mesh
+//                                     order is a device of process p (shards.h)
 //     _COMMITTED                      written last
+//
+// What each process writes: process p writes its <item>.process-<p>.safetensors files (the
+// bytes of the blocks it holds first, each block once across all processes); process 0 also
+// writes <item>.safetensors, then, after distributed::barrier (every process has written),
+// the metadata, the rename and _COMMITTED. In a one-process run that process writes all.
 //   <dir>/<step>.orbax-checkpoint-tmp-<nonce>/   a save in progress (nonce: 16 hex digits)
 //   <dir>/_LOCK                       held (flock) by the manager that has the folder open
 //

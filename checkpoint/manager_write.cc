@@ -15,6 +15,9 @@
 #include "checkpoint/manager.h"
 #include "checkpoint/safetensors.h"
 #include "checkpoint/save_job.h"
+#include "checkpoint/shards.h"
+#include "core/distributed/world.h"
+#include "core/error.h"
 
 namespace graft::checkpoint {
 
@@ -33,13 +36,20 @@ std::string nonce() {
   return buf;
 }
 
-absl::Status write_into(const std::string& tmp, SaveJob& job) {
+// What this process writes of the step: its blocks of split leaves, and on process 0 the
+// whole leaves (one file per item, as before sharded saves existed).
+absl::Status write_own_files(const std::string& tmp, SaveJob& job) {
   for (size_t i = 0; i < job.meta.items.size(); ++i) {
     ItemMeta& im = job.meta.items[i];
     if (im.is_json) continue;
+    if (absl::Status s = write_item_shards(tmp, im, job.sources[i], job.process); !s.ok()) {
+      return s;
+    }
+    if (job.process != 0) continue;
     std::vector<TensorView> views;
     for (size_t k = 0; k < im.leaves.size(); ++k) {
       LeafMeta& l = im.leaves[k];
+      if (!l.shards.empty()) continue;
       const SaveJob::Source& src = job.sources[i][k];
       l.crc32c = crc32c(src.data, src.nbytes);
       views.push_back({l.tensor, l.dtype, l.shape, src.data});
@@ -48,10 +58,27 @@ absl::Status write_into(const std::string& tmp, SaveJob& job) {
                                        {{"format", "graft"}, {"graft_version", kGraftVersion}});
     if (!s.ok()) return s;
   }
+  return absl::OkStatus();
+}
+
+// Process 0, after every process wrote: the other processes' checksums, then the metadata.
+absl::Status write_metadata(const std::string& tmp, SaveJob& job) {
+  for (ItemMeta& im : job.meta.items) {
+    if (im.is_json) continue;
+    if (absl::Status s = collect_shard_checksums(tmp, im, job.process); !s.ok()) return s;
+  }
   return write_file(tmp + "/" + kMetadataFile, metadata_to_json(job.meta), /*sync=*/true);
 }
 
 constexpr std::string_view kTempMarker = ".orbax-checkpoint-tmp-";
+
+// The nonce every process of a save derives alike: the step in hex (temporary names stay in
+// the form is_temp_name accepts).
+std::string shared_nonce(int64_t step) {
+  char buf[17];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(step));
+  return buf;
+}
 
 }  // namespace
 
@@ -83,13 +110,28 @@ bool is_temp_name(const std::string& name) {
 
 absl::Status write_step(const std::string& dir, SaveJob& job) {
   const std::string final_dir = dir + "/" + std::to_string(job.meta.step);
-  const std::string tmp = temp_dir_for(dir, job.meta.step);
-  struct stat st;
-  if (::lstat(final_dir.c_str(), &st) == 0) {  // not a step of ours: open() left it alone
-    return absl::AlreadyExistsError(final_dir + " exists and is not a committed checkpoint");
+  // The processes of one save must name the same temporary directory without talking: there
+  // the name comes from the step (a crash's leftover is removed by open() all the same).
+  const std::string tmp = job.process_count == 1
+                              ? temp_dir_for(dir, job.meta.step)
+                              : str_cat(final_dir, kTempMarker, shared_nonce(job.meta.step));
+  // Every process reaches every barrier, failed or not, so none waits for one that gave up;
+  // process 0 then finds a failed process's file missing and does not commit.
+  absl::Status s;
+  if (job.process == 0) {
+    struct stat st;
+    if (::lstat(final_dir.c_str(), &st) == 0) {  // not a step of ours: open() left it alone
+      s = absl::AlreadyExistsError(final_dir + " exists and is not a committed checkpoint");
+    } else if (::mkdir(tmp.c_str(), 0755) != 0) {
+      s = errno_status("mkdir", tmp);
+    }
   }
-  if (::mkdir(tmp.c_str(), 0755) != 0) return errno_status("mkdir", tmp);
-  absl::Status s = write_into(tmp, job);
+  absl::Status b = distributed::barrier("checkpoint: temporary directory made");
+  if (s.ok() && b.ok()) s = write_own_files(tmp, job);
+  if (b.ok()) b = distributed::barrier("checkpoint: shards written");
+  if (!b.ok()) s.Update(b);
+  if (job.process != 0) return s;  // process 0 commits (or cleans up) alone
+  if (s.ok()) s = write_metadata(tmp, job);
   if (s.ok()) s = fsync_dir(tmp);
   if (s.ok() && ::rename(tmp.c_str(), final_dir.c_str()) != 0) s = errno_status("rename", tmp);
   if (!s.ok()) {

@@ -1,5 +1,6 @@
 #include "checkpoint/metadata.h"
 
+#include <map>
 #include <set>
 #include <sstream>
 
@@ -71,7 +72,59 @@ absl::StatusOr<TreeDef> treedef_rec(const json& j, int depth) {
   return d;
 }
 
-absl::StatusOr<LeafMeta> parse_leaf(const json& j) {
+// A leaf's "shards" (format 2): each a block of the leaf in some file, together tiling it.
+absl::Status parse_shards(const json& arr, LeafMeta& l) {
+  if (!arr.is_array() || arr.empty()) return bad("leaf \"", l.path, "\" has no shard list");
+  const uint64_t esize = static_cast<uint64_t>(safetensors_dtype_size(l.dtype));
+  std::vector<BlockIndex> blocks;
+  for (const json& sj : arr) {
+    if (!sj.is_object()) return bad("leaf \"", l.path, "\": a shard is not an object");
+    ShardMeta s;
+    auto file = sj.find("file");
+    auto tensor = sj.find("tensor");
+    auto index = sj.find("index");
+    auto nb = sj.find("nbytes");
+    auto crc = sj.find("crc32c");
+    if (file == sj.end() || !file->is_string() || tensor == sj.end() || !tensor->is_string() ||
+        index == sj.end() || !index->is_array() || nb == sj.end() || !nb->is_number_unsigned() ||
+        crc == sj.end() || !crc->is_number_unsigned() || crc->get<uint64_t>() > 0xFFFFFFFFu) {
+      return bad("leaf \"", l.path, "\": a shard needs file, tensor, index, nbytes and crc32c");
+    }
+    s.file = file->get<std::string>();
+    s.tensor = tensor->get<std::string>();
+    if (absl::Status st = validate_item_name(s.file); !st.ok()) return bad(st.message());
+    if (absl::Status st = validate_tensor_name(s.tensor); !st.ok()) return bad(st.message());
+    if (index->size() != l.shape.size()) {
+      return bad("leaf \"", l.path, "\": shard \"", s.tensor, "\" has an index of rank ",
+                 index->size(), " for a leaf of rank ", l.shape.size());
+    }
+    unsigned __int128 bytes = esize;
+    for (const json& r : *index) {
+      if (!r.is_array() || r.size() != 2 || !r[0].is_number_unsigned() ||
+          !r[1].is_number_unsigned() || r[0].get<uint64_t>() > r[1].get<uint64_t>() ||
+          r[1].get<uint64_t>() > (uint64_t{1} << 48)) {
+        return bad("leaf \"", l.path, "\": shard \"", s.tensor, "\" has a bad index range");
+      }
+      s.index.emplace_back(r[0].get<int64_t>(), r[1].get<int64_t>());
+      bytes *= r[1].get<uint64_t>() - r[0].get<uint64_t>();
+      if (bytes > (uint64_t{1} << 62)) return bad("leaf \"", l.path, "\": shard too large");
+    }
+    s.nbytes = nb->get<uint64_t>();
+    if (s.nbytes != bytes) {
+      return bad("leaf \"", l.path, "\": shard \"", s.tensor,
+                 "\" nbytes disagrees with dtype and block");
+    }
+    s.crc32c = static_cast<uint32_t>(crc->get<uint64_t>());
+    blocks.push_back(s.index);
+    l.shards.push_back(std::move(s));
+  }
+  if (absl::Status st = check_shard_grid(l.shape, blocks); !st.ok()) {
+    return bad("leaf \"", l.path, "\": ", st.message());
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<LeafMeta> parse_leaf(const json& j, bool sharded_format) {
   if (!j.is_object()) return bad("leaf entry is not an object");
   LeafMeta l;
   auto str = [&](const char* k, std::string& out) {
@@ -109,13 +162,24 @@ absl::StatusOr<LeafMeta> parse_leaf(const json& j) {
   }
   auto nb = j.find("nbytes");
   auto crc = j.find("crc32c");
-  if (nb == j.end() || !nb->is_number_unsigned() || crc == j.end() || !crc->is_number_unsigned() ||
-      crc->get<uint64_t>() > 0xFFFFFFFFu) {
+  auto shards = j.find("shards");
+  if (shards != j.end() && !sharded_format) {
+    return bad("leaf \"", l.path, "\" has shards, which format ", kFormat, " does not have");
+  }
+  // A split leaf's checksums are its blocks'; a whole one has its own.
+  const bool whole = shards == j.end();
+  if (nb == j.end() || !nb->is_number_unsigned() ||
+      (whole &&
+       (crc == j.end() || !crc->is_number_unsigned() || crc->get<uint64_t>() > 0xFFFFFFFFu))) {
     return bad("leaf \"", l.path, "\" needs unsigned nbytes and crc32c");
   }
   l.nbytes = nb->get<uint64_t>();
   if (l.nbytes != bytes) return bad("leaf \"", l.path, "\" nbytes disagrees with dtype and shape");
-  l.crc32c = static_cast<uint32_t>(crc->get<uint64_t>());
+  if (whole) {
+    l.crc32c = static_cast<uint32_t>(crc->get<uint64_t>());
+  } else if (absl::Status s = parse_shards(*shards, l); !s.ok()) {
+    return s;
+  }
   return l;
 }
 
@@ -160,13 +224,24 @@ std::string metadata_to_json(const StepMetadata& m) {
     }
     json leaves = json::array();
     for (const LeafMeta& l : it.leaves) {
-      leaves.push_back({{"path", l.path},
-                        {"tensor", l.tensor},
-                        {"dtype", short_name(l.dtype)},
-                        {"shape", l.shape},
-                        {"sharding", l.sharding},
-                        {"nbytes", l.nbytes},
-                        {"crc32c", l.crc32c}});
+      json lj = {{"path", l.path},   {"tensor", l.tensor},     {"dtype", short_name(l.dtype)},
+                 {"shape", l.shape}, {"sharding", l.sharding}, {"nbytes", l.nbytes}};
+      if (l.shards.empty()) {
+        lj["crc32c"] = l.crc32c;
+      } else {
+        json sj = json::array();
+        for (const ShardMeta& s : l.shards) {
+          json index = json::array();
+          for (const auto& [a, z] : s.index) index.push_back({a, z});
+          sj.push_back({{"file", s.file},
+                        {"tensor", s.tensor},
+                        {"index", std::move(index)},
+                        {"nbytes", s.nbytes},
+                        {"crc32c", s.crc32c}});
+        }
+        lj["shards"] = std::move(sj);
+      }
+      leaves.push_back(std::move(lj));
     }
     items.push_back({{"name", it.name},
                      {"kind", "tree"},
@@ -191,9 +266,12 @@ absl::StatusOr<StepMetadata> parse_metadata(std::string_view text) {
   if (!j.is_object()) return bad("not a JSON object");
   StepMetadata m;
   auto fmt = j.find("format");
-  if (fmt == j.end() || !fmt->is_string() || fmt->get<std::string>() != kFormat) {
-    return bad("format is not \"", kFormat, "\"");
+  if (fmt == j.end() || !fmt->is_string() ||
+      (fmt->get<std::string>() != kFormat && fmt->get<std::string>() != kFormatSharded)) {
+    return bad("format is not \"", kFormat, "\" or \"", kFormatSharded, "\"");
   }
+  m.format = fmt->get<std::string>();
+  const bool sharded_format = m.format == kFormatSharded;
   auto ver = j.find("graft_version");
   auto step = j.find("step");
   auto ts = j.find("timestamp_ms");
@@ -236,10 +314,19 @@ absl::StatusOr<StepMetadata> parse_metadata(std::string_view text) {
       if (!def.ok()) return def.status();
       item.treedef = std::move(*def);
       std::set<std::string> tensors;
+      std::set<std::pair<std::string, std::string>> stored;  // (file, tensor): each read once
       for (const json& lj : *leaves) {
-        absl::StatusOr<LeafMeta> l = parse_leaf(lj);
+        absl::StatusOr<LeafMeta> l = parse_leaf(lj, sharded_format);
         if (!l.ok()) return l.status();
         if (!tensors.insert(l->tensor).second) return bad("duplicate tensor \"", l->tensor, "\"");
+        if (l->shards.empty() && !stored.insert({item.file(), l->tensor}).second) {
+          return bad("tensor \"", l->tensor, "\" of ", item.file(), " is listed twice");
+        }
+        for (const ShardMeta& s : l->shards) {
+          if (!stored.insert({s.file, s.tensor}).second) {
+            return bad("tensor \"", s.tensor, "\" of ", s.file, " is listed twice");
+          }
+        }
         item.leaves.push_back(std::move(*l));
       }
       if (static_cast<int64_t>(item.leaves.size()) != item.treedef.num_leaves) {

@@ -17,11 +17,16 @@ struct SaveJob {
     uint64_t nbytes;
   };
   StepMetadata meta;                         // checksums are filled in by write_step
-  std::vector<std::vector<Source>> sources;  // per item of meta.items (empty for JSON)
+  std::vector<std::vector<Source>> sources;  // per item of meta.items (empty for JSON): the
+                                             // whole leaves (split ones: shards.h gathers)
   std::vector<std::shared_ptr<Buffer>> keepalive;
+  int process = 0;        // process_index() of the writer
+  int process_count = 1;  // the processes that write this step together
 };
 
-// Runs the commit protocol of manager.h for job.meta.step under `dir`.
+// Runs the commit protocol of manager.h for job.meta.step under `dir`. Every process of a
+// multi-process save calls it: each writes its shard files (shards.h), process 0 also the
+// whole leaves; after distributed::barrier, process 0 writes the metadata and commits.
 absl::Status write_step(const std::string& dir, SaveJob& job);
 
 // <dir>/<step>.orbax-checkpoint-tmp-<16 hex digits, random>: where a save writes before its

@@ -14,7 +14,8 @@ mkdir -p "$out"
 CXX=${CXX:-clang++-14}
 flags=(-std=c++20 -O1 -g -I. -msse4.2 -fsanitize=fuzzer,address,undefined
        -fno-sanitize-recover=undefined -Wno-deprecated-declarations)
-srcs=(checkpoint/safetensors.cc checkpoint/metadata.cc checkpoint/file_util.cc checkpoint/crc32c.cc)
+srcs=(checkpoint/safetensors.cc checkpoint/metadata.cc checkpoint/shard_grid.cc
+      checkpoint/file_util.cc checkpoint/crc32c.cc)
 libs=(-labsl_statusor -labsl_status -labsl_cord -labsl_cordz_info -labsl_cord_internal
       -labsl_cordz_functions -labsl_cordz_handle -labsl_exponential_biased -labsl_synchronization
       -labsl_graphcycles_internal -labsl_stacktrace -labsl_symbolize -labsl_debugging_internal
@@ -40,6 +41,19 @@ cat > "$out/metadata/corpus/seed.json" <<'JSON'
             {"path":"b.0","tensor":"b.0","dtype":"bf16","shape":[3],"sharding":"replicated",
              "nbytes":6,"crc32c":8}]},
  {"name":"loader","kind":"json","value":{"offset":5}}]}
+JSON
+# Format 2: a leaf split in a 2 x 2 grid of blocks over two processes' files.
+cat > "$out/metadata/corpus/seed_sharded.json" <<'JSON'
+{"format":"graft-checkpoint-2","graft_version":"0.1.0","step":4,"timestamp_ms":1,
+ "metrics":null,"user_metadata":null,"items":[
+ {"name":"p","kind":"tree","file":"p.safetensors","treedef":{"kind":"*"},
+  "leaves":[{"path":"","tensor":"value","dtype":"f32","shape":[4,6],
+   "sharding":"NamedSharding(Mesh(data=2, model=2), P('data', 'model'))","nbytes":96,
+   "shards":[
+    {"file":"p.process-0.safetensors","tensor":"value@0:2,0:3","index":[[0,2],[0,3]],"nbytes":24,"crc32c":1},
+    {"file":"p.process-0.safetensors","tensor":"value@0:2,3:6","index":[[0,2],[3,6]],"nbytes":24,"crc32c":2},
+    {"file":"p.process-1.safetensors","tensor":"value@2:4,0:3","index":[[2,4],[0,3]],"nbytes":24,"crc32c":3},
+    {"file":"p.process-1.safetensors","tensor":"value@2:4,3:6","index":[[2,4],[3,6]],"nbytes":24,"crc32c":4}]}]}]}
 JSON
 
 for t in safetensors metadata; do

@@ -1,6 +1,7 @@
 // Checkpoints of sharded arrays (GRAFT_CPU_DEVICES=8, BUILD.bazel): the metadata records each
-// leaf's real sharding, and a restore places every leaf as its target is placed, so a tree
-// saved under an 8-device mesh restores under a 2-device mesh, on one device, and back.
+// leaf's real sharding and split leaves are saved as their blocks (sharded_layout_test looks
+// at the files); a restore places every leaf as its target is placed, so a tree saved under
+// an 8-device mesh restores under a 2-device mesh, on one device, and back.
 #include <map>
 #include <string>
 
@@ -63,6 +64,62 @@ TEST(ShardedCheckpoint, SavedUnderOneMeshRestoresUnderAnother) {
   Tree back = got->at("p").as<Tree>();
   EXPECT_EQ(back.at("w").sharding(), NamedSharding(eight, P("data")));
   EXPECT_TRUE(same_bytes(back.at("w"), values.at("w")));
+}
+
+// Each hop saves from the layout the previous restore gave, so the blocks on disk change too:
+// 8 FSDP blocks -> restored on 2 devices, saved as 2 blocks -> restored on one device, saved
+// whole -> restored on 8 devices of a 4 x 2 mesh, saved as those blocks -> back to FSDP.
+TEST(ShardedCheckpoint, BlocksReshardEightTwoOneEight) {
+  using Layout = std::map<std::string, NamedSharding>;
+  const Tree values = {{"norm", pattern_array(DType::kF32, {8}, 3)},
+                       {"wo", pattern_array(DType::kBF16, {8, 16}, 4)},
+                       {"wq", pattern_array(DType::kF32, {16, 8}, 5)}};
+  const Mesh fsdp({8}, {"fsdp"}), two({2}, {"fsdp"}), grid({4, 2}, {"data", "model"});
+  const Layout l8 = {{"norm", NamedSharding(fsdp, P())},
+                     {"wo", NamedSharding(fsdp, P(none, "fsdp"))},
+                     {"wq", NamedSharding(fsdp, P("fsdp"))}};
+  const Layout l2 = {{"norm", NamedSharding(two, P("fsdp"))},
+                     {"wo", NamedSharding(two, P("fsdp"))},
+                     {"wq", NamedSharding(two, P(none, "fsdp"))}};
+  const Layout lgrid = {{"norm", NamedSharding(grid, P("model"))},
+                        {"wo", NamedSharding(grid, P("model", "data"))},
+                        {"wq", NamedSharding(grid, P("data", "model"))}};
+  auto place = [&](const Layout& l) {
+    Tree t;
+    for (const auto& [k, a] : values) t[k] = device_put(a, l.at(k));
+    return t;
+  };
+  std::string dir = fresh_dir("reshard");
+  auto mgr = CheckpointManager::open(dir, {});
+  ASSERT_TRUE(mgr.ok()) << mgr.status();
+  // Saves `t` as `step`, checks how many blocks wq was written as, restores into `target`.
+  auto hop = [&](int64_t step, const Tree& t, size_t wq_blocks, const Tree& target) -> Tree {
+    EXPECT_TRUE((*mgr)->save(step, {{"p", Item::tree(t)}}).ok());
+    EXPECT_TRUE((*mgr)->wait_until_finished().ok());
+    auto meta = (*mgr)->metadata(step);
+    EXPECT_TRUE(meta.ok()) << meta.status();
+    if (meta.ok()) {
+      EXPECT_EQ(meta->find("p")->leaves[2].shards.size(), wq_blocks) << step;
+    }
+    auto got = (*mgr)->restore(step, {{"p", Item::tree(target)}});
+    EXPECT_TRUE(got.ok()) << got.status();
+    if (!got.ok()) return {};
+    Tree r = got->at("p").as<Tree>();
+    for (const auto& [k, a] : values) EXPECT_TRUE(same_bytes(r.at(k), a)) << step << " " << k;
+    return r;
+  };
+  Tree on2 = hop(1, place(l8), 8, place(l2));
+  ASSERT_EQ(on2.size(), 3u);
+  EXPECT_EQ(on2.at("wq").sharding(), l2.at("wq"));
+  Tree on1 = hop(2, on2, 2, values);
+  ASSERT_EQ(on1.size(), 3u);
+  EXPECT_EQ(on1.at("wq").sharding().str(), "SingleDevice(cpu:0)");
+  Tree on8 = hop(3, on1, 0, place(lgrid));
+  ASSERT_EQ(on8.size(), 3u);
+  EXPECT_EQ(on8.at("wo").sharding(), lgrid.at("wo"));
+  Tree back = hop(4, on8, 8, place(l8));
+  ASSERT_EQ(back.size(), 3u);
+  EXPECT_EQ(back.at("wq").sharding(), l8.at("wq"));
 }
 
 }  // namespace

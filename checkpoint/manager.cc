@@ -13,6 +13,8 @@
 #include <set>
 
 #include "checkpoint/dir_lock.h"
+#include "core/device.h"
+#include "core/distributed/world.h"
 #include "checkpoint/file_util.h"
 #include "checkpoint/safetensors.h"
 #include "checkpoint/save_job.h"
@@ -66,14 +68,33 @@ absl::StatusOr<std::unique_ptr<CheckpointManager>> CheckpointManager::open(
       return absl::PermissionDeniedError("cannot create " + directory + ": " + ec.message());
     }
   }
+  // In a multi-process run every process opens the folder; process 0 locks and cleans it,
+  // the others list it once it has (they take no lock: they write only their shard files,
+  // inside process 0's save; manager.h).
+  if (process_index() != 0) {
+    absl::Status opened = distributed::barrier("checkpoint: folder opened");
+    if (!opened.ok()) return opened;
+    std::unique_ptr<CheckpointManager> m(
+        new CheckpointManager(directory, std::move(options), nullptr));
+    if (absl::Status s = m->scan(/*clean=*/false); !s.ok()) return s;
+    return m;
+  }
   // Locked before anything is removed: another writer's temporary directory looks exactly
   // like one a crash left.
-  absl::StatusOr<DirLock> lock = DirLock::acquire(directory);
-  if (!lock.ok()) return lock.status();
-  std::unique_ptr<CheckpointManager> m(new CheckpointManager(
-      directory, std::move(options), std::make_unique<DirLock>(std::move(*lock))));
-  if (absl::Status s = m->scan(); !s.ok()) return s;
-  return m;
+  absl::StatusOr<std::unique_ptr<CheckpointManager>> out = [&]()
+      -> absl::StatusOr<std::unique_ptr<CheckpointManager>> {
+    absl::StatusOr<DirLock> lock = DirLock::acquire(directory);
+    if (!lock.ok()) return lock.status();
+    std::unique_ptr<CheckpointManager> m(new CheckpointManager(
+        directory, std::move(options), std::make_unique<DirLock>(std::move(*lock))));
+    if (absl::Status s = m->scan(/*clean=*/true); !s.ok()) return s;
+    return m;
+  }();
+  // The others wait for this, failed or not.
+  if (absl::Status opened = distributed::barrier("checkpoint: folder opened"); !opened.ok()) {
+    return opened;
+  }
+  return out;
 }
 
 CheckpointManager::~CheckpointManager() {
@@ -82,7 +103,7 @@ CheckpointManager::~CheckpointManager() {
   join_locked(lock).IgnoreError();  // a destructor cannot report; call wait_until_finished()
 }
 
-absl::Status CheckpointManager::scan() {
+absl::Status CheckpointManager::scan(bool clean) {
   std::error_code ec;
   std::vector<std::pair<std::string, const char*>> doomed;  // path, why
   std::vector<int64_t> found;
@@ -107,6 +128,7 @@ absl::Status CheckpointManager::scan() {
     }
   }
   if (ec) return absl::InternalError("listing " + dir_ + ": " + ec.message());
+  if (!clean) doomed.clear();  // process 0's to remove
   for (const auto& [p, why] : doomed) {
     fs::remove_all(p, ec);  // removes links inside, never what they point to
     if (ec) return absl::InternalError("removing stale " + p + ": " + ec.message());
@@ -316,6 +338,7 @@ absl::Status CheckpointManager::delete_step(int64_t step) {
 
 absl::Status CheckpointManager::delete_step_locked(int64_t step) {
   steps_.erase(step);
+  if (process_index() != 0) return absl::OkStatus();  // process 0 deletes; the others forget
   const std::string d = step_dir(step);
   // Renamed out of the listing in one atomic step: a crash below leaves a temporary
   // directory that open() removes. rename() and remove_all() act on a symlink itself, never

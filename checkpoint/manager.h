@@ -39,6 +39,12 @@
 //
 // Thread safety: every method may be called from any thread; saves are serialized. One
 // manager (one process) has a directory open at a time (the lock).
+//
+// Multi-process runs (core/distributed/mpi.h): every process opens the folder and makes the
+// same saves in the same order (open, save and wait_until_finished meet at
+// distributed::barrier). Process 0 holds the lock, removes leftovers, commits and applies
+// retention; the others write their shard files, learn after the commit whether the step was
+// committed, and forget the steps process 0 deletes.
 #pragma once
 
 #include <condition_variable>
@@ -138,7 +144,7 @@ class CheckpointManager {
  private:
   CheckpointManager(std::string dir, CheckpointManagerOptions options,
                     std::unique_ptr<DirLock> lock);
-  absl::Status scan();  // lists committed steps, removes what interrupted saves left
+  absl::Status scan(bool clean);  // lists committed steps, removes what interrupted saves left
   absl::Status join_locked(std::unique_lock<std::mutex>& lock);
   absl::Status run_job(SaveJob& job);  // writes and commits one step, then retention
   absl::Status apply_retention();

@@ -146,6 +146,16 @@ absl::Status write_step(const std::string& dir, SaveJob& job) {
 
 absl::Status CheckpointManager::run_job(SaveJob& job) {
   absl::Status s = write_step(dir_, job);
+  if (job.process_count > 1) {
+    // The others learn whether process 0 committed; every process reaches this barrier.
+    absl::Status b = distributed::barrier("checkpoint: committed");
+    if (s.ok() && !b.ok()) s = b;
+    if (s.ok() && job.process != 0 &&
+        !fs::exists(step_dir(job.meta.step) + "/" + kCommitFile)) {
+      s = absl::AbortedError(str_cat("checkpoint of step ", job.meta.step,
+                                     ": process 0 did not commit it (its error is on process 0)"));
+    }
+  }
   if (!s.ok()) return s;
   std::lock_guard<std::mutex> lock(mu_);
   steps_[job.meta.step] = job.meta.metrics;

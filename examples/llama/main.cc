@@ -7,6 +7,9 @@
 // [checkpoint] [metrics] [sample]); every key can be overridden as --section.key=value.
 // --help lists them all.
 //
+// Under mpirun (mpirun -np 2 -x GRAFT_CPU_DEVICES=2 .../llama --config=...) the processes join
+// into one device world (core/distributed/mpi.h) and train together.
+//
 // Exit status: 0 done; 1 the run failed (divergence, I/O, out of memory: the message says);
 // 2 a bad command line or config; 128 + signal when SIGINT / SIGTERM stopped it after
 // checkpointing the step it was in (a second signal exits at once, without a checkpoint).
@@ -17,6 +20,8 @@
 #include <new>
 
 #include "core/backend/cpu/openmp_policy.h"
+#include "core/device.h"
+#include "core/distributed/mpi.h"
 #include "examples/llama/stop_signal.h"
 #include "examples/llama/trainer.h"
 #include "examples/train/train_config.h"
@@ -28,6 +33,15 @@ int main(int argc, char** argv) {
   // relative config paths and the outputs folder mean what they say.
   if (const char* dir = std::getenv("BUILD_WORKING_DIRECTORY"); dir != nullptr) {
     if (chdir(dir) != 0) std::cerr << "warning: cannot chdir to " << dir << "\n";
+  }
+  // Started by mpirun (OpenMPI sets OMPI_COMM_WORLD_SIZE): join the other processes before
+  // anything reads the devices. Each process presents GRAFT_CPU_DEVICES devices; the
+  // [parallelism] degrees then count the devices of all processes.
+  if (std::getenv("OMPI_COMM_WORLD_SIZE") != nullptr) {
+    if (absl::Status s = graft::distributed::initialize(); !s.ok()) {
+      std::cerr << "error: " << s.message() << "\n";
+      return 1;
+    }
   }
   auto command_line = train::parse_command_line(argc, argv);
   if (!command_line.ok()) {
@@ -43,12 +57,20 @@ int main(int argc, char** argv) {
     std::cerr << "error: " << config.status().message() << "\n";
     return 2;
   }
+  // Every process trains (SPMD); process 0 alone prints, writes TensorBoard events and
+  // exports (checkpoints are written by all, checkpoint/manager.h).
+  std::ostream null_out(nullptr);
+  std::ostream& out = graft::process_index() == 0 ? std::cout : null_out;
+  if (graft::process_index() != 0) {
+    config->metrics.enable_tensorboard = false;
+    config->checkpoint.export_hf.clear();
+  }
   // Flushed: whatever happens next (an allocation that fails, a kill), the config is out.
-  std::cout << "# effective config\n" << train::to_toml(*config) << std::endl;
+  out << "# effective config\n" << train::to_toml(*config) << std::endl;
   graft::llama_train::install_stop_handlers();
   try {
     auto result = graft::llama_train::run_training(
-        *config, std::cout, {.stop_signal = &graft::llama_train::stop_signal()});
+        *config, out, {.stop_signal = &graft::llama_train::stop_signal()});
     std::cout.flush();
     if (!result.ok()) {
       std::cerr << "error: " << result.status() << "\n";

@@ -10,6 +10,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "checkpoint/hf.h"
+#include "core/device.h"
+#include "core/distributed/world.h"
 #include "core/buffer.h"
 #include "core/device.h"
 #include "core/error.h"
@@ -460,7 +462,14 @@ absl::StatusOr<TrainResult> run_training(const train::TrainConfig& config, std::
   if (auto s = train::validate(config); !s.ok()) return s;
   std::optional<MemoryEstimate> memory;
   try {
+    // Under mpirun process 0 prepares the data; the others then find it prepared and read it.
+    const bool first = process_index() == 0;
+    absl::Status prepared = first ? absl::OkStatus() : distributed::barrier("data prepared");
+    if (!prepared.ok()) return prepared;
     auto data = setup_data(config, out);
+    if (first && process_count() > 1) {
+      if (absl::Status s = distributed::barrier("data prepared"); !s.ok()) return s;
+    }
     if (!data.ok()) return data.status();
     const int64_t vocab = data->tokenizer->vocab_size();
     if (auto s = check_sampling(config, vocab); !s.ok()) return s;

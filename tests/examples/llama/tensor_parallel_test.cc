@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <fstream>
+#include <iterator>
 #include <sstream>
 #include <string>
 
@@ -126,6 +128,7 @@ TEST(TensorParallelTest, ReportsLessMemoryPerDeviceThanOneDevice) {
   train::TrainConfig tp = one;
   tp.job.dump_folder = fresh_test_dir("mem_tp2");
   tp.parallelism.tensor_parallel_degree = 2;
+  tp.metrics.enable_tensorboard = true;
   std::ostringstream log_one, log_tp;
   auto a = run_training(one, log_one);
   ASSERT_TRUE(a.ok()) << a.status() << "\n" << log_one.str();
@@ -144,6 +147,11 @@ TEST(TensorParallelTest, ReportsLessMemoryPerDeviceThanOneDevice) {
     EXPECT_NE(log.find("per device: params "), std::string::npos) << log;
   }
   EXPECT_NE(log_tp.str().find("tensor parallel over 2 devices"), std::string::npos);
+  // TensorBoard gets the figure too (the tag's bytes appear verbatim in the event records).
+  std::ifstream events(b->tensorboard_file, std::ios::binary);
+  const std::string bytes((std::istreambuf_iterator<char>(events)),
+                          std::istreambuf_iterator<char>());
+  EXPECT_NE(bytes.find("memory/mib_per_device"), std::string::npos) << b->tensorboard_file;
 }
 
 TEST(TensorParallelTest, ConfigErrorsNameTheKeys) {

@@ -1,11 +1,12 @@
 // Train-step time of llama-small (../shared/notes/bench-configs.md: batch 8, seq 256) on 1, 2,
 // 4 and 8 virtual devices with the same global batch: data parallel (the loss under
 // shard_map, parameters replicated: examples/llama/train_step.h) and FSDP by jit shardings
-// (parameters and AdamW state split over the devices, place_fsdp), each against the
-// one-device step measured in the same run (before and after the others: the machine is
-// shared). Also the per-device peak bytes the partitioned FSDP step plans against the
-// one-device step's (arguments plus its planned peak). 2 warm-up steps (compiling), then the
-// median of `timed` steps.
+// (parameters and AdamW state split over the devices, place_fsdp) and, on 2 and 4 devices,
+// Megatron tensor parallelism by jit shardings (examples/llama/placement.h), each against
+// the one-device step measured in the same run (before and after the others: the machine is
+// shared). Also the per-device peak bytes the partitioned steps plan against the one-device
+// step's (arguments plus its planned peak). 2 warm-up steps (compiling), then the median of
+// `timed` steps; timed_steps = 0 compiles and reports the bytes only (no step runs).
 //
 //   GRAFT_CPU_DEVICES=8 bazel run -c opt //bench:parallel_train_bench -- [timed_steps]
 //
@@ -45,7 +46,7 @@ int64_t bytes_of(const std::vector<Array>& leaves) {
   return n;
 }
 
-// mode: "one", "dp" or "fsdp"; n devices.
+// mode: "one", "dp", "fsdp" or "tp"; n devices.
 Result run(const std::string& mode, int64_t n, int timed) {
   llama_train::DenseLlama model{nn::LlamaConfig::small()};
   auto opt = optim::chain(
@@ -54,12 +55,16 @@ Result run(const std::string& mode, int64_t n, int timed) {
           {.learning_rate = 3e-4, .b1 = 0.9, .b2 = 0.95, .eps = 1e-8, .weight_decay = 0.1}));
   auto params = model.init(random::key(0));
   optim::State state = opt.init(params);
-  const bool fsdp = mode == "fsdp";
+  const bool fsdp = mode == "fsdp" || mode == "tp";
   std::optional<Mesh> mesh;
-  if (fsdp) {
+  if (mode == "fsdp") {
     mesh = llama_train::fsdp_mesh(1, n);
     params = llama_train::place_fsdp(params, *mesh);
     state = llama_train::place_fsdp(state, *mesh);
+  } else if (mode == "tp") {
+    mesh = llama_train::parallel_mesh(1, 1, n);
+    state = llama_train::place_state(state, params, *mesh);
+    params = llama_train::place_params(params, *mesh);
   }
   auto step = llama_train::make_train_step(model, opt, mode == "dp" ? n : 1, mesh);
   Array key = random::key(1234);
@@ -78,6 +83,7 @@ Result run(const std::string& mode, int64_t n, int timed) {
                    : mode == "dp" ? -1
                                   : m.peak_bytes + bytes_of(tree_leaves(params)) +
                                         bytes_of(tree_leaves(state)) + x.nbytes() + y.nbytes();
+      if (timed == 0) return {0, per_device};
     }
     auto t0 = Clock::now();
     auto [p2, s2, metrics] = step(params, state, x, y);
@@ -107,9 +113,11 @@ int main(int argc, char** argv) {
     if (n > device_count()) break;
     rows.push_back({"dp x" + std::to_string(n), run("dp", n, timed)});
     rows.push_back({"fsdp x" + std::to_string(n), run("fsdp", n, timed)});
+    // llama-small's 4 kv heads split over at most 4 devices.
+    if (n <= 4) rows.push_back({"tp x" + std::to_string(n), run("tp", n, timed)});
   }
   const Result again = run("one", 1, timed);
-  const double one = std::min(base.seconds, again.seconds);
+  const double one = std::max(1e-9, std::min(base.seconds, again.seconds));
   std::printf("\n%-10s %10s %14s %22s\n", "config", "step (s)", "time / 1 dev",
               "per-device MiB (/ 1 dev)");
   std::printf("%-10s %10.3f %14s %14.1f\n", "1 device", one,

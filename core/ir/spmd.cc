@@ -139,6 +139,17 @@ Value reshard(const MeshAxes& mesh, const Value& v, const DimAxes& target_in) {
   const DimAxes target = full_rank(target_in, rank);
   DimAxes cur = full_rank(v.dims, rank);
   if (cur == target) return Value{v.local, v.global, target};
+  // A broadcast scalar (an optimizer's hyperparameter, a zero to start from) is made again at
+  // the block's shape rather than cut out of a whole-array broadcast: then it stays a scalar
+  // that the fused elementwise consumer reads, instead of a block-sized buffer that lives from
+  // here to its use (the whole step's hyperparameters for every weight at once).
+  if (const std::shared_ptr<Node>& n = v.local.node();
+      n != nullptr && n->primitive != nullptr &&
+      n->primitive->id() == PrimitiveId::kBroadcastInDim && n->inputs.size() == 1 &&
+      n->inputs[0].ndim() == 0) {
+    return Value{broadcast_to(n->inputs[0], local_aval(mesh, v.global, target).shape), v.global,
+                 target};
+  }
   Array x = v.local;
   // Make whole every dimension whose split changes (innermost axis first: each all_gather
   // joins the blocks of one axis in its order).

@@ -7,9 +7,11 @@
 //     the update writes in place. With data_parallel = d > 1 the loss is a shard_map over the
 //     mesh {data: d}: each device computes the loss of its B/(k d) rows, the loss and the
 //     metrics are averaged with pmean, and the replicated parameters get the global gradient
-//     (the transpose of their broadcast to the devices sums over them). With an `fsdp` mesh
-//     (the arguments placed by place_fsdp / place_batch below) jit partitions the step from
-//     the arguments' shardings and the updated parameters and state keep theirs.
+//     (the transpose of their broadcast to the devices sums over them). With a `mesh`
+//     (FSDP / HSDP / tensor parallel: the arguments placed by place_params, place_state and
+//     place_batch, placement.h) jit partitions the step from the arguments' shardings, and
+//     the updated parameters and state are pinned to the same layouts (so they come out
+//     placed as they went in and the next call hits jit's cache).
 //   eval step: (params, inputs [B, T], targets [B, T]) -> loss.
 #pragma once
 
@@ -21,6 +23,7 @@
 #include "core/sharding.h"
 #include "core/tree.h"
 #include "examples/llama/model.h"
+#include "examples/llama/placement.h"
 #include "optim/optim.h"
 #include "transforms/autodiff.h"
 #include "transforms/jit.h"
@@ -28,53 +31,11 @@
 
 namespace graft::llama_train {
 
-// FSDP placement (data_parallel_shard_degree; HSDP with a replicate degree too): the mesh
-// dp_replicate x dp_shard; a leaf of rank >= 2 is split over dp_shard on its last dimension
-// that divides evenly (stacked layer weights keep their scanned leading dimension whole when
-// another one divides), other leaves are replicated; batches [k, B/k, T] are split over both
-// axes on their rows. The train step is then the one-device step: jit partitions it from
-// these shardings (core/ir/spmd.h), gathering each weight where it is used.
-inline Mesh fsdp_mesh(int64_t replicate, int64_t shard) {
-  return Mesh({replicate, shard}, {"dp_replicate", "dp_shard"});
-}
-
-inline NamedSharding fsdp_sharding(const Shape& shape, const Mesh& mesh) {
-  const int64_t n = mesh.axis_size("dp_shard");
-  const int rank = static_cast<int>(shape.size());
-  std::vector<DimSplit> dims(shape.size(), none);
-  for (int d = rank - 1; d >= (rank >= 3 ? 1 : 0) && rank >= 2; --d) {
-    if (shape[d] % n == 0) {
-      dims[d] = "dp_shard";
-      break;
-    }
-  }
-  return NamedSharding(mesh, PartitionSpec(dims));
-}
-
-template <class Tree>
-Tree place_fsdp(const Tree& tree, const Mesh& mesh) {
-  return tree_map([&](const Array& a) { return device_put(a, fsdp_sharding(a.shape(), mesh)); },
-                  tree);
-}
-
-// The same layouts pinned inside a traced step (with_sharding_constraint), so the updated
-// parameters and state come out placed as they went in (and the next call hits the cache).
-template <class Tree>
-Tree constrain_fsdp(const Tree& tree, const Mesh& mesh) {
-  return tree_map(
-      [&](const Array& a) { return with_sharding_constraint(a, fsdp_sharding(a.shape(), mesh)); },
-      tree);
-}
-
-inline Array place_batch(const Array& xs, const Mesh& mesh) {
-  return device_put(xs, NamedSharding(mesh, P(none, AxisNames{"dp_replicate", "dp_shard"})));
-}
-
 template <class Model>
 auto make_train_step(const Model& model, const optim::GradientTransformation& opt,
-                     int64_t data_parallel = 1, std::optional<Mesh> fsdp = std::nullopt) {
+                     int64_t data_parallel = 1, std::optional<Mesh> mesh = std::nullopt) {
   using Params = typename Model::Params;
-  auto step = [model, opt, data_parallel, fsdp](const Params& params, const optim::State& state,
+  auto step = [model, opt, data_parallel, mesh](const Params& params, const optim::State& state,
                                                 const Array& xs, const Array& ys) {
     auto local = [&model](const Params& p, const Array& x, const Array& y) {
       return model.loss(p, x, y);
@@ -118,9 +79,9 @@ auto make_train_step(const Model& model, const optim::GradientTransformation& op
     metrics["grad_norm"] = optim::global_norm(grads);
     auto [updates, new_state] = opt.update(grads, state, params);
     Params new_params = optim::apply_updates(params, updates);
-    if (fsdp) {
-      new_params = constrain_fsdp(new_params, *fsdp);
-      new_state = constrain_fsdp(new_state, *fsdp);
+    if (mesh) {
+      new_state = map_state(new_state, new_params, *mesh, pin);
+      new_params = map_params(new_params, *mesh, pin);
     }
     // Finite loss and gradient can still give a non-finite update (eps = 0 dividing 0 by 0,
     // an overflow): the trainer checks this before it saves the new params.

@@ -172,6 +172,7 @@ void Run::log_progress(int64_t step, double lr, double seconds, const Metrics& m
                                   .grad_norm = gnorm,
                                   .tokens_per_second = tps,
                                   .mfu_percent = mfu,
+                                  .memory_bytes_per_device = result_.memory_per_device,
                                   .elapsed_seconds = run_clock_.seconds(),
                                   .eta_seconds = step_timer_.eta_seconds(t.steps - step)})
        << "\n";
@@ -180,6 +181,9 @@ void Run::log_progress(int64_t step, double lr, double seconds, const Metrics& m
                                                          {"grad_norm", gnorm},
                                                          {"throughput/tokens_per_second", tps},
                                                          {"throughput/mfu_percent", mfu}};
+  if (result_.memory_per_device >= 0) {
+    scalars.emplace_back("memory/mib_per_device", result_.memory_per_device / (1 << 20));
+  }
   bool model_metrics = false;
   for (const auto& [name, v] : metrics) {
     if (name == "loss" || name == "grad_norm" || name == "param_norm") continue;
@@ -315,29 +319,21 @@ absl::StatusOr<TrainResult> Run::train(const Model& model) {
     out_ << "training.steps = " << t.steps << " is reached already: nothing to train\n";
   }
   const int64_t dp = config_.parallelism.data_parallel_replicate_degree;
-  const int64_t fsdp = config_.parallelism.data_parallel_shard_degree;
-  if (dp * fsdp > device_count()) {
-    const std::string which = fsdp == 1 ? "data_parallel_replicate_degree = " + std::to_string(dp)
-                                        : absl::StrCat("data_parallel_replicate_degree x ",
-                                                       "data_parallel_shard_degree = ", dp, " x ",
-                                                       fsdp);
-    return absl::InvalidArgumentError(absl::StrCat("parallelism.", which, " needs ", dp * fsdp,
-                                                   " devices, there are ", device_count(),
-                                                   " (set GRAFT_CPU_DEVICES=", dp * fsdp, ")"));
+  auto mesh = mesh_for(config_.parallelism, t.batch_size / t.gradient_accumulation_steps, out_);
+  if (!mesh.ok()) return mesh.status();
+  if (*mesh) {
+    opt_state = place_state(opt_state, params, **mesh);
+    params = place_params(params, **mesh);
   }
-  const int64_t rows = t.batch_size / t.gradient_accumulation_steps / (dp * fsdp);
-  std::optional<Mesh> fsdp_devices;
-  if (fsdp > 1) {
-    fsdp_devices = fsdp_mesh(dp, fsdp);
-    params = place_fsdp(params, *fsdp_devices);
-    opt_state = place_fsdp(opt_state, *fsdp_devices);
-    out_ << "FSDP over " << dp * fsdp << " devices (" << fsdp << " sharded x " << dp
-         << " replicated, jit shardings): " << rows << " rows per device per micro-batch\n";
-  } else if (dp > 1) {
-    out_ << "data parallel over " << dp << " devices: " << rows
-         << " rows per device per micro-batch\n";
+  {
+    // What the layouts leave on each device before any step runs (the gradients counted in
+    // their params' layouts).
+    const double p = bytes_per_device(params), st = bytes_per_device(opt_state);
+    out_ << "per device: params " << bytes_str(p) << " + grads " << bytes_str(p)
+         << " + optimizer state " << bytes_str(st) << " = " << bytes_str(2 * p + st)
+         << ", activations not included\n";
   }
-  auto train_step = make_train_step(model, opt, fsdp > 1 ? 1 : dp, fsdp_devices);
+  auto train_step = make_train_step(model, opt, *mesh ? 1 : dp, *mesh);
   auto eval_step = make_eval_step(model);
 
   const int64_t k = t.gradient_accumulation_steps;
@@ -349,14 +345,21 @@ absl::StatusOr<TrainResult> Run::train(const Model& model) {
   int64_t step = result_.first_step;
   while (step < t.steps) {
     auto [xs, ys] = next_batches(*data_.train, k);
-    if (fsdp_devices) {
-      xs = place_batch(xs, *fsdp_devices);
-      ys = place_batch(ys, *fsdp_devices);
+    if (*mesh) {
+      xs = place_batch(xs, **mesh);
+      ys = place_batch(ys, **mesh);
     }
     auto [new_params, new_state, metrics] = train_step(params, opt_state, xs, ys);
     params = std::move(new_params);
     opt_state = std::move(new_state);
     ++step;
+    if (step == result_.first_step + 1 && (*mesh || dp == 1)) {
+      // Once, from the compiled step's buffer plan (a lookup: the same layouts as this call's).
+      // A shard_map step (data parallelism alone) plans its per-device body apart from the
+      // program jit compiled, so its figure is not known here.
+      result_.memory_per_device = step_bytes_per_device(
+          train_step.memory_analysis(params, opt_state, xs, ys), params, opt_state, xs, ys);
+    }
     // Checked before anything of this step is logged or saved.
     const double loss = metrics.at("loss").template item<float>();
     const double gnorm = metrics.at("grad_norm").template item<float>();
@@ -404,6 +407,8 @@ absl::StatusOr<TrainResult> Run::train(const Model& model) {
     }
   }
   result_.steps_done = step;
+  result_.train_step_compiles = train_step.stats().misses;
+  result_.param_layouts = layouts(params);
   if (ckpt != nullptr) {
     if (auto s = ckpt->finish(); !s.ok()) return s;
   }

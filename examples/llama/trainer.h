@@ -16,6 +16,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <map>
 #include <ostream>
 #include <string>
 #include <utility>
@@ -36,6 +37,12 @@ struct TrainResult {
   std::string sample;                                  // generated text (prompt included)
   std::string tensorboard_file;                        // "" when disabled
   int stop_signal = 0;  // the signal that stopped the run after steps_done (0: none)
+  // Bytes one device holds at the train step's planned peak (placement.h,
+  // step_bytes_per_device); -1 when not known (no step run, or data parallelism alone).
+  double memory_per_device = -1;
+  int64_t train_step_compiles = 0;  // jit cache misses of the train step (1: no recompile)
+  // The trained params' layouts: per leaf path, its PartitionSpec text ("" on one device).
+  std::map<std::string, std::string> param_layouts;
 };
 
 struct RunOptions {

@@ -96,7 +96,8 @@ std::vector<Field> make_fields() {
       F(parallelism, data_parallel_replicate_degree, T::kInt,
         "devices the batch is split over (parameters replicated)"),
       F(parallelism, data_parallel_shard_degree, T::kInt, "FSDP: devices parameters and optimizer state are split over"),
-      F(parallelism, tensor_parallel_degree, T::kInt, "not supported yet (1)"),
+      F(parallelism, tensor_parallel_degree, T::kInt,
+        "Megatron tensor parallel: devices each layer's heads and hidden units are split over"),
       F(parallelism, expert_parallel_degree, T::kInt, "not supported yet (1)"),
   };
 }

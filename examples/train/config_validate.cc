@@ -142,11 +142,22 @@ absl::Status check_ranges(const TrainConfig& c,
             "parallelism.data_parallel_shard_degree",
             "times data_parallel_replicate_degree must divide the micro-batch (" + str(micro) +
                 ")");
-  const char* unsupported =
-      "must be 1: tensor and expert parallel degrees are not supported by the trainer yet "
-      "(only the data parallel ones)";
-  k.require(par.tensor_parallel_degree == 1, "parallelism.tensor_parallel_degree", unsupported);
-  k.require(par.expert_parallel_degree == 1, "parallelism.expert_parallel_degree", unsupported);
+  // Tensor parallelism splits attention by heads (q and k / v alike) and the SwiGLU by hidden
+  // units, so the degree must divide each of them.
+  const int64_t tp = par.tensor_parallel_degree;
+  const std::string tp_key = "parallelism.tensor_parallel_degree";
+  k.require(tp >= 1, tp_key, "must be >= 1");
+  k.require(tp < 1 || m.n_heads <= 0 || m.n_heads % tp == 0, tp_key,
+            "must divide model.n_heads = " + str(m.n_heads));
+  k.require(tp < 1 || m.n_kv_heads <= 0 || m.n_kv_heads % tp == 0, tp_key,
+            "must divide model.n_kv_heads = " + str(m.n_kv_heads));
+  k.require(tp < 1 || m.ffn_dim <= 0 || m.ffn_dim % tp == 0, tp_key,
+            "must divide model.ffn_dim = " + str(m.ffn_dim));
+  k.require(tp <= 1 || m.n_routed_experts == 0, tp_key,
+            "must be 1 for a mixture-of-experts model (model.n_routed_experts = " +
+                str(m.n_routed_experts) + "): the trainer splits dense layers only");
+  k.require(par.expert_parallel_degree == 1, "parallelism.expert_parallel_degree",
+            "must be 1: expert parallelism is not supported by the trainer yet");
   return k.status();
 }
 

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "core/array.h"
+#include "core/buffer.h"
 #include "core/error.h"
 #include "core/ops.h"
 #include "core/random.h"
@@ -51,6 +52,7 @@ std::string format_progress(const ProgressStats& s) {
   line += printf_string(" | loss %.4f | lr %.2e | gnorm %.3f | ", s.loss, s.lr, s.grad_norm);
   line += format_thousands(s.tokens_per_second) + " tok/s";
   if (s.mfu_percent >= 0) line += printf_string(" | mfu %.2f%%", s.mfu_percent);
+  if (s.memory_bytes_per_device >= 0) line += " | mem/dev " + bytes_str(s.memory_bytes_per_device);
   line += " | elapsed " + format_duration(s.elapsed_seconds);
   line += " | eta " + format_duration(s.eta_seconds);
   return line;

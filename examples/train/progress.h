@@ -20,12 +20,16 @@ struct ProgressStats {
   double grad_norm = 0;
   double tokens_per_second = 0;
   double mfu_percent = -1;  // < 0: not known, left out of the line
+  // What one device holds at the step's planned peak (its blocks of params, optimizer state
+  // and batch, plus the step's own buffers); < 0: not known, left out of the line.
+  double memory_bytes_per_device = -1;
   double elapsed_seconds = 0;
   double eta_seconds = -1;  // < 0: not known yet, printed as -:--:--
 };
 
 // "step  10/100 | loss 5.4321 | lr 3.00e-04 | gnorm 1.234 | 12,345 tok/s | mfu 12.34% |
-//  elapsed 0:01:23 | eta 1:02:03" (one line). The step is padded to the width of the total.
+//  mem/dev 123.4 MiB | elapsed 0:01:23 | eta 1:02:03" (one line). The step is padded to the
+// width of the total.
 std::string format_progress(const ProgressStats& stats);
 
 struct ValidationStats {

@@ -116,8 +116,11 @@ struct SampleConfig {
 // mesh "data" (parameters replicated, each device its slice of every micro-batch).
 // data_parallel_shard_degree > 1 (FSDP, HSDP with both): jit shardings over the mesh
 // dp_replicate x dp_shard, the batch split over both, parameters and optimizer state split
-// over dp_shard (examples/llama/train_step.h, place_fsdp). Tensor and expert parallel degrees
-// are refused by validation (not supported yet).
+// over dp_shard (examples/llama/placement.h). tensor_parallel_degree > 1: Megatron tensor
+// parallelism by jit shardings over the mesh dp_replicate x dp_shard x tp (attention heads,
+// SwiGLU hidden units and the output head's vocabulary split over tp; it must divide
+// n_heads, n_kv_heads and ffn_dim; dense models only). The expert parallel degree is refused
+// by validation (not supported yet).
 struct ParallelismConfig {
   int64_t data_parallel_replicate_degree = 1;
   int64_t data_parallel_shard_degree = 1;

@@ -191,6 +191,33 @@ TEST(JitShardingTest, FsdpLowersThePerDevicePeak) {
   EXPECT_EQ(std::get<3>(got).sharding(), split);
 }
 
+// An optimizer-like update of split state: the scalar hyperparameters, broadcast to the
+// weights' shape, are made at the block's shape on each device instead of being cut out of a
+// whole-array broadcast (a block-sized buffer per use, alive until its consumer runs), so the
+// per-device program slices nothing and holds its argument blocks and their updates only.
+TEST(JitShardingTest, ScalarBroadcastsAreMadeAtTheBlockShape) {
+  Mesh mesh({4}, {"data"});
+  NamedSharding split(mesh, P(none, "data"));
+  Array w = rnd({64, 64}, 0.1), m = rnd({64, 64}, 0.2);
+  auto f = [](const Array& w, const Array& m) {
+    Array n = m * 0.9 + w * w;
+    return std::tuple{w - n * 0.1, n};
+  };
+  auto step = jit(f, {.in_shardings = {split, split}, .out_shardings = {split}});
+  const std::string text = step.as_text(w, m);
+  EXPECT_EQ(count(text, "dynamic_slice"), 0) << text;
+  EXPECT_EQ(count(text, "f64[64,64]"), 4) << text;  // the program's arguments and results only
+  const int64_t block = 64 * 16 * 8;  // f64 [64, 16]
+  // Two argument blocks and the two updated blocks (the plan counts a value that takes over
+  // an argument's buffer as its own).
+  EXPECT_EQ(step.memory_analysis(w, m).per_device_peak_bytes, 4 * block);
+  auto got = step(w, m);
+  auto want = f(w, m);
+  expect_near(std::get<0>(got), std::get<0>(want), 1e-12, "w");
+  expect_near(std::get<1>(got), std::get<1>(want), 1e-12, "m");
+  EXPECT_EQ(std::get<1>(got).sharding(), split);
+}
+
 TEST(JitShardingTest, OutShardingsAndCacheKey) {
   Mesh mesh({2, 4}, {"data", "model"});
   Array x = rnd({8, 8}, 0.3);

@@ -135,6 +135,10 @@ TEST(TrainerTest, FsdpMatchesOneDevice) {
   auto b = run_training(four, log);
   ASSERT_TRUE(a.ok() && b.ok()) << log.str() << (b.ok() ? "" : b.status().ToString());
   for (int i = 0; i < 3; ++i) EXPECT_NEAR(a->step_losses[i], b->step_losses[i], 2e-4) << i;
+  EXPECT_EQ(b->train_step_compiles, 1);  // params and state keep their layouts: no recompile
+  EXPECT_EQ(b->param_layouts.at("layers.wq"), "P(None, None, 'dp_shard')");
+  EXPECT_GT(b->memory_per_device, 0);
+  EXPECT_LT(b->memory_per_device, a->memory_per_device);
   EXPECT_NE(log.str().find("FSDP over 4 devices (2 sharded x 2 replicated, jit shardings): 2 "
                            "rows per device"),
             std::string::npos)

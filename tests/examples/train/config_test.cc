@@ -162,9 +162,17 @@ TEST(TrainConfig, OutOfRangeValues) {
             "data_parallel_shard_degree = 3",
             "parallelism.data_parallel_shard_degree = 3: times data_parallel_replicate_degree "
             "must divide the micro-batch (8)"},
-           {"[parallelism]\ntensor_parallel_degree = 2",
-            "parallelism.tensor_parallel_degree = 2: must be 1: tensor and expert parallel "
-            "degrees are not supported by the trainer yet"},
+           {"[parallelism]\ntensor_parallel_degree = 0",
+            "parallelism.tensor_parallel_degree = 0: must be >= 1"},
+           {"[parallelism]\ntensor_parallel_degree = 3",
+            "parallelism.tensor_parallel_degree = 3: must divide model.n_heads = 8"},
+           {"[model]\nn_heads = 16\nn_kv_heads = 4\n[parallelism]\ntensor_parallel_degree = 8",
+            "parallelism.tensor_parallel_degree = 8: must divide model.n_kv_heads = 4"},
+           {"[model]\nffn_dim = 770\n[parallelism]\ntensor_parallel_degree = 4",
+            "parallelism.tensor_parallel_degree = 4: must divide model.ffn_dim = 770"},
+           {"[model]\nn_routed_experts = 4\n[parallelism]\ntensor_parallel_degree = 2",
+            "parallelism.tensor_parallel_degree = 2: must be 1 for a mixture-of-experts model "
+            "(model.n_routed_experts = 4)"},
            {"[parallelism]\nexpert_parallel_degree = 4", "parallelism.expert_parallel_degree = 4"},
            {"[model]\nvocab_size = 300\n[sample]\ntop_k = 301",
             "sample.top_k = 301: must be <= model.vocab_size = 300"},

@@ -134,22 +134,99 @@ Array reduce_partial(const MeshAxes& mesh, Partial kind, const std::vector<int>&
 
 }  // namespace
 
+namespace {
+
+bool contains(const std::vector<int>& v, int x) {
+  return std::find(v.begin(), v.end(), x) != v.end();
+}
+
+bool is_prefix(const std::vector<int>& a, const std::vector<int>& b) {
+  return a.size() <= b.size() && std::equal(a.begin(), a.end(), b.begin());
+}
+
+// Finishes a partial sum over `axes`. Where the target splits a dimension over some of them
+// next (after what the dimension is split over already), reduce_scatter (psum_scatter, tiled)
+// does the sum and the cut at once, for half an all-reduce's traffic: FSDP gradients (partial
+// over the batch's axis) arriving at parameters split over that same axis. The rest: psum.
+Array finish_sum(const MeshAxes& mesh, Array x, std::vector<int> axes, DimAxes& cur,
+                 const DimAxes& target) {
+  for (size_t d = 0; d < cur.size(); ++d) {
+    if (!is_prefix(cur[d], target[d])) continue;
+    // Major axis first: scattering over a then b leaves block a * |b| + b.
+    for (size_t k = cur[d].size(); k < target[d].size() && contains(axes, target[d][k]); ++k) {
+      const int a = target[d][k];
+      x = psum_scatter(x, mesh.names[a], static_cast<int64_t>(d), /*tiled=*/true);
+      cur[d].push_back(a);
+      axes.erase(std::find(axes.begin(), axes.end(), a));
+    }
+  }
+  if (!axes.empty()) x = psum(x, names_of(mesh, axes));
+  return x;
+}
+
+// The dimension that axis `a` (the innermost split of dimension `from`) can move to with one
+// all_to_all: one the target splits over `a` right after what it is split over now; -1 if
+// none. Concatenating over the innermost axis of `from` makes its block whole over that axis,
+// and cutting dimension `to` in |a| pieces splits it over `a` as its innermost axis.
+int move_target(const DimAxes& cur, const DimAxes& target, size_t from, int a) {
+  for (size_t j = 0; j < cur.size(); ++j) {
+    if (j == from || !is_prefix(cur[j], target[j]) || cur[j].size() >= target[j].size()) continue;
+    if (target[j][cur[j].size()] == a) return static_cast<int>(j);
+  }
+  return -1;
+}
+
+}  // namespace
+
 Value reshard(const MeshAxes& mesh, const Value& v, const DimAxes& target_in) {
   const size_t rank = v.global.shape.size();
   const DimAxes target = full_rank(target_in, rank);
   DimAxes cur = full_rank(v.dims, rank);
-  if (cur == target) return Value{v.local, v.global, target};
   Array x = v.local;
-  // Make whole every dimension whose split changes (innermost axis first: each all_gather
-  // joins the blocks of one axis in its order).
-  for (size_t d = 0; d < rank; ++d) {
-    if (cur[d] == target[d] || cur[d].empty()) continue;
-    for (auto it = cur[d].rbegin(); it != cur[d].rend(); ++it) {
-      x = all_gather(x, mesh.names[*it], static_cast<int64_t>(d), /*tiled=*/true);
-    }
-    cur[d].clear();
+  if (v.partial == Partial::kSum && !v.partial_axes.empty()) {
+    x = finish_sum(mesh, x, v.partial_axes, cur, target);
+  } else if (v.partial != Partial::kNone && !v.partial_axes.empty()) {
+    x = reduce_partial(mesh, v.partial, v.partial_axes, x);
   }
-  // Cut this device's block out of the dimensions that must be split (no communication).
+  if (cur == target) return Value{x, v.global, target};
+  // Take off each dimension the axes the target does not split it over (those after the
+  // longest common prefix), innermost first. An axis the target wants on another dimension
+  // moves there with one all_to_all (expert parallelism: tokens split by group become split
+  // by expert); the others are all_gathered. When nothing can move, one axis is gathered and
+  // the rest tried again (that may free the way for a move).
+  auto suffix = [&](size_t d) { return !is_prefix(cur[d], target[d]); };
+  for (;;) {
+    bool progress = false;
+    for (size_t d = 0; d < rank; ++d) {
+      while (suffix(d)) {
+        const int a = cur[d].back();
+        const int to = move_target(cur, target, d, a);
+        if (to < 0) break;
+        x = all_to_all(x, mesh.names[a], /*split_axis=*/to, /*concat_axis=*/static_cast<int64_t>(d),
+                       /*tiled=*/true);
+        cur[d].pop_back();
+        cur[static_cast<size_t>(to)].push_back(a);
+        progress = true;
+      }
+    }
+    if (progress) continue;
+    // Gather first an axis no dimension of the target wants (it must go anyway).
+    int pick = -1;
+    for (size_t d = 0; d < rank && pick < 0; ++d) {
+      if (!suffix(d)) continue;
+      bool wanted = false;
+      for (const auto& t : target) wanted = wanted || contains(t, cur[d].back());
+      if (!wanted) pick = static_cast<int>(d);
+    }
+    for (size_t d = 0; d < rank && pick < 0; ++d) {
+      if (suffix(d)) pick = static_cast<int>(d);
+    }
+    if (pick < 0) break;
+    x = all_gather(x, mesh.names[cur[pick].back()], pick, /*tiled=*/true);
+    cur[pick].pop_back();
+  }
+  // Now every dimension is split over a prefix of its target: cut this device's block out of
+  // the current one along the remaining axes (no communication).
   bool cut = false;
   std::vector<Array> starts;
   Shape sizes = x.shape();
@@ -159,8 +236,9 @@ Value reshard(const MeshAxes& mesh, const Value& v, const DimAxes& target_in) {
       continue;
     }
     cut = true;
-    sizes[d] = x.shape()[d] / detail::split_count(mesh, target[d]);
-    starts.push_back(block_number(mesh, target[d]) * Array(static_cast<int>(sizes[d])));
+    const std::vector<int> extra(target[d].begin() + cur[d].size(), target[d].end());
+    sizes[d] = x.shape()[d] / detail::split_count(mesh, extra);
+    starts.push_back(block_number(mesh, extra) * Array(static_cast<int>(sizes[d])));
   }
   if (cut) x = dynamic_slice(x, starts, sizes);
   return Value{x, v.global, target};
@@ -201,14 +279,45 @@ std::vector<Value> partition_program(const MeshAxes& mesh, const Program& p,
       }
     }
     if (!plan || !well_formed(mesh, *plan, in, out)) plan = whole_arrays(in, out);
+    // A linear primitive with one partial-sum operand already in place keeps the sum partial.
+    int through = -1;
+    if (plan->linear && plan->partial == Partial::kNone) {
+      int n_partial = 0;
+      for (size_t i = 0; i < instr.in.size(); ++i) {
+        const Value& v = *env[instr.in[i]];
+        if (v.partial == Partial::kNone) continue;
+        ++n_partial;
+        if (v.partial == Partial::kSum && full_rank(v.dims, in[i].shape.size()) == plan->inputs[i]) {
+          through = static_cast<int>(i);
+        }
+      }
+      if (n_partial != 1) through = -1;
+    }
+    if (through >= 0) {
+      plan->partial = Partial::kSum;
+      plan->partial_axes = env[instr.in[through]]->partial_axes;
+    }
     std::vector<Array> locals;
     for (size_t i = 0; i < instr.in.size(); ++i) {
-      locals.push_back(reshard(mesh, *env[instr.in[i]], plan->inputs[i]).local);
+      if (static_cast<int>(i) == through) {
+        locals.push_back(env[instr.in[i]]->local);
+        continue;
+      }
+      std::optional<Value>& in_v = env[instr.in[i]];
+      Value r = reshard(mesh, *in_v, plan->inputs[i]);
+      // A partial sum is finished once, by its first consumer, in the layout that one wants;
+      // later consumers start from there (a psum_scatter and an all_gather cost what a psum
+      // does).
+      if (in_v->partial != Partial::kNone) in_v = r;
+      locals.push_back(r.local);
     }
     std::vector<Array> outs =
         plan->identity ? locals : bind(plan->local ? plan->local : instr.prim, locals);
+    const bool partial = plan->partial != Partial::kNone && !plan->partial_axes.empty();
     for (size_t o = 0; o < outs.size(); ++o) {
-      if (plan->partial != Partial::kNone && !plan->partial_axes.empty()) {
+      // Sums stay partial until a consumer says which layout it wants them in (reshard);
+      // max / min are finished here.
+      if (partial && plan->partial != Partial::kSum) {
         outs[o] = reduce_partial(mesh, plan->partial, plan->partial_axes, outs[o]);
       }
       const Shape expect = local_aval(mesh, out[o], plan->outputs[o]).shape;
@@ -218,12 +327,17 @@ std::vector<Value> partition_program(const MeshAxes& mesh, const Program& p,
              detail::spec_str(mesh, plan->outputs[o]), " of ", out[o].str(), ")");
       }
       env[instr.out[o]] = Value{outs[o], out[o], plan->outputs[o]};
+      if (partial && plan->partial == Partial::kSum) {
+        env[instr.out[o]]->partial = Partial::kSum;
+        env[instr.out[o]]->partial_axes = plan->partial_axes;
+      }
     }
   }
   std::vector<Value> result;
   for (size_t o = 0; o < p.outputs.size(); ++o) {
     const Value& v = *env[p.outputs[o]];
-    result.push_back(o < want.size() && want[o] ? reshard(mesh, v, *want[o]) : v);
+    // Outputs leave finished (a partial one with no wanted layout: psum'd in its own).
+    result.push_back(reshard(mesh, v, o < want.size() && want[o] ? *want[o] : v.dims));
   }
   return result;
 }

@@ -9,13 +9,16 @@
 //     metrics are averaged with pmean, and the replicated parameters get the global gradient
 //     (the transpose of their broadcast to the devices sums over them). With an `fsdp` mesh
 //     (the arguments placed by place_fsdp / place_batch below) jit partitions the step from
-//     the arguments' shardings and the updated parameters and state keep theirs.
+//     the arguments' shardings and the updated parameters and state keep theirs. `experts`
+//     (expert parallelism): the shapes of the leaves split on E (param_sharding below).
 //   eval step: (params, inputs [B, T], targets [B, T]) -> loss.
 #pragma once
 
+#include <algorithm>
 #include <optional>
 #include <tuple>
 #include <utility>
+#include <vector>
 
 #include "core/ops.h"
 #include "core/sharding.h"
@@ -51,18 +54,34 @@ inline NamedSharding fsdp_sharding(const Shape& shape, const Mesh& mesh) {
   return NamedSharding(mesh, PartitionSpec(dims));
 }
 
+// Expert parallelism (parallelism.expert_parallel_degree = data_parallel_shard_degree): the
+// stacked expert weights [n_layers, E, ...] (and their optimizer state, of the same shapes)
+// are split on E over dp_shard instead; `experts` lists their shapes. A leaf of another kind
+// that happened to have such a shape would be split on its second dimension too: a layout
+// as correct as any, chosen by shape so the optimizer state follows its parameter.
+inline NamedSharding param_sharding(const Shape& shape, const Mesh& mesh,
+                                    const std::vector<Shape>& experts) {
+  if (std::find(experts.begin(), experts.end(), shape) != experts.end()) {
+    return NamedSharding(mesh, P(none, "dp_shard"));
+  }
+  return fsdp_sharding(shape, mesh);
+}
+
 template <class Tree>
-Tree place_fsdp(const Tree& tree, const Mesh& mesh) {
-  return tree_map([&](const Array& a) { return device_put(a, fsdp_sharding(a.shape(), mesh)); },
-                  tree);
+Tree place_fsdp(const Tree& tree, const Mesh& mesh, const std::vector<Shape>& experts = {}) {
+  return tree_map(
+      [&](const Array& a) { return device_put(a, param_sharding(a.shape(), mesh, experts)); },
+      tree);
 }
 
 // The same layouts pinned inside a traced step (with_sharding_constraint), so the updated
 // parameters and state come out placed as they went in (and the next call hits the cache).
 template <class Tree>
-Tree constrain_fsdp(const Tree& tree, const Mesh& mesh) {
+Tree constrain_fsdp(const Tree& tree, const Mesh& mesh, const std::vector<Shape>& experts = {}) {
   return tree_map(
-      [&](const Array& a) { return with_sharding_constraint(a, fsdp_sharding(a.shape(), mesh)); },
+      [&](const Array& a) {
+        return with_sharding_constraint(a, param_sharding(a.shape(), mesh, experts));
+      },
       tree);
 }
 
@@ -72,10 +91,12 @@ inline Array place_batch(const Array& xs, const Mesh& mesh) {
 
 template <class Model>
 auto make_train_step(const Model& model, const optim::GradientTransformation& opt,
-                     int64_t data_parallel = 1, std::optional<Mesh> fsdp = std::nullopt) {
+                     int64_t data_parallel = 1, std::optional<Mesh> fsdp = std::nullopt,
+                     std::vector<Shape> experts = {}) {
   using Params = typename Model::Params;
-  auto step = [model, opt, data_parallel, fsdp](const Params& params, const optim::State& state,
-                                                const Array& xs, const Array& ys) {
+  auto step = [model, opt, data_parallel, fsdp, experts](const Params& params,
+                                                         const optim::State& state,
+                                                         const Array& xs, const Array& ys) {
     auto local = [&model](const Params& p, const Array& x, const Array& y) {
       return model.loss(p, x, y);
     };
@@ -119,8 +140,8 @@ auto make_train_step(const Model& model, const optim::GradientTransformation& op
     auto [updates, new_state] = opt.update(grads, state, params);
     Params new_params = optim::apply_updates(params, updates);
     if (fsdp) {
-      new_params = constrain_fsdp(new_params, *fsdp);
-      new_state = constrain_fsdp(new_state, *fsdp);
+      new_params = constrain_fsdp(new_params, *fsdp, experts);
+      new_state = constrain_fsdp(new_state, *fsdp, experts);
     }
     // Finite loss and gradient can still give a non-finite update (eps = 0 dividing 0 by 0,
     // an overflow): the trainer checks this before it saves the new params.

@@ -7,6 +7,8 @@
 #include <new>
 #include <optional>
 #include <sstream>
+#include <type_traits>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "checkpoint/hf.h"
@@ -325,17 +327,24 @@ absl::StatusOr<TrainResult> Run::train(const Model& model) {
   }
   const int64_t rows = t.batch_size / t.gradient_accumulation_steps / (dp * fsdp);
   std::optional<Mesh> fsdp_devices;
+  std::vector<Shape> experts;  // expert parallelism: the leaves split by expert
+  if constexpr (std::is_same_v<Model, MoELlama>) {
+    if (config_.parallelism.expert_parallel_degree > 1) {
+      experts = {params.moe_layers.moe.w1.shape(), params.moe_layers.moe.w2.shape()};
+    }
+  }
   if (fsdp > 1) {
     fsdp_devices = fsdp_mesh(dp, fsdp);
-    params = place_fsdp(params, *fsdp_devices);
-    opt_state = place_fsdp(opt_state, *fsdp_devices);
+    params = place_fsdp(params, *fsdp_devices, experts);
+    opt_state = place_fsdp(opt_state, *fsdp_devices, experts);
     out_ << "FSDP over " << dp * fsdp << " devices (" << fsdp << " sharded x " << dp
          << " replicated, jit shardings): " << rows << " rows per device per micro-batch\n";
+    if (!experts.empty()) out_ << "experts split over the " << fsdp << " dp_shard devices\n";
   } else if (dp > 1) {
     out_ << "data parallel over " << dp << " devices: " << rows
          << " rows per device per micro-batch\n";
   }
-  auto train_step = make_train_step(model, opt, fsdp > 1 ? 1 : dp, fsdp_devices);
+  auto train_step = make_train_step(model, opt, fsdp > 1 ? 1 : dp, fsdp_devices, experts);
   auto eval_step = make_eval_step(model);
 
   const int64_t k = t.gradient_accumulation_steps;
@@ -476,6 +485,12 @@ absl::StatusOr<TrainResult> run_training(const train::TrainConfig& config, std::
     if (config.model.n_routed_experts > 0) {
       auto moe = moe_llama_config(config.model, vocab);
       if (!moe.ok()) return moe.status();
+      const auto& par = config.parallelism;
+      if (par.expert_parallel_degree > 1) {  // validate() made it data_parallel_shard_degree
+        moe->moe.sharding = nn::MoESharding{
+            fsdp_mesh(par.data_parallel_replicate_degree, par.data_parallel_shard_degree),
+            "dp_shard"};
+      }
       return run.train(MoELlama{*moe});
     }
     auto llama = llama_config(config.model, vocab);

@@ -246,7 +246,9 @@ Value reshard(const MeshAxes& mesh, const Value& v, const DimAxes& target_in) {
 
 std::vector<Value> partition_program(const MeshAxes& mesh, const Program& p,
                                      const std::vector<Value>& inputs,
-                                     const std::vector<std::optional<DimAxes>>& want) {
+                                     const std::vector<std::optional<DimAxes>>& want,
+                                     const std::vector<std::optional<DimAxes>>& prefer,
+                                     bool finish) {
   if (inputs.size() != p.inputs.size()) fail("jit", "internal: partition_program arity");
   std::vector<std::optional<Value>> env(p.avals.size());
   for (size_t i = 0; i < inputs.size(); ++i) env[p.inputs[i]] = inputs[i];
@@ -266,7 +268,8 @@ std::vector<Value> partition_program(const MeshAxes& mesh, const Program& p,
     if (plan && plan->inline_body != nullptr) {
       std::vector<Value> args;
       for (int v : instr.in) args.push_back(*env[v]);
-      std::vector<Value> r = partition_program(mesh, *plan->inline_body, args);
+      std::vector<Value> r = partition_program(mesh, *plan->inline_body, args, {}, {},
+                                               /*finish=*/false);
       for (size_t o = 0; o < instr.out.size(); ++o) env[instr.out[o]] = r.at(o);
       continue;
     }
@@ -336,15 +339,21 @@ std::vector<Value> partition_program(const MeshAxes& mesh, const Program& p,
   std::vector<Value> result;
   for (size_t o = 0; o < p.outputs.size(); ++o) {
     const Value& v = *env[p.outputs[o]];
-    // Outputs leave finished (a partial one with no wanted layout: psum'd in its own).
-    result.push_back(reshard(mesh, v, o < want.size() && want[o] ? *want[o] : v.dims));
+    if (o < want.size() && want[o]) {
+      result.push_back(reshard(mesh, v, *want[o]));
+    } else if (v.partial == Partial::kNone || !finish) {
+      result.push_back(v);
+    } else {
+      result.push_back(reshard(mesh, v, o < prefer.size() && prefer[o] ? *prefer[o] : v.dims));
+    }
   }
   return result;
 }
 
 PartitionedBody partition_body(const MeshAxes& mesh, const Program& body,
                                const std::vector<DimAxes>& in,
-                               const std::vector<std::optional<DimAxes>>& want) {
+                               const std::vector<std::optional<DimAxes>>& want,
+                               const std::vector<std::optional<DimAxes>>& prefer) {
   const AxisMask all = axis_mask(mesh.names);
   std::vector<Aval> local_in;
   for (size_t i = 0; i < body.inputs.size(); ++i) {
@@ -358,7 +367,7 @@ PartitionedBody partition_body(const MeshAxes& mesh, const Program& body,
     for (size_t i = 0; i < xs.size(); ++i) {
       vals.push_back(Value{xs[i], body.avals[body.inputs[i]], in[i]});
     }
-    std::vector<Value> r = partition_program(mesh, body, vals, want);
+    std::vector<Value> r = partition_program(mesh, body, vals, want, prefer);
     out.clear();
     std::vector<Array> locals;
     for (const Value& v : r) {

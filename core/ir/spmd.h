@@ -102,10 +102,15 @@ Plan elementwise_plan(const RuleArgs& a);
 Value reshard(const MeshAxes& mesh, const Value& v, const DimAxes& target);
 // Runs `p` on sharded inputs inside a trace with the mesh's axes bound (a shard_map body):
 // each equation through its sharding rule. want: layouts some outputs must have (nullopt:
-// whatever propagation gives); empty for none.
+// whatever propagation gives); empty for none. prefer: layouts to finish outputs that are
+// still partial sums in (a psum_scatter where they split the summed axes; the others are
+// psum'd in their own layout). finish = false: partial sums leave unfinished (a body inlined
+// into the program being partitioned).
 std::vector<Value> partition_program(const MeshAxes& mesh, const Program& p,
                                      const std::vector<Value>& inputs,
-                                     const std::vector<std::optional<DimAxes>>& want = {});
+                                     const std::vector<std::optional<DimAxes>>& want = {},
+                                     const std::vector<std::optional<DimAxes>>& prefer = {},
+                                     bool finish = true);
 
 // A body (scan's) partitioned for inputs in layouts `in`: its program over blocks and its
 // outputs' layouts (those in `want` as given).
@@ -115,7 +120,8 @@ struct PartitionedBody {
 };
 PartitionedBody partition_body(const MeshAxes& mesh, const Program& body,
                                const std::vector<DimAxes>& in,
-                               const std::vector<std::optional<DimAxes>>& want);
+                               const std::vector<std::optional<DimAxes>>& want,
+                               const std::vector<std::optional<DimAxes>>& prefer = {});
 
 // Whether the program (its bodies too) has collectives or shard_maps: such a program is
 // already per-device code and is not partitioned again.

@@ -12,6 +12,7 @@
 #include "gtest/gtest.h"
 #include "tests/transforms/mesh_test_util.h"
 #include "transforms/autodiff.h"
+#include "transforms/control_flow.h"
 #include "transforms/jit.h"
 
 namespace graft {
@@ -177,6 +178,29 @@ TEST(ReshardTest, FsdpGradientsAreReduceScattered) {
   expect_near(got.second, want.second, 1e-12, "w2");
   const std::string text = fsdp.as_text(x, w1, w2);
   EXPECT_EQ(count(text, "psum_scatter"), 2) << text;
+}
+
+// FSDP over stacked layers: the weight gradients are ys of the transposed scan, partial over
+// the batch's axis inside its body; they leave the body reduce-scattered into the layout of
+// the weights they belong to.
+TEST(ReshardTest, FsdpScanGradientsAreReduceScatteredInTheBody) {
+  Mesh mesh({4}, {"data"});
+  Array x = rnd({8, 4}, 0.1), ws = rnd({3, 4, 4}, 0.2) * 0.5;
+  auto loss = [](const Array& x, const Array& ws) {
+    auto [h, ys] = scan(
+        [](const Array& h, const Array& w) { return std::pair{tanh(matmul(h, w)) + h, std::tuple<>{}}; },
+        x, ws);
+    return mean(square(h));
+  };
+  auto step = [&](const Array& x, const Array& ws) { return grad(loss, argnums<1>)(x, ws); };
+  NamedSharding batch(mesh, P("data")), fsdp(mesh, P(none, "data"));
+  auto sharded = jit(step, {.in_shardings = {batch, fsdp}, .out_shardings = {fsdp}});
+  Array got = sharded(x, ws);
+  expect_near(got, jit(step)(x, ws), 1e-12, "dws");
+  EXPECT_EQ(got.sharding(), fsdp);
+  const std::string text = sharded.as_text(x, ws);
+  EXPECT_EQ(count(text, "psum_scatter"), 1) << text;
+  EXPECT_EQ(psums(text), 0) << text;
 }
 
 }  // namespace

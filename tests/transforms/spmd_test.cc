@@ -158,8 +158,9 @@ TEST(JitShardingTest, FsdpScanOverLayersEqualsUnsharded) {
   const std::string text = sharded.as_text(x, ws);
   EXPECT_GE(count(text, "all_gather"), 1) << text;
   EXPECT_NE(text.find("scan"), std::string::npos) << text;
-  // The weight gradients are summed inside the scan body, where the layout they leave in is
-  // not known yet: a psum there (the step without a scan below reduce-scatters them).
+  // The weight gradient in the body is the partial sum plus the cotangent of sum(w), an add
+  // that finishes the sum as a psum (spmd_reshard_test has the scan without the second use,
+  // reduce-scattered).
   EXPECT_GE(count(text, "psum["), 1) << text;
 }
 

@@ -300,9 +300,21 @@ std::vector<Value> partition_program(const MeshAxes& mesh, const Program& p,
       plan->partial = Partial::kSum;
       plan->partial_axes = env[instr.in[through]]->partial_axes;
     }
+    // An additive one whose operands are all partial sums over the same axes, in place.
+    bool all_through = plan->additive && plan->partial == Partial::kNone && !instr.in.empty();
+    for (size_t i = 0; i < instr.in.size() && all_through; ++i) {
+      const Value& v = *env[instr.in[i]];
+      const Value& v0 = *env[instr.in[0]];
+      all_through = v.partial == Partial::kSum && v.partial_axes == v0.partial_axes &&
+                    full_rank(v.dims, in[i].shape.size()) == plan->inputs[i];
+    }
+    if (all_through) {
+      plan->partial = Partial::kSum;
+      plan->partial_axes = env[instr.in[0]]->partial_axes;
+    }
     std::vector<Array> locals;
     for (size_t i = 0; i < instr.in.size(); ++i) {
-      if (static_cast<int>(i) == through) {
+      if (static_cast<int>(i) == through || all_through) {
         locals.push_back(env[instr.in[i]]->local);
         continue;
       }

@@ -63,6 +63,10 @@ struct Plan {
   // the sum waits for a consumer that says where it wants it (an FSDP gradient: dot_general,
   // transpose, times the learning rate, into a sharded update: one psum_scatter).
   bool linear = false;
+  // The outputs are linear in all operands together (add, sub): when every operand is a
+  // partial sum over the same axes in the layout asked for, so are the outputs (gradients
+  // accumulated over micro-batches, or over the uses of a weight).
+  bool additive = false;
   // Set instead of the above by call primitives (custom_jvp_call, custom_vjp_call, remat): what
   // they compute is this body of theirs (taking their inputs), partitioned in their place.
   std::shared_ptr<const Program> inline_body;

@@ -178,6 +178,20 @@ TEST(ReshardTest, FsdpGradientsAreReduceScattered) {
   expect_near(got.second, want.second, 1e-12, "w2");
   const std::string text = fsdp.as_text(x, w1, w2);
   EXPECT_EQ(count(text, "psum_scatter"), 2) << text;
+  // Two micro-batches: the gradients add up as partial sums, reduce-scattered once each.
+  auto two = [&](const Array& xa, const Array& xb, const Array& w1, const Array& w2) {
+    auto [a1, a2] = grad(loss, argnums<1, 2>)(xa, w1, w2);
+    auto [b1, b2] = grad(loss, argnums<1, 2>)(xb, w1, w2);
+    return std::pair{w1 - (a1 + b1) * 0.05, w2 - (a2 + b2) * 0.05};
+  };
+  Array xb = rnd({16, 8}, 0.9);
+  auto accum = jit(two, {.in_shardings = {batch, batch, split, split}, .out_shardings = {split}});
+  auto got2 = accum(x, xb, w1, w2);
+  auto want2 = jit(two)(x, xb, w1, w2);
+  expect_near(got2.first, want2.first, 1e-12, "w1 accumulated");
+  expect_near(got2.second, want2.second, 1e-12, "w2 accumulated");
+  const std::string text2 = accum.as_text(x, xb, w1, w2);
+  EXPECT_EQ(count(text2, "psum_scatter"), 2) << text2;
 }
 
 // FSDP over stacked layers: the weight gradients are ys of the transposed scan, partial over

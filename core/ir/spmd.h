@@ -98,7 +98,11 @@ Aval local_aval(const MeshAxes& mesh, Aval global, const DimAxes& d);
 // layout of the most split one (rank-0 operands stay whole).
 Plan elementwise_plan(const RuleArgs& a);
 
-// ---- the interpreter ----
+// Finishes a partial result over mesh axes `axes`: psum, pmax or pmin by kind.
+Array reduce_partial(const MeshAxes& mesh, Partial kind, const std::vector<int>& axes,
+                     const Array& x);
+
+// ---- the interpreter (reshard in spmd_reshard.cc) ----
 // Moves `v` to layout `target`: a partial sum is finished first (psum_scatter onto the
 // dimensions the target splits over its axes, psum over the others); an axis the target
 // wants on another dimension moves there with an all_to_all; axes no longer wanted are

@@ -1,7 +1,8 @@
 // [parallelism] expert_parallel_degree on the llama trainer (GRAFT_CPU_DEVICES=4, BUILD.bazel):
 // an MoE llama-tiny with its experts split over the 4 dp_shard devices (capacity dispatch,
 // tokens exchanged by all_to_all) follows the one-device run of the same capacity config for
-// 20 AdamW steps; misconfigurations are status errors.
+// 20 AdamW steps (so does HSDP 2 x 2 with the experts over the 2 dp_shard devices);
+// misconfigurations are status errors.
 #include <algorithm>
 #include <cmath>
 #include <string>
@@ -61,6 +62,18 @@ TEST(ExpertParallelTest, MoeWithExpertsOverFourDevicesFollowsOneDevice) {
   EXPECT_LT(a->step_losses.back(), a->step_losses.front() - 0.3);  // it trains
   EXPECT_NE(log.str().find("experts split over the 4 dp_shard devices"), std::string::npos)
       << log.str();
+  // HSDP with EP: 2 replicas x 2 shards, experts split over the 2 dp_shard devices.
+  train::TrainConfig hsdp = four;
+  hsdp.job.dump_folder = fresh_test_dir("ep_hsdp");
+  hsdp.parallelism.data_parallel_replicate_degree = 2;
+  hsdp.parallelism.data_parallel_shard_degree = 2;
+  hsdp.parallelism.expert_parallel_degree = 2;
+  auto c = run_training(hsdp, log);
+  ASSERT_TRUE(c.ok()) << c.status() << "\n" << log.str();
+  ASSERT_EQ(c->step_losses.size(), 20u);
+  for (int i = 0; i < 20; ++i) {
+    EXPECT_NEAR(c->step_losses[i], a->step_losses[i], 2e-5 * std::abs(a->step_losses[i])) << i;
+  }
 }
 
 TEST(ExpertParallelTest, ConfigErrors) {

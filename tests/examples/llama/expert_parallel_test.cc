@@ -44,6 +44,8 @@ TEST(ExpertParallelTest, MoeWithExpertsOverFourDevicesFollowsOneDevice) {
   four.job.dump_folder = fresh_test_dir("ep_four");
   four.parallelism.data_parallel_shard_degree = 4;
   four.parallelism.expert_parallel_degree = 4;
+  four.sample.prompt = "The ";
+  four.sample.max_new_tokens = 8;  // sampling runs dropless over the split experts
   std::ostringstream log;
   auto a = run_training(one, log);
   ASSERT_TRUE(a.ok()) << a.status() << "\n" << log.str();
@@ -60,6 +62,7 @@ TEST(ExpertParallelTest, MoeWithExpertsOverFourDevicesFollowsOneDevice) {
   w << worst;
   RecordProperty("max_relative_loss_difference", w.str());
   EXPECT_LT(a->step_losses.back(), a->step_losses.front() - 0.3);  // it trains
+  EXPECT_GE(b->sample.size(), 4u) << log.str();
   EXPECT_NE(log.str().find("experts split over the 4 dp_shard devices"), std::string::npos)
       << log.str();
   // HSDP with EP: 2 replicas x 2 shards, experts split over the 2 dp_shard devices.
@@ -68,6 +71,7 @@ TEST(ExpertParallelTest, MoeWithExpertsOverFourDevicesFollowsOneDevice) {
   hsdp.parallelism.data_parallel_replicate_degree = 2;
   hsdp.parallelism.data_parallel_shard_degree = 2;
   hsdp.parallelism.expert_parallel_degree = 2;
+  hsdp.sample.max_new_tokens = 0;
   auto c = run_training(hsdp, log);
   ASSERT_TRUE(c.ok()) << c.status() << "\n" << log.str();
   ASSERT_EQ(c->step_losses.size(), 20u);

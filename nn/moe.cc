@@ -45,7 +45,8 @@ absl::Status MoEConfig::validate() const {
     return bad("init_std and out_init_scale must be >= 0");
   }
   if (!(capacity_factor >= 0)) {
-    return bad("capacity_factor must be >= 0 (0: dropless), got " + std::to_string(capacity_factor));
+    return bad("capacity_factor must be >= 0 (0: dropless), got " +
+               std::to_string(capacity_factor));
   }
   if (token_groups < 1) {
     return bad("token_groups must be >= 1, got " + std::to_string(token_groups));

@@ -151,9 +151,8 @@ std::vector<Value> partition_program(const MeshAxes& mesh, const Program& p,
         const Value& v = *env[instr.in[i]];
         if (v.partial == Partial::kNone) continue;
         ++n_partial;
-        if (v.partial == Partial::kSum && full_rank(v.dims, in[i].shape.size()) == plan->inputs[i]) {
-          through = static_cast<int>(i);
-        }
+        const bool in_place = full_rank(v.dims, in[i].shape.size()) == plan->inputs[i];
+        if (v.partial == Partial::kSum && in_place) through = static_cast<int>(i);
       }
       if (n_partial != 1) through = -1;
     }

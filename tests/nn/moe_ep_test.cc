@@ -120,7 +120,8 @@ TEST(MoEExpertParallel, MoELlamaLossAndGradEqualOneDevice) {
   Array y = random::randint(random::key(9), {4, 16}, 0, plain.base.vocab_size);
   auto step = [](const MoELlamaConfig& c) {
     return [c](const MoELlamaParams& q, const Array& x, const Array& y) {
-      return value_and_grad([&](const MoELlamaParams& q) { return moe_llama_loss(q, x, y, c).loss; })(q);
+      return value_and_grad(
+          [&](const MoELlamaParams& q) { return moe_llama_loss(q, x, y, c).loss; })(q);
     };
   };
   MoELlamaParams pp = p;
@@ -140,8 +141,10 @@ TEST(MoEExpertParallel, MoELlamaLossAndGradEqualOneDevice) {
   const std::string text = sharded.as_text(pp, device_put(x, batch), device_put(y, batch));
   EXPECT_GE(count(text, "all_to_all"), 4) << text;
   const int64_t e = plain.moe.n_experts, d = plain.base.dim, h = plain.moe.expert_ffn_dim;
-  const std::string w13 = "[" + std::to_string(e) + "," + std::to_string(d) + "," + std::to_string(h) + "]";
-  const std::string w2 = "[" + std::to_string(e) + "," + std::to_string(h) + "," + std::to_string(d) + "]";
+  const std::string w13 =
+      "[" + std::to_string(e) + "," + std::to_string(d) + "," + std::to_string(h) + "]";
+  const std::string w2 =
+      "[" + std::to_string(e) + "," + std::to_string(h) + "," + std::to_string(d) + "]";
   EXPECT_EQ(gathers_of(text, w13), 0) << text;
   EXPECT_EQ(gathers_of(text, w2), 0) << text;
   // (The dense parts still gather a few activations, as data parallelism does: rope's

@@ -113,8 +113,11 @@ TEST(ReshardTest, PartialSumToSplitIsPsumScatter) {
   EXPECT_EQ(count(text, "psum_scatter"), 1) << text;
   EXPECT_EQ(psums(text), 0) << text;
   EXPECT_EQ(count(text, "all_gather"), 0) << text;
-  auto h = [](const Array& x, const Array& y) { return matmul(transpose(x, std::vector<int>{1, 0}), y); };
-  auto out = jit(h, {.in_shardings = {batch, batch}, .out_shardings = {NamedSharding(mesh, P(none, "x"))}});
+  auto h = [](const Array& x, const Array& y) {
+    return matmul(transpose(x, std::vector<int>{1, 0}), y);
+  };
+  auto out = jit(
+      h, {.in_shardings = {batch, batch}, .out_shardings = {NamedSharding(mesh, P(none, "x"))}});
   expect_near(out(x, y), jit(h)(x, y), 1e-12, "out_shardings");
   text = out.as_text(x, y);
   EXPECT_EQ(count(text, "psum_scatter"), 1) << text;
@@ -134,7 +137,9 @@ TEST(ReshardTest, PartialSumOverTwoAxes) {
   Mesh mesh({2, 4}, {"data", "model"});
   const AxisNames both{"data", "model"};
   Array x = rnd({16, 8}, 0.5), y = rnd({16, 8}, 0.6);
-  auto h = [](const Array& x, const Array& y) { return matmul(transpose(x, std::vector<int>{1, 0}), y); };
+  auto h = [](const Array& x, const Array& y) {
+    return matmul(transpose(x, std::vector<int>{1, 0}), y);
+  };
   const Array want = jit(h)(x, y);
   NamedSharding all(mesh, P(both));
   auto two = jit(h, {.in_shardings = {all, all}, .out_shardings = {all}});
@@ -143,7 +148,8 @@ TEST(ReshardTest, PartialSumOverTwoAxes) {
   EXPECT_EQ(count(text, "psum_scatter"), 2) << text;
   EXPECT_EQ(psums(text), 0) << text;
   EXPECT_EQ(count(text, "all_gather"), 0) << text;
-  auto one = jit(h, {.in_shardings = {all, all}, .out_shardings = {NamedSharding(mesh, P("data"))}});
+  auto one =
+      jit(h, {.in_shardings = {all, all}, .out_shardings = {NamedSharding(mesh, P("data"))}});
   expect_near(one(x, y), want, 1e-12, "one axis");
   text = one.as_text(x, y);
   EXPECT_EQ(count(text, "psum_scatter"), 1) << text;
@@ -202,7 +208,9 @@ TEST(ReshardTest, FsdpScanGradientsAreReduceScatteredInTheBody) {
   Array x = rnd({8, 4}, 0.1), ws = rnd({3, 4, 4}, 0.2) * 0.5;
   auto loss = [](const Array& x, const Array& ws) {
     auto [h, ys] = scan(
-        [](const Array& h, const Array& w) { return std::pair{tanh(matmul(h, w)) + h, std::tuple<>{}}; },
+        [](const Array& h, const Array& w) {
+          return std::pair{tanh(matmul(h, w)) + h, std::tuple<>{}};
+        },
         x, ws);
     return mean(square(h));
   };

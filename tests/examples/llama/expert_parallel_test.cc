@@ -5,8 +5,8 @@
 // misconfigurations are status errors.
 #include <algorithm>
 #include <cmath>
-#include <string>
 #include <sstream>
+#include <string>
 
 #include "examples/llama/trainer.h"
 #include "examples/train/train_config.h"

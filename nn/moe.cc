@@ -1,10 +1,12 @@
 #include "nn/moe.h"
 
+#include <algorithm>
 #include <string>
 
 #include "core/error.h"
 #include "core/ops.h"
 #include "core/random.h"
+#include "nn/moe_capacity.h"
 
 namespace graft::nn {
 
@@ -41,6 +43,30 @@ absl::Status MoEConfig::validate() const {
   }
   if (!(init_std >= 0) || !(out_init_scale >= 0)) {
     return bad("init_std and out_init_scale must be >= 0");
+  }
+  if (!(capacity_factor >= 0)) {
+    return bad("capacity_factor must be >= 0 (0: dropless), got " +
+               std::to_string(capacity_factor));
+  }
+  if (token_groups < 1) {
+    return bad("token_groups must be >= 1, got " + std::to_string(token_groups));
+  }
+  if (sharding) {
+    if (capacity_factor == 0) {
+      return bad("sharding (expert parallelism) needs the capacity mode (capacity_factor > 0): "
+                 "the dropless dispatch cannot be split by expert");
+    }
+    const auto& names = sharding->mesh.axis_names();
+    if (std::find(names.begin(), names.end(), sharding->expert_axis) == names.end()) {
+      return bad("sharding.expert_axis '" + sharding->expert_axis + "' is not an axis of " +
+                 sharding->mesh.str());
+    }
+    const int64_t ep = sharding->mesh.axis_size(sharding->expert_axis);
+    if (n_experts % ep != 0 || token_groups % ep != 0) {
+      return bad("n_experts (" + std::to_string(n_experts) + ") and token_groups (" +
+                 std::to_string(token_groups) + ") must be multiples of the expert axis size " +
+                 std::to_string(ep));
+    }
   }
   return absl::OkStatus();
 }
@@ -81,9 +107,12 @@ MoERouting moe_route(const Array& router, const Array& x, const MoEConfig& cfg) 
   return MoERouting{experts, weights, logits, scores, group_sizes};
 }
 
-MoEOutput moe_apply(const MoEParams& p, const Array& x, const MoEConfig& cfg) {
-  MoERouting r = moe_route(p.router, x, cfg);
-  const int64_t n = x.shape()[0], k = cfg.top_k, e = cfg.n_experts;
+namespace {
+
+// The dropless dispatch: the weighted sum of each token's top_k experts' outputs, [N, dim].
+Array routed_dropless(const MoEParams& p, const Array& x, const MoEConfig& cfg,
+                      const MoERouting& r) {
+  const int64_t n = x.shape()[0], k = cfg.top_k;
   const DType dt = x.dtype();
   // Dropless dispatch: the N*k assignments sorted by expert (stable, so each expert's rows
   // keep token order), token rows gathered into consecutive groups.
@@ -98,7 +127,16 @@ MoEOutput moe_apply(const MoEParams& p, const Array& x, const MoEConfig& cfg) {
   ys = ys * astype(expand_dims(ws, {1}), dt);
   // Combine: the inverse permutation puts each token's k results together.
   Array inverse = argsort(order);
-  Array y = sum(reshape(take(ys, inverse, 0, GatherMode::kClip), {n, k, cfg.dim}), {1});
+  return sum(reshape(take(ys, inverse, 0, GatherMode::kClip), {n, k, cfg.dim}), {1});
+}
+
+}  // namespace
+
+MoEOutput moe_apply(const MoEParams& p, const Array& x, const MoEConfig& cfg) {
+  MoERouting r = moe_route(p.router, x, cfg);
+  const int64_t n = x.shape()[0], k = cfg.top_k, e = cfg.n_experts;
+  const DType dt = x.dtype();
+  Array y = cfg.capacity_factor > 0 ? routed_capacity(p, x, cfg, r) : routed_dropless(p, x, cfg, r);
   if (cfg.n_shared_experts > 0) {
     Array sa = matmul(x, astype(p.shared_w1, dt)), sb = matmul(x, astype(p.shared_w3, dt));
     y = y + matmul(silu_gate(sa, sb), astype(p.shared_w2, dt));

@@ -6,6 +6,9 @@
 // the token rows gathered, and each expert's SwiGLU runs as one grouped matmul (ragged_dot)
 // over its consecutive rows; the weighted results are un-permuted and summed per token.
 // Optional shared experts (a SwiGLU every token passes through) are added on top.
+// With capacity_factor > 0 the routed experts use GShard's capacity dispatch instead
+// (nn/moe_capacity.h): fixed-size expert buffers that layouts can split by expert, so expert
+// parallelism is a sharding annotation (MoESharding) and jit's partitioner adds all_to_all.
 // Everything is built from ops, so moe_apply traces under jit / grad / vmap / scan; stacked
 // MoEParams (a leading [n_layers] axis on every leaf) slice per layer under scan.
 // Errors: an invalid config gives absl::InvalidArgumentError from validate(); moe_init and
@@ -13,14 +16,26 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
+#include <string>
 
 #include "absl/status/status.h"
 #include "core/array.h"
+#include "core/sharding.h"
 #include "core/tree.h"
 
 namespace graft::nn {
 
 enum class RouterScore { kSoftmax, kSigmoid };
+
+// Expert parallelism by annotation (capacity mode only): the dispatched tokens [E, G, C, dim]
+// are constrained split over `expert_axis` by expert, the token groups [G, S, dim] and the
+// experts' outputs by group, so jit's partitioner moves them with all_to_all. The caller
+// places the expert weights (w1 / w3 / w2) split on E over the same axis (device_put).
+struct MoESharding {
+  Mesh mesh;
+  std::string expert_axis;
+};
 
 struct MoEConfig {
   int64_t dim = 0;
@@ -35,6 +50,13 @@ struct MoEConfig {
   double z_loss_weight = 0.0;     // router z-loss weight (in MoEStats::loss)
   double init_std = 0.02;
   double out_init_scale = 1.0;  // output projections (w2) start at init_std * out_init_scale
+  // 0: dropless (sorted tokens, ragged_dot). > 0: capacity dispatch: the N tokens in
+  // token_groups groups of S = N / token_groups, each expert taking at most
+  // C = min(S, ceil(capacity_factor * S * top_k / n_experts)) assignments per group; the rest
+  // are dropped (their weight counts 0). See nn/moe_capacity.h.
+  double capacity_factor = 0.0;
+  int64_t token_groups = 1;
+  std::optional<MoESharding> sharding;  // capacity mode only
 
   absl::Status validate() const;
 };

@@ -72,19 +72,6 @@ Plan elementwise_plan(const RuleArgs& a) {
 
 namespace {
 
-AxisNames names_of(const MeshAxes& mesh, const std::vector<int>& axes) {
-  AxisNames n;
-  for (int a : axes) n.push_back(mesh.names[a]);
-  return n;
-}
-
-// This device's block number along a dimension split over `axes` (major first).
-Array block_number(const MeshAxes& mesh, const std::vector<int>& axes) {
-  Array b = Array(0);
-  for (int a : axes) b = b * Array(static_cast<int>(mesh.sizes[a])) + axis_index(mesh.names[a]);
-  return b;
-}
-
 bool well_formed(const MeshAxes& mesh, const Plan& p, const std::vector<Aval>& in,
                  const std::vector<Aval>& out) {
   if (p.inputs.size() != in.size() || p.outputs.size() != out.size()) return false;
@@ -116,70 +103,13 @@ Plan whole_arrays(const std::vector<Aval>& in, const std::vector<Aval>& out) {
   return p;
 }
 
-Array reduce_partial(const MeshAxes& mesh, Partial kind, const std::vector<int>& axes,
-                     const Array& x) {
-  const AxisNames names = names_of(mesh, axes);
-  switch (kind) {
-    case Partial::kSum:
-      return psum(x, names);
-    case Partial::kMax:
-      return pmax(x, names);
-    case Partial::kMin:
-      return pmin(x, names);
-    case Partial::kNone:
-      break;
-  }
-  return x;
-}
-
 }  // namespace
-
-Value reshard(const MeshAxes& mesh, const Value& v, const DimAxes& target_in) {
-  const size_t rank = v.global.shape.size();
-  const DimAxes target = full_rank(target_in, rank);
-  DimAxes cur = full_rank(v.dims, rank);
-  if (cur == target) return Value{v.local, v.global, target};
-  // A broadcast scalar (an optimizer's hyperparameter, a zero to start from) is made again at
-  // the block's shape rather than cut out of a whole-array broadcast: then it stays a scalar
-  // that the fused elementwise consumer reads, instead of a block-sized buffer that lives from
-  // here to its use (the whole step's hyperparameters for every weight at once).
-  if (const std::shared_ptr<Node>& n = v.local.node();
-      n != nullptr && n->primitive != nullptr &&
-      n->primitive->id() == PrimitiveId::kBroadcastInDim && n->inputs.size() == 1 &&
-      n->inputs[0].ndim() == 0) {
-    return Value{broadcast_to(n->inputs[0], local_aval(mesh, v.global, target).shape), v.global,
-                 target};
-  }
-  Array x = v.local;
-  // Make whole every dimension whose split changes (innermost axis first: each all_gather
-  // joins the blocks of one axis in its order).
-  for (size_t d = 0; d < rank; ++d) {
-    if (cur[d] == target[d] || cur[d].empty()) continue;
-    for (auto it = cur[d].rbegin(); it != cur[d].rend(); ++it) {
-      x = all_gather(x, mesh.names[*it], static_cast<int64_t>(d), /*tiled=*/true);
-    }
-    cur[d].clear();
-  }
-  // Cut this device's block out of the dimensions that must be split (no communication).
-  bool cut = false;
-  std::vector<Array> starts;
-  Shape sizes = x.shape();
-  for (size_t d = 0; d < rank; ++d) {
-    if (cur[d] == target[d]) {
-      starts.push_back(Array(0));
-      continue;
-    }
-    cut = true;
-    sizes[d] = x.shape()[d] / detail::split_count(mesh, target[d]);
-    starts.push_back(block_number(mesh, target[d]) * Array(static_cast<int>(sizes[d])));
-  }
-  if (cut) x = dynamic_slice(x, starts, sizes);
-  return Value{x, v.global, target};
-}
 
 std::vector<Value> partition_program(const MeshAxes& mesh, const Program& p,
                                      const std::vector<Value>& inputs,
-                                     const std::vector<std::optional<DimAxes>>& want) {
+                                     const std::vector<std::optional<DimAxes>>& want,
+                                     const std::vector<std::optional<DimAxes>>& prefer,
+                                     bool finish) {
   if (inputs.size() != p.inputs.size()) fail("jit", "internal: partition_program arity");
   std::vector<std::optional<Value>> env(p.avals.size());
   for (size_t i = 0; i < inputs.size(); ++i) env[p.inputs[i]] = inputs[i];
@@ -199,7 +129,8 @@ std::vector<Value> partition_program(const MeshAxes& mesh, const Program& p,
     if (plan && plan->inline_body != nullptr) {
       std::vector<Value> args;
       for (int v : instr.in) args.push_back(*env[v]);
-      std::vector<Value> r = partition_program(mesh, *plan->inline_body, args);
+      std::vector<Value> r = partition_program(mesh, *plan->inline_body, args, {}, {},
+                                               /*finish=*/false);
       for (size_t o = 0; o < instr.out.size(); ++o) env[instr.out[o]] = r.at(o);
       continue;
     }
@@ -212,14 +143,56 @@ std::vector<Value> partition_program(const MeshAxes& mesh, const Program& p,
       }
     }
     if (!plan || !well_formed(mesh, *plan, in, out)) plan = whole_arrays(in, out);
+    // A linear primitive with one partial-sum operand already in place keeps the sum partial.
+    int through = -1;
+    if (plan->linear && plan->partial == Partial::kNone) {
+      int n_partial = 0;
+      for (size_t i = 0; i < instr.in.size(); ++i) {
+        const Value& v = *env[instr.in[i]];
+        if (v.partial == Partial::kNone) continue;
+        ++n_partial;
+        const bool in_place = full_rank(v.dims, in[i].shape.size()) == plan->inputs[i];
+        if (v.partial == Partial::kSum && in_place) through = static_cast<int>(i);
+      }
+      if (n_partial != 1) through = -1;
+    }
+    if (through >= 0) {
+      plan->partial = Partial::kSum;
+      plan->partial_axes = env[instr.in[through]]->partial_axes;
+    }
+    // An additive one whose operands are all partial sums over the same axes, in place.
+    bool all_through = plan->additive && plan->partial == Partial::kNone && !instr.in.empty();
+    for (size_t i = 0; i < instr.in.size() && all_through; ++i) {
+      const Value& v = *env[instr.in[i]];
+      const Value& v0 = *env[instr.in[0]];
+      all_through = v.partial == Partial::kSum && v.partial_axes == v0.partial_axes &&
+                    full_rank(v.dims, in[i].shape.size()) == plan->inputs[i];
+    }
+    if (all_through) {
+      plan->partial = Partial::kSum;
+      plan->partial_axes = env[instr.in[0]]->partial_axes;
+    }
     std::vector<Array> locals;
     for (size_t i = 0; i < instr.in.size(); ++i) {
-      locals.push_back(reshard(mesh, *env[instr.in[i]], plan->inputs[i]).local);
+      if (static_cast<int>(i) == through || all_through) {
+        locals.push_back(env[instr.in[i]]->local);
+        continue;
+      }
+      std::optional<Value>& in_v = env[instr.in[i]];
+      Value r = reshard(mesh, *in_v, plan->inputs[i]);
+      // A partial sum is finished once, by its first consumer, in the layout that one wants;
+      // later consumers start from there (a psum_scatter and an all_gather cost what a psum
+      // does).
+      if (in_v->partial != Partial::kNone) in_v = r;
+      locals.push_back(r.local);
     }
     std::vector<Array> outs =
         plan->identity ? locals : bind(plan->local ? plan->local : instr.prim, locals);
+    const bool partial = plan->partial != Partial::kNone && !plan->partial_axes.empty();
     for (size_t o = 0; o < outs.size(); ++o) {
-      if (plan->partial != Partial::kNone && !plan->partial_axes.empty()) {
+      // Sums stay partial until a consumer says which layout it wants them in (reshard);
+      // max / min are finished here.
+      if (partial && plan->partial != Partial::kSum) {
         outs[o] = reduce_partial(mesh, plan->partial, plan->partial_axes, outs[o]);
       }
       const Shape expect = local_aval(mesh, out[o], plan->outputs[o]).shape;
@@ -229,19 +202,30 @@ std::vector<Value> partition_program(const MeshAxes& mesh, const Program& p,
              detail::spec_str(mesh, plan->outputs[o]), " of ", out[o].str(), ")");
       }
       env[instr.out[o]] = Value{outs[o], out[o], plan->outputs[o]};
+      if (partial && plan->partial == Partial::kSum) {
+        env[instr.out[o]]->partial = Partial::kSum;
+        env[instr.out[o]]->partial_axes = plan->partial_axes;
+      }
     }
   }
   std::vector<Value> result;
   for (size_t o = 0; o < p.outputs.size(); ++o) {
     const Value& v = *env[p.outputs[o]];
-    result.push_back(o < want.size() && want[o] ? reshard(mesh, v, *want[o]) : v);
+    if (o < want.size() && want[o]) {
+      result.push_back(reshard(mesh, v, *want[o]));
+    } else if (v.partial == Partial::kNone || !finish) {
+      result.push_back(v);
+    } else {
+      result.push_back(reshard(mesh, v, o < prefer.size() && prefer[o] ? *prefer[o] : v.dims));
+    }
   }
   return result;
 }
 
 PartitionedBody partition_body(const MeshAxes& mesh, const Program& body,
                                const std::vector<DimAxes>& in,
-                               const std::vector<std::optional<DimAxes>>& want) {
+                               const std::vector<std::optional<DimAxes>>& want,
+                               const std::vector<std::optional<DimAxes>>& prefer) {
   const AxisMask all = axis_mask(mesh.names);
   std::vector<Aval> local_in;
   for (size_t i = 0; i < body.inputs.size(); ++i) {
@@ -255,7 +239,7 @@ PartitionedBody partition_body(const MeshAxes& mesh, const Program& body,
     for (size_t i = 0; i < xs.size(); ++i) {
       vals.push_back(Value{xs[i], body.avals[body.inputs[i]], in[i]});
     }
-    std::vector<Value> r = partition_program(mesh, body, vals, want);
+    std::vector<Value> r = partition_program(mesh, body, vals, want, prefer);
     out.clear();
     std::vector<Array> locals;
     for (const Value& v : r) {

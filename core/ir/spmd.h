@@ -9,9 +9,11 @@
 // inputs' layouts and says how it computes on blocks: the layouts it needs its inputs in, the
 // layouts of its outputs, and whether those are partial results still to be reduced over some
 // mesh axes (a contraction or a reduction over a split dimension). The interpreter moves each
-// input to the layout asked for (all_gather the dimensions that must be whole, then cut the
-// local block out of dimensions that must be split: a local dynamic_slice, no communication),
-// binds the local primitive and reduces partial outputs (psum, pmax, pmin). A primitive
+// input to the layout asked for: an axis that changes dimension moves with one all_to_all,
+// axes that go away are all_gathered, new splits are local dynamic_slices (no communication).
+// It binds the local primitive; partial max / min outputs are reduced at once (pmax, pmin),
+// partial sums when their first consumer asks for a layout: psum_scatter where that layout
+// splits a dimension over the summed axes, psum otherwise. A primitive
 // without a rule computes on whole arrays: its inputs are gathered, its outputs replicated.
 // That is always correct; rules exist to avoid it. with_sharding_constraint pins a value's
 // layout; a jit's out_shardings pin its outputs'.
@@ -31,13 +33,17 @@ namespace graft::spmd {
 
 // A value of the program being partitioned: its block on this device, its global aval and
 // its layout (one entry per dimension).
+enum class Partial { kNone, kSum, kMax, kMin };
+
+// partial: the blocks are partial sums still to be added over `partial_axes` (mesh axis
+// indices, none of them in `dims`); reshard finishes them in the layout asked for.
 struct Value {
   Array local;
   Aval global;
   DimAxes dims;
+  Partial partial = Partial::kNone;
+  std::vector<int> partial_axes;
 };
-
-enum class Partial { kNone, kSum, kMax, kMin };
 
 // What a sharding rule says (see above). inputs / outputs: one layout per input / output
 // (full rank). partial: the outputs are partial results over `partial_axes` (mesh axis
@@ -52,6 +58,15 @@ struct Plan {
   std::shared_ptr<const Primitive> local;
   // Blocks pass through unchanged (with_sharding_constraint: its work is the resharding).
   bool identity = false;
+  // The outputs are linear in each operand on its own (transpose, neg, mul): one partial-sum
+  // operand already in the layout asked for passes through, its outputs partial sums too, so
+  // the sum waits for a consumer that says where it wants it (an FSDP gradient: dot_general,
+  // transpose, times the learning rate, into a sharded update: one psum_scatter).
+  bool linear = false;
+  // The outputs are linear in all operands together (add, sub): when every operand is a
+  // partial sum over the same axes in the layout asked for, so are the outputs (gradients
+  // accumulated over micro-batches, or over the uses of a weight).
+  bool additive = false;
   // Set instead of the above by call primitives (custom_jvp_call, custom_vjp_call, remat): what
   // they compute is this body of theirs (taking their inputs), partitioned in their place.
   std::shared_ptr<const Program> inline_body;
@@ -83,15 +98,27 @@ Aval local_aval(const MeshAxes& mesh, Aval global, const DimAxes& d);
 // layout of the most split one (rank-0 operands stay whole).
 Plan elementwise_plan(const RuleArgs& a);
 
-// ---- the interpreter ----
-// Moves `v` to layout `target` (all_gather, then local slices).
+// Finishes a partial result over mesh axes `axes`: psum, pmax or pmin by kind.
+Array reduce_partial(const MeshAxes& mesh, Partial kind, const std::vector<int>& axes,
+                     const Array& x);
+
+// ---- the interpreter (reshard in spmd_reshard.cc) ----
+// Moves `v` to layout `target`: a partial sum is finished first (psum_scatter onto the
+// dimensions the target splits over its axes, psum over the others); an axis the target
+// wants on another dimension moves there with an all_to_all; axes no longer wanted are
+// all_gathered; the rest is a local slice.
 Value reshard(const MeshAxes& mesh, const Value& v, const DimAxes& target);
 // Runs `p` on sharded inputs inside a trace with the mesh's axes bound (a shard_map body):
 // each equation through its sharding rule. want: layouts some outputs must have (nullopt:
-// whatever propagation gives); empty for none.
+// whatever propagation gives); empty for none. prefer: layouts to finish outputs that are
+// still partial sums in (a psum_scatter where they split the summed axes; the others are
+// psum'd in their own layout). finish = false: partial sums leave unfinished (a body inlined
+// into the program being partitioned).
 std::vector<Value> partition_program(const MeshAxes& mesh, const Program& p,
                                      const std::vector<Value>& inputs,
-                                     const std::vector<std::optional<DimAxes>>& want = {});
+                                     const std::vector<std::optional<DimAxes>>& want = {},
+                                     const std::vector<std::optional<DimAxes>>& prefer = {},
+                                     bool finish = true);
 
 // A body (scan's) partitioned for inputs in layouts `in`: its program over blocks and its
 // outputs' layouts (those in `want` as given).
@@ -101,7 +128,8 @@ struct PartitionedBody {
 };
 PartitionedBody partition_body(const MeshAxes& mesh, const Program& body,
                                const std::vector<DimAxes>& in,
-                               const std::vector<std::optional<DimAxes>>& want);
+                               const std::vector<std::optional<DimAxes>>& want,
+                               const std::vector<std::optional<DimAxes>>& prefer = {});
 
 // Whether the program (its bodies too) has collectives or shard_maps: such a program is
 // already per-device code and is not partitioned again.

@@ -206,11 +206,18 @@ Batched BitcastConvertType::vmap(const std::vector<Array>& args,
 
 
 // ---- sharding: operands of one shape computed block by block (core/ir/spmd.h) ----
+// neg and mul are linear in each operand, add and sub in both together: partial sums pass
+// through them (spmd.h).
 std::optional<spmd::Plan> Unary::sharding_rule(const spmd::RuleArgs& a) const {
-  return spmd::elementwise_plan(a);
+  spmd::Plan p = spmd::elementwise_plan(a);
+  p.linear = id() == PrimitiveId::kNeg;
+  return p;
 }
 std::optional<spmd::Plan> Binary::sharding_rule(const spmd::RuleArgs& a) const {
-  return spmd::elementwise_plan(a);
+  spmd::Plan p = spmd::elementwise_plan(a);
+  p.linear = id() == PrimitiveId::kMul;
+  p.additive = id() == PrimitiveId::kAdd || id() == PrimitiveId::kSub;
+  return p;
 }
 std::optional<spmd::Plan> SelectN::sharding_rule(const spmd::RuleArgs& a) const {
   return spmd::elementwise_plan(a);

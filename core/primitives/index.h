@@ -49,6 +49,7 @@ class ScatterAdd : public Primitive {
   bool same_params(const Primitive& o) const override;
   Cost cost(const std::vector<Aval>& in, const std::vector<Aval>& out) const override;
   GRAFT_TRANSFORM_RULES;
+  GRAFT_SHARDING_RULE;
   int axis() const { return axis_; }
   int batch_dims() const { return batch_dims_; }
 
@@ -71,6 +72,7 @@ class Sort : public Primitive {
   bool same_params(const Primitive& o) const override;
   Cost cost(const std::vector<Aval>& in, const std::vector<Aval>& out) const override;
   GRAFT_TRANSFORM_RULES;
+  GRAFT_SHARDING_RULE;
   int axis() const { return axis_; }
   int num_keys() const { return num_keys_; }
   bool stable() const { return stable_; }

@@ -288,4 +288,37 @@ std::optional<spmd::Plan> Gather::sharding_rule(const spmd::RuleArgs& a) const {
   return p;  // an axis used twice makes the plan ill-formed: then whole arrays
 }
 
+// scatter_add: the scattered axis of x whole and the index dimensions past the batch ones
+// too (split, each device would add a part of the updates: a partial sum); batch dimensions
+// split alike on x, indices and updates (take_along_axis's transpose in MoE routing keeps its
+// tokens split). The output is laid out as x.
+std::optional<spmd::Plan> ScatterAdd::sharding_rule(const spmd::RuleArgs& a) const {
+  DimAxes op = a.in_dims[0], idx = a.in_dims[1];
+  op[axis_].clear();
+  for (size_t d = batch_dims_; d < idx.size(); ++d) idx[d].clear();
+  for (int b = 0; b < batch_dims_; ++b) {
+    if (op[b].empty()) op[b] = idx[b];
+    idx[b] = op[b];
+  }
+  DimAxes upd;
+  for (int d = 0; d < axis_; ++d) upd.push_back(op[d]);
+  for (size_t d = batch_dims_; d < idx.size(); ++d) upd.push_back(idx[d]);
+  for (size_t d = axis_ + 1; d < op.size(); ++d) upd.push_back(op[d]);
+  spmd::Plan p;
+  p.inputs = {op, idx, upd};
+  p.outputs = {op};
+  return p;
+}
+
+// sort: every operand in the first one's layout, the sorted axis whole (rows of an argsort
+// over experts stay split by token).
+std::optional<spmd::Plan> Sort::sharding_rule(const spmd::RuleArgs& a) const {
+  DimAxes d = a.in_dims[0];
+  d[axis_].clear();
+  spmd::Plan p;
+  p.inputs.assign(a.in.size(), d);
+  p.outputs.assign(a.out.size(), d);
+  return p;
+}
+
 }  // namespace graft

@@ -456,7 +456,23 @@ std::optional<spmd::Plan> ScanRule::sharding_rule(const spmd::RuleArgs& a) const
     if (i >= nc && i < nc + nk) want.push_back(d);
     body_in.push_back(std::move(d));
   }
-  spmd::PartitionedBody b = spmd::partition_body(a.mesh, body(), body_in, want);
+  // A ys that is still a partial sum at the end of the body finishes in the layout of an xs
+  // of its shape and dtype, if one is split: in the transposed scan over stacked layers that
+  // ys is the xs weight's gradient, so FSDP's gradients are psum_scatter'd in the body.
+  std::vector<std::optional<DimAxes>> prefer(nk);
+  const Program& bp = body();
+  for (size_t o = nk; o < bp.outputs.size(); ++o) {
+    std::optional<DimAxes> like;
+    const Aval& y = bp.avals[bp.outputs[o]];
+    for (size_t i = nc + nk; i < bp.inputs.size() && !like; ++i) {
+      const Aval& x = bp.avals[bp.inputs[i]];
+      if (x.shape == y.shape && x.dtype == y.dtype && spmd::blocks(a.mesh, body_in[i]) > 1) {
+        like = body_in[i];
+      }
+    }
+    prefer.push_back(like);
+  }
+  spmd::PartitionedBody b = spmd::partition_body(a.mesh, body(), body_in, want, prefer);
   std::vector<Aval> in, out;
   for (size_t i = 0; i < a.in.size(); ++i) in.push_back(spmd::local_aval(a.mesh, a.in[i], p.inputs[i]));
   for (size_t o = 0; o < a.out.size(); ++o) {

@@ -209,6 +209,7 @@ std::optional<spmd::Plan> Transpose::sharding_rule(const spmd::RuleArgs& a) cons
   spmd::Plan p;
   p.inputs = {a.in_dims[0]};
   p.outputs = {out};
+  p.linear = true;
   return p;
 }
 

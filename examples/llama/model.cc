@@ -26,6 +26,8 @@ absl::StatusOr<nn::MoELlamaConfig> moe_llama_config(const train::ModelConfig& m,
   c.moe.normalize_topk = true;
   c.moe.aux_loss_weight = m.aux_loss_weight;
   c.moe.z_loss_weight = m.z_loss_weight;
+  c.moe.capacity_factor = m.moe_capacity_factor;
+  c.moe.token_groups = m.moe_token_groups;
   try {
     c.validate();
   } catch (const Error& e) {
@@ -45,7 +47,12 @@ std::pair<Array, Metrics> MoELlama::loss(const Params& params, const Array& inpu
 
 Array MoELlama::generate(const Params& params, const Array& prompt, int64_t max_new_tokens,
                          double temperature, int64_t top_k, int64_t vocab, const Array& key) const {
-  const nn::MoELlamaConfig c = config;
+  // Sampling runs the dropless dispatch: at inference no token is dropped, and the token
+  // counts of a prompt and of one new token need not split into the training's groups.
+  nn::MoELlamaConfig c = config;
+  c.moe.capacity_factor = 0;
+  c.moe.token_groups = 1;
+  c.moe.sharding.reset();
   return nn::generate_with(
       params, [c](const Params& p, const Array& t) { return nn::moe_llama_hidden(p, t, c).hidden; },
       [c, vocab](const Params& p) {

@@ -20,11 +20,16 @@
 //   FSDP (dp_shard > 1): the last dimension not split over tp that dp_shard divides (stacked
 //     weights keep their scanned leading dimension whole), so a weight split both ways holds
 //     1 / (dp_shard * tp) of it per device;
+//   expert parallelism (expert_parallel_degree = dp_shard, MoE): the stacked expert weights
+//     [n_layers, E, ...] (and their moments) split on E over dp_shard instead, chosen by shape
+//     (`experts`: a leaf of another kind with such a shape would be split there too, a layout
+//     as correct as any), so the MoE's dispatch moves tokens with all_to_all (nn/moe.h);
 //   everything else replicated. Optimizer moments take their parameter's layout; counters are
 //   replicated.
 // Batches [k, B/k, T] split their rows over dp_replicate x dp_shard, replicated over tp.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -89,20 +94,31 @@ Tree place_fsdp(const Tree& tree, const Mesh& mesh) {
 // tensor parallelism splits (-1: none); see the table above.
 std::vector<int> tp_dims(const std::vector<std::string>& paths, const std::vector<Array>& leaves);
 
+// A leaf's layout: an expert leaf's (its shape among `experts`), else leaf_sharding's.
+inline NamedSharding param_sharding(const Shape& shape, const Mesh& mesh, int tp_dim,
+                                    const std::vector<Shape>& experts) {
+  if (std::find(experts.begin(), experts.end(), shape) != experts.end()) {
+    return NamedSharding(mesh, P(none, "dp_shard"));
+  }
+  return leaf_sharding(shape, mesh, tp_dim);
+}
+
 // `fn(leaf, sharding)` applied to every leaf of the params / of the optimizer state (whose
 // moments follow `params`' leaves), in the layouts above.
 template <class Params, class Fn>
-Params map_params(const Params& params, const Mesh& mesh, Fn fn) {
+Params map_params(const Params& params, const Mesh& mesh, Fn fn,
+                  const std::vector<Shape>& experts = {}) {
   auto [leaves, def] = tree_flatten(params);
   const std::vector<int> dims = tp_dims(tree_leaf_paths(def), leaves);
   for (size_t i = 0; i < leaves.size(); ++i) {
-    leaves[i] = fn(leaves[i], leaf_sharding(leaves[i].shape(), mesh, dims[i]));
+    leaves[i] = fn(leaves[i], param_sharding(leaves[i].shape(), mesh, dims[i], experts));
   }
   return tree_unflatten<Params>(def, leaves);
 }
 
 template <class Params, class Fn>
-optim::State map_state(const optim::State& state, const Params& params, const Mesh& mesh, Fn fn) {
+optim::State map_state(const optim::State& state, const Params& params, const Mesh& mesh, Fn fn,
+                       const std::vector<Shape>& experts = {}) {
   auto [leaves, def] = tree_flatten(params);
   const std::vector<int> dims = tp_dims(tree_leaf_paths(def), leaves);
   optim::State out = state;
@@ -111,7 +127,8 @@ optim::State map_state(const optim::State& state, const Params& params, const Me
       const bool per_param = arrays.size() == leaves.size();
       for (size_t i = 0; i < arrays.size(); ++i) {
         const bool follows = per_param && arrays[i].shape() == leaves[i].shape();
-        arrays[i] = fn(arrays[i], leaf_sharding(arrays[i].shape(), mesh, follows ? dims[i] : -1));
+        arrays[i] = fn(arrays[i], param_sharding(arrays[i].shape(), mesh, follows ? dims[i] : -1,
+                                                 experts));
       }
     }
   }
@@ -122,12 +139,14 @@ inline Array put(const Array& a, const NamedSharding& s) { return device_put(a, 
 inline Array pin(const Array& a, const NamedSharding& s) { return with_sharding_constraint(a, s); }
 
 template <class Params>
-Params place_params(const Params& params, const Mesh& mesh) {
-  return map_params(params, mesh, put);
+Params place_params(const Params& params, const Mesh& mesh,
+                    const std::vector<Shape>& experts = {}) {
+  return map_params(params, mesh, put, experts);
 }
 template <class Params>
-optim::State place_state(const optim::State& state, const Params& params, const Mesh& mesh) {
-  return map_state(state, params, mesh, put);
+optim::State place_state(const optim::State& state, const Params& params, const Mesh& mesh,
+                         const std::vector<Shape>& experts = {}) {
+  return map_state(state, params, mesh, put, experts);
 }
 
 inline Array place_batch(const Array& xs, const Mesh& mesh) {

@@ -11,7 +11,8 @@
 //     (FSDP / HSDP / tensor parallel: the arguments placed by place_params, place_state and
 //     place_batch, placement.h) jit partitions the step from the arguments' shardings, and
 //     the updated parameters and state are pinned to the same layouts (so they come out
-//     placed as they went in and the next call hits jit's cache).
+//     placed as they went in and the next call hits jit's cache). `experts` (expert
+//     parallelism): the shapes of the leaves split on E (placement.h).
 //   eval step: (params, inputs [B, T], targets [B, T]) -> loss.
 #pragma once
 
@@ -33,10 +34,12 @@ namespace graft::llama_train {
 
 template <class Model>
 auto make_train_step(const Model& model, const optim::GradientTransformation& opt,
-                     int64_t data_parallel = 1, std::optional<Mesh> mesh = std::nullopt) {
+                     int64_t data_parallel = 1, std::optional<Mesh> mesh = std::nullopt,
+                     std::vector<Shape> experts = {}) {
   using Params = typename Model::Params;
-  auto step = [model, opt, data_parallel, mesh](const Params& params, const optim::State& state,
-                                                const Array& xs, const Array& ys) {
+  auto step = [model, opt, data_parallel, mesh, experts](const Params& params,
+                                                         const optim::State& state,
+                                                         const Array& xs, const Array& ys) {
     auto local = [&model](const Params& p, const Array& x, const Array& y) {
       return model.loss(p, x, y);
     };
@@ -80,8 +83,8 @@ auto make_train_step(const Model& model, const optim::GradientTransformation& op
     auto [updates, new_state] = opt.update(grads, state, params);
     Params new_params = optim::apply_updates(params, updates);
     if (mesh) {
-      new_state = map_state(new_state, new_params, *mesh, pin);
-      new_params = map_params(new_params, *mesh, pin);
+      new_state = map_state(new_state, new_params, *mesh, pin, experts);
+      new_params = map_params(new_params, *mesh, pin, experts);
     }
     // Finite loss and gradient can still give a non-finite update (eps = 0 dividing 0 by 0,
     // an overflow): the trainer checks this before it saves the new params.

@@ -7,6 +7,8 @@
 #include <new>
 #include <optional>
 #include <sstream>
+#include <type_traits>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "checkpoint/hf.h"
@@ -321,9 +323,15 @@ absl::StatusOr<TrainResult> Run::train(const Model& model) {
   const int64_t dp = config_.parallelism.data_parallel_replicate_degree;
   auto mesh = mesh_for(config_.parallelism, t.batch_size / t.gradient_accumulation_steps, out_);
   if (!mesh.ok()) return mesh.status();
+  std::vector<Shape> experts;  // expert parallelism: the leaves split by expert (placement.h)
+  if constexpr (std::is_same_v<Model, MoELlama>) {
+    if (config_.parallelism.expert_parallel_degree > 1) {
+      experts = {params.moe_layers.moe.w1.shape(), params.moe_layers.moe.w2.shape()};
+    }
+  }
   if (*mesh) {
-    opt_state = place_state(opt_state, params, **mesh);
-    params = place_params(params, **mesh);
+    opt_state = place_state(opt_state, params, **mesh, experts);
+    params = place_params(params, **mesh, experts);
   }
   {
     // What the layouts leave on each device before any step runs (the gradients counted in
@@ -333,7 +341,11 @@ absl::StatusOr<TrainResult> Run::train(const Model& model) {
          << " + optimizer state " << bytes_str(st) << " = " << bytes_str(2 * p + st)
          << ", activations not included\n";
   }
-  auto train_step = make_train_step(model, opt, *mesh ? 1 : dp, *mesh);
+  if (!experts.empty()) {
+    out_ << "experts split over the " << config_.parallelism.expert_parallel_degree
+         << " dp_shard devices\n";
+  }
+  auto train_step = make_train_step(model, opt, *mesh ? 1 : dp, *mesh, experts);
   auto eval_step = make_eval_step(model);
 
   const int64_t k = t.gradient_accumulation_steps;
@@ -490,6 +502,12 @@ absl::StatusOr<TrainResult> run_training(const train::TrainConfig& config, std::
     if (config.model.n_routed_experts > 0) {
       auto moe = moe_llama_config(config.model, vocab);
       if (!moe.ok()) return moe.status();
+      const auto& par = config.parallelism;
+      if (par.expert_parallel_degree > 1) {  // validate() made it data_parallel_shard_degree
+        moe->moe.sharding = nn::MoESharding{
+            fsdp_mesh(par.data_parallel_replicate_degree, par.data_parallel_shard_degree),
+            "dp_shard"};
+      }
       return run.train(MoELlama{*moe});
     }
     auto llama = llama_config(config.model, vocab);

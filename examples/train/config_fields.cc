@@ -42,6 +42,9 @@ std::vector<Field> make_fields() {
       F(model, router, T::kString, "router scores", "softmax", "sigmoid"),
       F(model, aux_loss_weight, T::kFloat, "load-balancing loss weight"),
       F(model, z_loss_weight, T::kFloat, "router z-loss weight"),
+      F(model, moe_capacity_factor, T::kFloat,
+        "0 = dropless; > 0: expert capacity per token group (GShard), needed for EP"),
+      F(model, moe_token_groups, T::kInt, "token groups of the capacity dispatch"),
 
       F(optimizer, name, T::kString, "optimizer", "adamw", "adam", "lion", "sgd"),
       F(optimizer, lr, T::kFloat, "peak learning rate"),
@@ -98,7 +101,8 @@ std::vector<Field> make_fields() {
       F(parallelism, data_parallel_shard_degree, T::kInt, "FSDP: devices parameters and optimizer state are split over"),
       F(parallelism, tensor_parallel_degree, T::kInt,
         "Megatron tensor parallel: devices each layer's heads and hidden units are split over"),
-      F(parallelism, expert_parallel_degree, T::kInt, "not supported yet (1)"),
+      F(parallelism, expert_parallel_degree, T::kInt,
+        "MoE experts split over dp_shard: 1, or data_parallel_shard_degree"),
   };
 }
 #undef F

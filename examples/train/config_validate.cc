@@ -69,6 +69,8 @@ absl::Status check_ranges(const TrainConfig& c,
   k.require(m.n_shared_experts >= 0, "model.n_shared_experts", "must be >= 0");
   k.require(m.aux_loss_weight >= 0, "model.aux_loss_weight", "must be >= 0");
   k.require(m.z_loss_weight >= 0, "model.z_loss_weight", "must be >= 0");
+  k.require(m.moe_capacity_factor >= 0, "model.moe_capacity_factor", "must be >= 0 (0 = dropless)");
+  k.require(m.moe_token_groups >= 1, "model.moe_token_groups", "must be >= 1");
 
   const OptimizerConfig& o = c.optimizer;
   k.require(o.lr > 0, "optimizer.lr", "must be > 0");
@@ -156,8 +158,34 @@ absl::Status check_ranges(const TrainConfig& c,
   k.require(tp <= 1 || m.n_routed_experts == 0, tp_key,
             "must be 1 for a mixture-of-experts model (model.n_routed_experts = " +
                 str(m.n_routed_experts) + "): the trainer splits dense layers only");
-  k.require(par.expert_parallel_degree == 1, "parallelism.expert_parallel_degree",
-            "must be 1: expert parallelism is not supported by the trainer yet");
+  // The tokens one MoE layer sees at once: the micro-batch (jit partitions the global step
+  // under FSDP), or one device's share of it under shard_map data parallelism.
+  const int64_t moe_tokens = (fsdp > 1 || dp < 1 ? micro : micro / dp) * t.seq_len;
+  if (m.n_routed_experts > 0 && m.moe_capacity_factor > 0 && m.moe_token_groups >= 1 &&
+      moe_tokens > 0) {
+    k.require(moe_tokens % m.moe_token_groups == 0, "model.moe_token_groups",
+              "must divide the tokens of a micro-batch (" + str(moe_tokens) + ")");
+  }
+  // Expert parallelism borrows the dp_shard axis (as torchtitan does): experts split over it,
+  // tokens exchanged with all_to_all by the capacity dispatch.
+  const int64_t ep = par.expert_parallel_degree;
+  if (ep != 1) {
+    const std::string why = "must be 1 or equal to data_parallel_shard_degree";
+    k.require(ep == fsdp, "parallelism.expert_parallel_degree",
+              why + " = " + str(fsdp) + " (experts are split over the dp_shard axis)");
+    k.require(m.n_routed_experts > 0, "parallelism.expert_parallel_degree",
+              "needs an MoE model (model.n_routed_experts > 0): a dense model has no experts");
+    k.require(m.n_routed_experts <= 0 || m.moe_capacity_factor > 0,
+              "parallelism.expert_parallel_degree",
+              "needs model.moe_capacity_factor > 0 (the dropless dispatch cannot be split by "
+              "expert)");
+    k.require(ep < 1 || m.n_routed_experts <= 0 || m.n_routed_experts % ep == 0,
+              "parallelism.expert_parallel_degree",
+              "must divide model.n_routed_experts = " + str(m.n_routed_experts));
+    k.require(ep < 1 || m.n_routed_experts <= 0 || m.moe_token_groups % ep == 0,
+              "parallelism.expert_parallel_degree",
+              "must divide model.moe_token_groups = " + str(m.moe_token_groups));
+  }
   return k.status();
 }
 

@@ -45,6 +45,10 @@ struct ModelConfig {
   std::string router = "softmax";  // "softmax" | "sigmoid"
   double aux_loss_weight = 0.01;
   double z_loss_weight = 0.001;
+  // 0: dropless MoE. > 0: GShard capacity dispatch (nn/moe_capacity.h) over moe_token_groups
+  // groups of tokens; what expert parallelism (parallelism.expert_parallel_degree) needs.
+  double moe_capacity_factor = 0.0;
+  int64_t moe_token_groups = 1;
   bool operator==(const ModelConfig&) const = default;
 };
 

@@ -158,6 +158,10 @@ TEST(JitShardingTest, FsdpScanOverLayersEqualsUnsharded) {
   const std::string text = sharded.as_text(x, ws);
   EXPECT_GE(count(text, "all_gather"), 1) << text;
   EXPECT_NE(text.find("scan"), std::string::npos) << text;
+  // The weight gradient in the body is the partial sum plus the cotangent of sum(w), an add
+  // that finishes the sum as a psum (spmd_reshard_test has the scan without the second use,
+  // reduce-scattered).
+  EXPECT_GE(count(text, "psum["), 1) << text;
 }
 
 // FSDP holds 1/8 of the weights and optimizer-like state per device; the per-device peak of
@@ -189,6 +193,10 @@ TEST(JitShardingTest, FsdpLowersThePerDevicePeak) {
   expect_near(std::get<0>(got), std::get<0>(want), 1e-12, "w1");
   expect_near(std::get<3>(got), std::get<3>(want), 1e-12, "m2");
   EXPECT_EQ(std::get<3>(got).sharding(), split);
+  // The gradients, partial sums over the batch's axis, arrive at the split state reduce-
+  // scattered (core/ir/spmd.h): one psum_scatter each, not a psum and a slice.
+  const std::string text = fsdp.as_text(x, w1, w2, m1, m2);
+  EXPECT_EQ(count(text, "psum_scatter"), 2) << text;
 }
 
 // An optimizer-like update of split state: the scalar hyperparameters, broadcast to the

@@ -173,7 +173,21 @@ TEST(TrainConfig, OutOfRangeValues) {
            {"[model]\nn_routed_experts = 4\n[parallelism]\ntensor_parallel_degree = 2",
             "parallelism.tensor_parallel_degree = 2: must be 1 for a mixture-of-experts model "
             "(model.n_routed_experts = 4)"},
-           {"[parallelism]\nexpert_parallel_degree = 4", "parallelism.expert_parallel_degree = 4"},
+           {"[parallelism]\nexpert_parallel_degree = 4",
+            "parallelism.expert_parallel_degree = 4: must be 1 or equal to "
+            "data_parallel_shard_degree = 1"},
+           {"[model]\nn_routed_experts = 4\nmoe_capacity_factor = 1.0\n"
+            "[parallelism]\ndata_parallel_shard_degree = 4\nexpert_parallel_degree = 4",
+            "parallelism.expert_parallel_degree = 4: must divide model.moe_token_groups = 1"},
+           {"[parallelism]\ndata_parallel_shard_degree = 4\nexpert_parallel_degree = 4",
+            "parallelism.expert_parallel_degree = 4: needs an MoE model"},
+           {"[model]\nn_routed_experts = 4\n"
+            "[parallelism]\ndata_parallel_shard_degree = 4\nexpert_parallel_degree = 4",
+            "parallelism.expert_parallel_degree = 4: needs model.moe_capacity_factor > 0"},
+           {"[model]\nmoe_capacity_factor = -1.0", "model.moe_capacity_factor = -1: must be >= 0"},
+           {"[model]\nmoe_token_groups = 0", "model.moe_token_groups = 0: must be >= 1"},
+           {"[model]\nn_routed_experts = 4\nmoe_capacity_factor = 1.0\nmoe_token_groups = 3",
+            "model.moe_token_groups = 3: must divide the tokens of a micro-batch"},
            {"[model]\nvocab_size = 300\n[sample]\ntop_k = 301",
             "sample.top_k = 301: must be <= model.vocab_size = 300"},
        }) {

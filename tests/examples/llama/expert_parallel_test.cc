@@ -1,7 +1,8 @@
-// [parallelism] expert_parallel_degree on the llama trainer (GRAFT_CPU_DEVICES=4, BUILD.bazel):
+// [parallelism] expert_parallel_degree on the llama trainer (GRAFT_CPU_DEVICES=8, BUILD.bazel):
 // an MoE llama-tiny with its experts split over the 4 dp_shard devices (capacity dispatch,
 // tokens exchanged by all_to_all) follows the one-device run of the same capacity config for
-// 20 AdamW steps (so does HSDP 2 x 2 with the experts over the 2 dp_shard devices);
+// 20 AdamW steps (so do HSDP 2 x 2 with the experts over the 2 dp_shard devices, and all 8
+// devices as 2 replicas x 4 shards);
 // misconfigurations are status errors.
 #include <algorithm>
 #include <cmath>
@@ -77,6 +78,17 @@ TEST(ExpertParallelTest, MoeWithExpertsOverFourDevicesFollowsOneDevice) {
   ASSERT_EQ(c->step_losses.size(), 20u);
   for (int i = 0; i < 20; ++i) {
     EXPECT_NEAR(c->step_losses[i], a->step_losses[i], 2e-5 * std::abs(a->step_losses[i])) << i;
+  }
+  // All 8 devices: 2 replicas x 4 shards, experts split over the 4 dp_shard devices.
+  train::TrainConfig eight = four;
+  eight.job.dump_folder = fresh_test_dir("ep_eight");
+  eight.parallelism.data_parallel_replicate_degree = 2;
+  eight.sample.max_new_tokens = 0;
+  auto e = run_training(eight, log);
+  ASSERT_TRUE(e.ok()) << e.status() << "\n" << log.str();
+  ASSERT_EQ(e->step_losses.size(), 20u);
+  for (int i = 0; i < 20; ++i) {
+    EXPECT_NEAR(e->step_losses[i], a->step_losses[i], 2e-5 * std::abs(a->step_losses[i])) << i;
   }
 }
 

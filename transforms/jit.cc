@@ -1,5 +1,6 @@
 #include "transforms/jit.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <iostream>
 
@@ -244,6 +245,21 @@ MemoryAnalysis memory_of(const JitEntry& e) {
     for (const Aval& a : body->input_avals()) {
       m.per_device_peak_bytes += numel(a.shape) * dtype_size(a.dtype);
     }
+    return m;
+  }
+  for (const Instr& instr : p.instrs) {
+    if (instr.prim->id() != PrimitiveId::kShardMap) continue;
+    const auto& sm = static_cast<const ShardMap&>(*instr.prim);
+    const auto& body = sm.bodies()[0];
+    auto per_device = default_backend().compile(body, std::vector<bool>(body->inputs.size()));
+    int64_t bytes = per_device->peak_bytes();
+    const std::vector<Aval> in = body->input_avals();
+    for (size_t i = 0; i < in.size(); ++i) {
+      bool split = false;
+      for (const auto& axes : sm.in_specs()[i]) split = split || !axes.empty();
+      if (split) bytes += numel(in[i].shape) * dtype_size(in[i].dtype);
+    }
+    m.mapped_body_peak_bytes = std::max(m.mapped_body_peak_bytes, bytes);
   }
   return m;
 }

@@ -79,6 +79,11 @@ struct MemoryAnalysis {
   // peak, its blocks of the arguments included (the per-device program's planned peak plus
   // its inputs). 0 for a program that is not partitioned.
   int64_t per_device_peak_bytes = 0;
+  // A program that is not partitioned but holds shard_maps (pmap, a shard_map written by
+  // hand): the largest of their per-device bodies' planned peaks, with the blocks a device
+  // cuts out of its split inputs (what one device adds to the program's own values while
+  // the shard_map runs). 0 when it holds none.
+  int64_t mapped_body_peak_bytes = 0;
 };
 
 struct JitStats {

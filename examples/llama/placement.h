@@ -175,7 +175,9 @@ double bytes_per_device(const Tree& tree) {
 template <class... Args>
 double step_bytes_per_device(const MemoryAnalysis& m, const Args&... args) {
   if (m.per_device_peak_bytes > 0) return static_cast<double>(m.per_device_peak_bytes);
-  double total = static_cast<double>(m.peak_bytes);
+  // Data parallelism alone: the step's own values (replicated, whole on every device) plus
+  // the largest per-device shard_map body (its rows' activations).
+  double total = static_cast<double>(m.peak_bytes + m.mapped_body_peak_bytes);
   ((total += bytes_per_device(args)), ...);
   return total;
 }

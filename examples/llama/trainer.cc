@@ -365,10 +365,8 @@ absl::StatusOr<TrainResult> Run::train(const Model& model) {
     params = std::move(new_params);
     opt_state = std::move(new_state);
     ++step;
-    if (step == result_.first_step + 1 && (*mesh || dp == 1)) {
+    if (step == result_.first_step + 1) {
       // Once, from the compiled step's buffer plan (a lookup: the same layouts as this call's).
-      // A shard_map step (data parallelism alone) plans its per-device body apart from the
-      // program jit compiled, so its figure is not known here.
       result_.memory_per_device = step_bytes_per_device(
           train_step.memory_analysis(params, opt_state, xs, ys), params, opt_state, xs, ys);
     }

@@ -38,7 +38,7 @@ struct TrainResult {
   std::string tensorboard_file;                        // "" when disabled
   int stop_signal = 0;  // the signal that stopped the run after steps_done (0: none)
   // Bytes one device holds at the train step's planned peak (placement.h,
-  // step_bytes_per_device); -1 when not known (no step run, or data parallelism alone).
+  // step_bytes_per_device); -1 when not known (no step run).
   double memory_per_device = -1;
   int64_t train_step_compiles = 0;  // jit cache misses of the train step (1: no recompile)
   // The trained params' layouts: per leaf path, its PartitionSpec text ("" on one device).

@@ -108,6 +108,12 @@ TEST(TrainerTest, DataParallelMatchesOneDevice) {
   for (int i = 0; i < 3; ++i) EXPECT_NEAR(a->step_losses[i], b->step_losses[i], 2e-4) << i;
   EXPECT_NE(log.str().find("data parallel over 4 devices: 2 rows per device"), std::string::npos)
       << log.str();
+  // mem/dev is known under shard_map data parallelism too: the step's replicated values plus
+  // the largest per-device body (before, -1: not known).
+  RecordProperty("bytes_one_device", std::to_string(a->memory_per_device));
+  RecordProperty("bytes_dp4", std::to_string(b->memory_per_device));
+  ASSERT_GT(a->memory_per_device, 0);
+  EXPECT_GT(b->memory_per_device, 0) << "no mem/dev under data parallelism";
 
   four.parallelism.data_parallel_replicate_degree = 8;  // more than the devices
   four.job.dump_folder = fresh_test_dir("dp_eight");

@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -193,6 +194,31 @@ struct TinyRun {
     x = slice(pattern, {0, 0}, {8, 32});
     y = slice(pattern, {0, 1}, {8, 33});
   }
+  // Runs `one` (the one-device step) and `other` for 5 steps from the same init (`other`'s
+  // params, state and batch placed by `place`); the losses agree to 1e-5 relative each step
+  // and the parameters to 1e-4 at the end, read whole on this process.
+  struct Placement {
+    std::function<Array(const Array&)> params = [](const Array& a) { return a; };
+    std::function<Array(const Array&)> batch = [](const Array& a) { return a; };
+  };
+  template <class One, class Other>
+  void expect_same_run(One& one, Other& other, const Placement& place) const {
+    nn::LlamaParams p1 = init, p2 = tree_map(place.params, init);
+    optim::State s1 = opt.init(init), s2 = tree_map(place.params, opt.init(init));
+    const Array x2 = place.batch(x), y2 = place.batch(y);
+    for (int i = 0; i < 5; ++i) {
+      auto [n1, t1, l1] = one(p1, s1, x, y);
+      auto [n2, t2, l2] = other(p2, s2, x2, y2);
+      p1 = n1, s1 = t1, p2 = n2, s2 = t2;
+      const double a = l1.template item<double>(), b = l2.template item<double>();
+      ASSERT_NEAR(b, a, 1e-5 * std::fabs(a)) << "step " << i << " on process " << process_index();
+    }
+    std::vector<Array> w1 = tree_leaves(p1), w2 = tree_leaves(p2);
+    for (size_t k = 0; k < w1.size(); ++k) {
+      std::vector<float> a = w1[k].to_vector<float>(), b = w2[k].to_vector<float>();
+      for (size_t e = 0; e < a.size(); ++e) ASSERT_NEAR(b[e], a[e], 1e-4) << "leaf " << k;
+    }
+  }
   template <class Loss>
   auto step(Loss loss_fn) const {
     return jit([opt = opt, loss_fn](const nn::LlamaParams& p, const optim::State& s,
@@ -216,20 +242,7 @@ TEST(MpiWorldTest, DataParallelTrainStepAcrossProcessesFollowsOneDevice) {
     return pmean(nn::llama_loss(p, xs, ys, c), {"data"});
   }, Mesh({4}, {"data"}), {P(), P("data"), P("data")}, {P()});
   auto parallel = r.step(dp_loss);
-  nn::LlamaParams p1 = r.init, p2 = r.init;
-  optim::State s1 = r.opt.init(r.init), s2 = r.opt.init(r.init);
-  for (int i = 0; i < 5; ++i) {
-    auto [n1, t1, l1] = single(p1, s1, r.x, r.y);
-    auto [n2, t2, l2] = parallel(p2, s2, r.x, r.y);
-    p1 = n1, s1 = t1, p2 = n2, s2 = t2;
-    const double a = l1.item<double>(), b = l2.item<double>();
-    ASSERT_NEAR(b, a, 1e-5 * std::fabs(a)) << "step " << i << " on process " << process_index();
-  }
-  std::vector<Array> w1 = tree_leaves(p1), w2 = tree_leaves(p2);
-  for (size_t k = 0; k < w1.size(); ++k) {
-    std::vector<float> a = w1[k].to_vector<float>(), b = w2[k].to_vector<float>();
-    for (size_t e = 0; e < a.size(); ++e) ASSERT_NEAR(b[e], a[e], 1e-4) << "leaf " << k;
-  }
+  r.expect_same_run(single, parallel, {});
 }
 
 // FSDP by annotations alone over both processes: leaves split on their last dimension, the
@@ -241,29 +254,16 @@ TEST(MpiWorldTest, FsdpByShardingsAcrossProcessesFollowsOneDevice) {
   auto step = r.step([c](const nn::LlamaParams& p, const Array& xs, const Array& ys) {
     return nn::llama_loss(p, xs, ys, c);
   });
-  Mesh m({4}, {"data"});
-  auto fsdp = [&](const Array& a) {
+  const Mesh m({4}, {"data"});
+  TinyRun::Placement fsdp;
+  fsdp.params = [&](const Array& a) {
     if (a.ndim() < 2 || a.shape().back() % 4 != 0) return device_put(a, NamedSharding(m, P()));
     std::vector<DimSplit> dims(a.ndim(), none);
     dims.back() = "data";
     return device_put(a, NamedSharding(m, PartitionSpec(dims)));
   };
-  nn::LlamaParams p1 = r.init, p2 = tree_map(fsdp, r.init);
-  optim::State s1 = r.opt.init(r.init), s2 = tree_map(fsdp, r.opt.init(r.init));
-  Array x2 = device_put(r.x, NamedSharding(m, P("data"))), y2 = device_put(r.y, NamedSharding(m, P("data")));
-  for (int i = 0; i < 5; ++i) {
-    auto [n1, t1, l1] = step(p1, s1, r.x, r.y);
-    auto [n2, t2, l2] = step(p2, s2, x2, y2);
-    p1 = n1, s1 = t1, p2 = n2, s2 = t2;
-    const double a = l1.item<double>(), b = l2.item<double>();
-    ASSERT_NEAR(b, a, 1e-5 * std::fabs(a)) << "step " << i << " on process " << process_index();
-  }
-  // The split leaves: whole and equal to the one-device run on this process too.
-  std::vector<Array> w1 = tree_leaves(p1), w2 = tree_leaves(p2);
-  for (size_t k = 0; k < w1.size(); ++k) {
-    std::vector<float> a = w1[k].to_vector<float>(), b = w2[k].to_vector<float>();
-    for (size_t e = 0; e < a.size(); ++e) ASSERT_NEAR(b[e], a[e], 1e-4) << "leaf " << k;
-  }
+  fsdp.batch = [&](const Array& a) { return device_put(a, NamedSharding(m, P("data"))); };
+  r.expect_same_run(step, step, fsdp);
 }
 
 // A sharded checkpoint saved by both processes: each writes the blocks of its own devices

@@ -18,26 +18,14 @@ namespace {
 
 namespace fs = std::filesystem;
 
+// Everything after the program: HSDP 2 x 2 over 4 devices, checkpoints every 3 steps.
 std::vector<std::string> flags(const std::string& dump, const std::string& data) {
-  return {"--job.dump_folder=" + dump,
-          "--training.data_dir=" + data,
-          "--training.tokenizer=byte",
-          "--model.dim=32",
-          "--model.n_layers=2",
-          "--model.n_heads=4",
-          "--model.n_kv_heads=2",
-          "--model.ffn_dim=64",
-          "--training.batch_size=4",
-          "--training.seq_len=32",
-          "--training.steps=6",
-          "--metrics.log_freq=1",
-          "--metrics.eval_freq=0",
-          "--metrics.peak_flops=1e11",
-          "--sample.max_new_tokens=0",
-          "--parallelism.data_parallel_replicate_degree=2",
-          "--parallelism.data_parallel_shard_degree=2",
-          "--checkpoint.enable=true",
-          "--checkpoint.interval=3"};
+  std::vector<std::string> args = tiny_command_line(dump, data, /*steps=*/6);
+  args.erase(args.begin());
+  args.insert(args.end(), {"--parallelism.data_parallel_replicate_degree=2",
+                           "--parallelism.data_parallel_shard_degree=2",
+                           "--checkpoint.enable=true", "--checkpoint.interval=3"});
+  return args;
 }
 
 // "step k/6 | loss x.xxxx" of every progress line.

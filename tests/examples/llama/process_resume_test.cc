@@ -35,28 +35,12 @@ std::string program() { return llama_program(); }
 
 std::vector<std::string> command_line(const std::string& dump, const std::string& data,
                                       bool async) {
-  return {program(),
-          "--job.dump_folder=" + dump,
-          "--training.data_dir=" + data,
-          "--training.tokenizer=byte",
-          "--model.dim=32",
-          "--model.n_layers=2",
-          "--model.n_heads=4",
-          "--model.n_kv_heads=2",
-          "--model.ffn_dim=64",
-          "--training.batch_size=4",
-          "--training.seq_len=32",
-          "--training.steps=" + std::to_string(kSteps),
-          "--lr_scheduler.warmup_steps=3",
-          "--metrics.log_freq=1",
-          "--metrics.eval_freq=0",
-          "--metrics.peak_flops=1e11",
-          "--metrics.enable_tensorboard=false",
-          "--sample.max_new_tokens=0",
-          "--checkpoint.enable=true",
-          "--checkpoint.interval=2",
-          "--checkpoint.keep_latest_k=2",
-          std::string("--checkpoint.async_mode=") + (async ? "async" : "disabled")};
+  std::vector<std::string> args = tiny_command_line(dump, data, kSteps);
+  args.insert(args.end(), {"--lr_scheduler.warmup_steps=3", "--metrics.enable_tensorboard=false",
+                           "--checkpoint.enable=true", "--checkpoint.interval=2",
+                           "--checkpoint.keep_latest_k=2",
+                           std::string("--checkpoint.async_mode=") + (async ? "async" : "disabled")});
+  return args;
 }
 
 pid_t start(const std::vector<std::string>& args, const std::string& log) {

@@ -27,26 +27,12 @@ namespace fs = std::filesystem;
 
 std::vector<std::string> command_line(const std::string& dump, const std::string& data,
                                       int64_t steps, int64_t dim) {
-  return {llama_program(),
-          "--job.dump_folder=" + dump,
-          "--training.data_dir=" + data,
-          "--training.tokenizer=byte",
-          "--model.dim=" + std::to_string(dim),
-          "--model.n_layers=2",
-          "--model.n_heads=4",
-          "--model.n_kv_heads=2",
-          "--model.ffn_dim=64",
-          "--training.batch_size=4",
-          "--training.seq_len=32",
-          "--training.steps=" + std::to_string(steps),
-          "--metrics.log_freq=1",
-          "--metrics.eval_freq=0",
-          "--metrics.peak_flops=1e11",
-          "--metrics.enable_tensorboard=false",
-          "--sample.max_new_tokens=0",
-          "--checkpoint.enable=true",
-          "--checkpoint.interval=100000",  // only the signal's checkpoint (and a run's end)
-          "--checkpoint.keep_latest_k=2"};
+  std::vector<std::string> args = tiny_command_line(dump, data, steps, dim);
+  args.insert(args.end(), {"--metrics.enable_tensorboard=false",
+                           "--checkpoint.enable=true",
+                           // only the signal's checkpoint (and a run's end)
+                           "--checkpoint.interval=100000", "--checkpoint.keep_latest_k=2"});
+  return args;
 }
 
 // The highest step of the progress lines ("step     12/100000 | ..."), 0 if none.

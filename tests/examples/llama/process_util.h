@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -21,6 +22,29 @@ inline std::string llama_program() {
   const char* ws = std::getenv("TEST_WORKSPACE");
   if (srcdir && ws) return std::string(srcdir) + "/" + ws + "/examples/llama/llama";
   return "examples/llama/llama";
+}
+
+// The command line of a small run of the real program (a 2-layer byte-level model on the
+// default corpus, a progress line every step, no evaluation or sample); tests append theirs.
+inline std::vector<std::string> tiny_command_line(const std::string& dump,
+                                                  const std::string& data, int64_t steps,
+                                                  int64_t dim = 32) {
+  return {llama_program(),
+          "--job.dump_folder=" + dump,
+          "--training.data_dir=" + data,
+          "--training.tokenizer=byte",
+          "--model.dim=" + std::to_string(dim),
+          "--model.n_layers=2",
+          "--model.n_heads=4",
+          "--model.n_kv_heads=2",
+          "--model.ffn_dim=64",
+          "--training.batch_size=4",
+          "--training.seq_len=32",
+          "--training.steps=" + std::to_string(steps),
+          "--metrics.log_freq=1",
+          "--metrics.eval_freq=0",
+          "--metrics.peak_flops=1e11",
+          "--sample.max_new_tokens=0"};
 }
 
 // Starts args[0] with stdout (and stderr, when `err` is given) in those files, `env` set and

@@ -10,6 +10,7 @@
 #include "core/random.h"
 #include "core/sharding.h"
 #include "gtest/gtest.h"
+#include "tests/transforms/pass_test_util.h"
 #include "nn/moe.h"
 #include "nn/moe_llama.h"
 #include "tests/util/test_vectors.h"
@@ -21,11 +22,7 @@ namespace {
 
 using graft::testing::expect_allclose;
 
-int count(const std::string& text, const std::string& what) {
-  int n = 0;
-  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
-  return n;
-}
+using pass_test::count;
 
 // The all_gathers of the printed program whose result has the shape of an expert weight
 // block stack (`shape`, e.g. "f32[4,8,6]"): there must be none.

@@ -10,6 +10,7 @@
 #include "core/ops.h"
 #include "core/sharding.h"
 #include "gtest/gtest.h"
+#include "tests/transforms/pass_test_util.h"
 #include "tests/transforms/mesh_test_util.h"
 #include "transforms/autodiff.h"
 #include "transforms/control_flow.h"
@@ -21,11 +22,7 @@ namespace {
 using testing::expect_near;
 using testing::rnd;
 
-int count(const std::string& text, const std::string& what) {
-  int n = 0;
-  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
-  return n;
-}
+using pass_test::count;
 
 // psum without psum_scatter.
 int psums(const std::string& text) { return count(text, "psum") - count(text, "psum_scatter"); }

@@ -9,6 +9,7 @@
 #include "core/ops.h"
 #include "core/sharding.h"
 #include "gtest/gtest.h"
+#include "tests/transforms/pass_test_util.h"
 #include "tests/transforms/mesh_test_util.h"
 #include "transforms/autodiff.h"
 #include "transforms/control_flow.h"
@@ -20,11 +21,7 @@ namespace {
 using testing::expect_near;
 using testing::rnd;
 
-int count(const std::string& text, const std::string& what) {
-  int n = 0;
-  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
-  return n;
-}
+using pass_test::count;
 
 TEST(ShardedArrayTest, DevicePutKnowsItsShards) {
   Mesh mesh({2, 4}, {"data", "model"});

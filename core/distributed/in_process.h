@@ -51,6 +51,10 @@ struct GroupLayout {
   std::vector<int> local;    // per member rank: its index in `here`, or -1 on another process
   std::vector<int> here;     // this process's member ranks, ascending
   std::vector<int> procs;    // the processes with members, ascending
+  // The members' inputs packed by process (procs order), then by rank: per process its count
+  // of members and where its first one starts, per rank its position (in members).
+  std::vector<int> count_of, first_of, slot;
+  int self = 0;              // this process's index in procs
   int tag = 0;               // tells this group's messages apart (mpi::exchange)
   int size() const { return static_cast<int>(process.size()); }
 };

@@ -57,37 +57,29 @@ struct Exchange {
     }
     me.group->done(op);  // every member has its copy: the slots may be written again
     // This process's inputs go out packed in rank order; each process's arrive the same way.
-    std::vector<int> count(g.procs.size(), 0);
-    for (int q = 0; q < g.size(); ++q) {
-      ++count[std::find(g.procs.begin(), g.procs.end(), g.process[q]) - g.procs.begin()];
-    }
-    std::vector<size_t> first(g.procs.size() + 1, 0);
-    for (size_t j = 0; j < g.procs.size(); ++j) first[j + 1] = first[j] + count[j] * in_bytes;
     const void* shared = nullptr;
     if (lr == 0) {
-      staging.reset(new char[first.back() + 1]);
-      const size_t mine_at = static_cast<size_t>(
-          std::find(g.procs.begin(), g.procs.end(), g.process[g.here[0]]) - g.procs.begin());
+      const size_t total = g.first_of.back() + g.count_of.back();
+      staging.reset(new char[total * in_bytes + 1]);
+      char* own = staging.get() + g.first_of[g.self] * in_bytes;
       for (size_t j = 0; j < here.size(); ++j) {
-        if (in_bytes > 0) std::memcpy(staging.get() + first[mine_at] + j * in_bytes, here[j].in, in_bytes);
+        if (in_bytes > 0) std::memcpy(own + j * in_bytes, here[j].in, in_bytes);
       }
       std::vector<size_t> bytes;
       std::vector<char*> out;
       for (size_t j = 0; j < g.procs.size(); ++j) {
-        bytes.push_back(count[j] * in_bytes);
-        out.push_back(staging.get() + first[j]);
+        bytes.push_back(g.count_of[j] * in_bytes);
+        out.push_back(staging.get() + g.first_of[j] * in_bytes);
       }
       distributed::InProcessGroup* group = me.group;
-      distributed::mpi::exchange(op, g.tag, g.procs, staging.get() + first[mine_at], bytes, out,
+      distributed::mpi::exchange(op, g.tag, g.procs, own, bytes, out,
                                  [group] { return group->aborted(); });
       shared = staging.get();
     }
     const char* base = static_cast<const char*>(me.group->exchange(op, lr, shared)[0]);
-    std::vector<int> seen(g.procs.size(), 0);
     for (int q = 0; q < g.size(); ++q) {
-      const size_t j = std::find(g.procs.begin(), g.procs.end(), g.process[q]) - g.procs.begin();
-      const char* in = base + first[j] + seen[j]++ * in_bytes;
-      view.push_back(g.local[q] >= 0 ? here[g.local[q]] : Published{in, nullptr});
+      view.push_back(g.local[q] >= 0 ? here[g.local[q]]
+                                     : Published{base + g.slot[q] * in_bytes, nullptr});
     }
   }
   // Waits until every member has read this one's buffers, unless this member is failing (the

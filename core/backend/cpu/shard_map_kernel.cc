@@ -140,6 +140,19 @@ std::vector<AxisSet> make_groups(const MeshAxes& mesh, const std::vector<int>& p
         }
       }
       std::sort(l.procs.begin(), l.procs.end());
+      const size_t np = l.procs.size();
+      l.count_of.assign(np, 0);
+      l.first_of.assign(np, 0);
+      for (int r = 0; r < size; ++r) {
+        const size_t j = std::find(l.procs.begin(), l.procs.end(), l.process[r]) - l.procs.begin();
+        l.slot.push_back(l.count_of[j]++);  // within its process for now
+      }
+      for (size_t j = 1; j < np; ++j) l.first_of[j] = l.first_of[j - 1] + l.count_of[j - 1];
+      for (int r = 0; r < size; ++r) {
+        const size_t j = std::find(l.procs.begin(), l.procs.end(), l.process[r]) - l.procs.begin();
+        l.slot[r] += l.first_of[j];
+      }
+      l.self = static_cast<int>(std::find(l.procs.begin(), l.procs.end(), me) - l.procs.begin());
       l.tag = 1 + static_cast<int>(sets.size()) * n + static_cast<int>(g);  // 0: write_back
       s.groups.push_back(std::make_unique<distributed::InProcessGroup>(
           std::max<int>(1, static_cast<int>(l.here.size()))));

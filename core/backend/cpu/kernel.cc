@@ -1,5 +1,6 @@
 #include "core/backend/cpu/kernel.h"
 
+#include "core/backend/cpu/kernel_profile.h"
 #include "core/error.h"
 
 namespace graft::cpu {
@@ -11,6 +12,7 @@ void* Call::out_raw(int i) {
       continue;
     std::shared_ptr<Buffer>& b = *inputs_[k];
     if (b.use_count() != 1) continue;  // aliased (reshape, a held buffer()): not ours
+    if (b->is_view()) continue;        // a window into another array (scan's x slices)
     reusable_ &= ~(uint64_t{1} << k);
     outputs_[i] = b;
   }
@@ -64,7 +66,12 @@ Array Call::input(int i) const {
 void run_kernel(const Primitive& p, Call& call) {
   Kernel k = kernels()[static_cast<int>(p.id())];
   if (k == nullptr) fail(p.name(), "has no CPU kernel");
-  k(call);
+  if (profiling_enabled()) {
+    KernelTimer timer(call);
+    k(call);
+  } else {
+    k(call);
+  }
   for (int i = 0; i < call.num_outputs(); ++i) {
     if (!call.has_output(i)) call.out_raw(i);  // zero-sized or untouched outputs
   }

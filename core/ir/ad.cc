@@ -176,14 +176,24 @@ VjpResult vjp_flat(const FlatFn& fn, const std::vector<Array>& primals) {
   return vjp_program(c.program, c.args(primals), c.consts.size());
 }
 
-std::vector<Array> vjp_residuals(const FlatFn& fn, const std::vector<Array>& primals) {
-  ClosedProgram c = trace_closed(fn, avals_of_args(primals));
-  std::shared_ptr<Forward> fw = forward(c.program, c.args(primals), c.consts.size());
-  // The forward values, in forward order: the primals, then each equation's outputs.
-  std::vector<Array> values = primals;
-  for (const std::vector<Array>& outs : fw->instr_outs) {
+namespace {
+
+// The forward values of fw, flat: the program's inputs, then each equation's outputs as
+// bind_for_vjp gave them, in program order.
+std::vector<Array> flat_values(const Forward& fw) {
+  std::vector<Array> values = gather(fw.values, fw.p->inputs);
+  for (const std::vector<Array>& outs : fw.instr_outs) {
     values.insert(values.end(), outs.begin(), outs.end());
   }
+  return values;
+}
+
+// Which of `values` (flat_values(fw)) fw's pullback reads: found by tracing the pullback on
+// placeholder cotangents and walking what its graph reads from outside, directly or through
+// nodes the rules built from forward values (e.g. remat's recomputation). A value that appears
+// twice (an equation that returned its input) counts at its first position.
+std::vector<bool> read_by_pullback(const std::shared_ptr<Forward>& fw,
+                                   const std::vector<Array>& values) {
   using Key = std::pair<const Node*, uint32_t>;
   struct KeyHash {
     size_t operator()(const Key& k) const {
@@ -194,8 +204,6 @@ std::vector<Array> vjp_residuals(const FlatFn& fn, const std::vector<Array>& pri
   for (size_t i = 0; i < values.size(); ++i) {
     index.emplace(Key{values[i].node().get(), values[i].output_index()}, i);
   }
-  // Trace the pullback on placeholder cotangents; what its graph reads from outside (directly,
-  // or through nodes the rules built from forward values, e.g. remat's recomputation) is kept.
   VjpResult v = vjp_of(fw);
   Graph bwd = trace(v.pullback, v.outputs);
   std::vector<bool> used(values.size(), false);
@@ -216,11 +224,156 @@ std::vector<Array> vjp_residuals(const FlatFn& fn, const std::vector<Array>& pri
     if (bwd.depends(a.node().get()) || !seen.emplace(a.node().get(), true).second) continue;
     for (const Array& in : a.node()->inputs) stack.push_back(in);
   }
+  return used;
+}
+
+}  // namespace
+
+std::vector<Array> vjp_residuals(const FlatFn& fn, const std::vector<Array>& primals) {
+  ClosedProgram c = trace_closed(fn, avals_of_args(primals));
+  std::shared_ptr<Forward> fw = forward(c.program, c.args(primals), c.consts.size());
+  // The forward values in forward order: the primals (without the closed program's consts),
+  // then each equation's outputs.
+  std::vector<Array> values = primals;
+  for (const std::vector<Array>& outs : fw->instr_outs) {
+    values.insert(values.end(), outs.begin(), outs.end());
+  }
+  std::vector<bool> used = read_by_pullback(fw, values);
   std::vector<Array> kept;
   for (size_t i = 0; i < values.size(); ++i) {
     if (used[i]) kept.push_back(values[i]);
   }
   return kept;
+}
+
+namespace {
+
+// Values cheaper to compute again in the backward loop than to store per iteration and load
+// back: elementwise ops and the shape ops that only move or repeat elements. Saved instead
+// are their operands (in the end the outputs of matmuls, reductions and other heavy ops), as
+// JAX's dots-saveable remat policy keeps, and the backward body fuses the recomputation with
+// the pullback's own elementwise work.
+bool cheap_to_recompute(const Primitive& p) {
+  switch (p.id()) {
+    case PrimitiveId::kReshape:
+    case PrimitiveId::kBroadcastInDim:
+    case PrimitiveId::kTranspose:
+    case PrimitiveId::kIota:
+    case PrimitiveId::kStopGradient:
+      return true;
+    default:
+      return primitive_facts(p.id()).has(kFuse);
+  }
+}
+
+}  // namespace
+
+VjpSaving plan_vjp_saving(std::shared_ptr<const Program> p, size_t num_fixed) {
+  std::vector<Array> args;
+  for (int v : p->inputs) args.push_back(Array::placeholder(p->avals[v]));
+  std::shared_ptr<Forward> fw = forward(p, args, num_fixed);
+  VjpSaving s;
+  s.p = p;
+  s.num_fixed = num_fixed;
+  std::vector<Array> values = flat_values(*fw);
+  std::vector<bool> used = read_by_pullback(fw, values);
+  size_t at = args.size();
+  for (const std::vector<Array>& outs : fw->instr_outs) {
+    s.first.push_back(at);
+    at += outs.size();
+  }
+  // Where each program value sits among the forward values (its first occurrence: an equation
+  // may return an earlier value, which read_by_pullback counts there).
+  std::vector<long> pos_of(p->avals.size(), -1);
+  {
+    std::unordered_map<const Node*, std::unordered_map<uint32_t, size_t>> first_at;
+    auto canonical = [&](size_t i) {
+      return first_at[values[i].node().get()].emplace(values[i].output_index(), i).first->second;
+    };
+    for (size_t i = 0; i < args.size(); ++i) pos_of[p->inputs[i]] = long(canonical(i));
+    for (size_t e = 0; e < p->instrs.size(); ++e) {
+      const Instr& instr = p->instrs[e];
+      for (size_t k = 0; k < instr.out.size(); ++k) {
+        pos_of[instr.out[k]] = long(canonical(s.first[e] + k));
+      }
+    }
+  }
+  // Recompute what is cheap instead of saving it: from the last equation back, a read output
+  // of such an equation is replaced by its operands (which may in turn be recomputed).
+  for (size_t e = p->instrs.size(); e-- > 0;) {
+    const Instr& instr = p->instrs[e];
+    const size_t end = s.first[e] + fw->instr_outs[e].size();
+    bool read = false;
+    for (size_t i = s.first[e]; i < end; ++i) read = read || used[i];
+    if (!read || end - s.first[e] != instr.out.size() || !cheap_to_recompute(*instr.prim)) continue;
+    for (size_t i = s.first[e]; i < end; ++i) used[i] = false;
+    for (int v : instr.in) {
+      if (pos_of[v] >= 0) used[static_cast<size_t>(pos_of[v])] = true;
+    }
+  }
+  for (size_t i = args.size(); i < values.size(); ++i) {
+    if (!used[i]) continue;
+    s.saved.push_back(i);
+    s.saved_avals.push_back(values[i].aval());
+  }
+  return s;
+}
+
+std::vector<Array> vjp_forward_saving(const VjpSaving& s, const std::vector<Array>& args) {
+  std::shared_ptr<Forward> fw = forward(s.p, args, s.num_fixed);
+  std::vector<Array> out = gather(fw->values, s.p->outputs);
+  std::vector<Array> values = flat_values(*fw);
+  for (size_t i : s.saved) {
+    if (i >= values.size()) fail("vjp", "the saved forward values do not match the program");
+    out.push_back(values[i]);
+  }
+  return out;
+}
+
+std::vector<Array> vjp_pullback_saved(const VjpSaving& s, const std::vector<Array>& args,
+                                      const std::vector<Array>& saved,
+                                      const std::vector<Array>& cts) {
+  const Program& prog = *s.p;
+  check_arity("vjp", prog, args.size());
+  if (saved.size() != s.saved.size()) {
+    fail("vjp", "got ", saved.size(), " saved forward values, expected ", s.saved.size());
+  }
+  auto fw = std::make_shared<Forward>();
+  fw->p = s.p;
+  fw->num_fixed = s.num_fixed;
+  fw->values.resize(prog.avals.size());
+  fw->depends.assign(prog.avals.size(), 0);
+  for (size_t i = 0; i < args.size(); ++i) {
+    fw->values[prog.inputs[i]] = args[i];
+    fw->depends[prog.inputs[i]] = i >= s.num_fixed;
+  }
+  for (size_t i = 0; i < prog.constants.size(); ++i) {
+    fw->values[prog.constants[i]] = prog.constant_values[i];
+  }
+  size_t next = 0;  // into s.saved, ascending like the equations' positions
+  for (size_t e = 0; e < prog.instrs.size(); ++e) {
+    const Instr& instr = prog.instrs[e];
+    bool dep = false;
+    for (int v : instr.in) dep = dep || fw->depends[v];
+    // Rebound lazily: a value no rule reads is never computed (the trace drops it); one the
+    // pullback does read was saved and replaces it below.
+    std::vector<Array> ins = gather(fw->values, instr.in);
+    std::vector<Array> outs = dep ? bind_for_vjp(instr.prim, ins) : bind(instr.prim, ins);
+    const size_t end = e + 1 < s.first.size() ? s.first[e + 1] : s.first[e] + outs.size();
+    if (outs.size() != end - s.first[e]) {
+      fail(instr.prim->name(), "the forward pass gave ", outs.size(), " values, planned ",
+           end - s.first[e]);
+    }
+    for (; next < s.saved.size() && s.saved[next] < end; ++next) {
+      outs[s.saved[next] - s.first[e]] = saved[next];
+    }
+    for (size_t k = 0; k < instr.out.size(); ++k) {
+      fw->values[instr.out[k]] = outs[k];
+      fw->depends[instr.out[k]] = dep;
+    }
+    fw->instr_outs.push_back(std::move(outs));
+  }
+  return backprop(*fw, cts);
 }
 
 std::pair<std::vector<Array>, std::vector<Array>> jvp_program(const Program& p,

@@ -50,6 +50,28 @@ std::vector<Array> bind_for_vjp(const std::shared_ptr<const Primitive>& p,
 // dropped.
 std::vector<Array> vjp_residuals(const FlatFn& fn, const std::vector<Array>& primals);
 
+// Reverse mode in two halves, for a rule that runs a body's forward pass in one loop and its
+// pullback in another (scan's vjp): the forward pass hands out the values the pullback reads
+// (the residuals), and the pullback takes them back instead of recomputing the body. Positions
+// count the forward values flat: p's inputs, then each equation's bind_for_vjp outputs.
+struct VjpSaving {
+  std::shared_ptr<const Program> p;
+  size_t num_fixed = 0;
+  std::vector<size_t> first;       // per equation: the position of its first forward value
+  std::vector<size_t> saved;       // positions past the inputs the pullback reads, ascending
+  std::vector<Aval> saved_avals;   // their avals
+};
+// Finds the residuals of p's pullback on placeholders of p's input avals.
+VjpSaving plan_vjp_saving(std::shared_ptr<const Program> p, size_t num_fixed = 0);
+// p's outputs at args, then the saved values (one per s.saved).
+std::vector<Array> vjp_forward_saving(const VjpSaving& s, const std::vector<Array>& args);
+// The pullback at args (one per input of p) from the values vjp_forward_saving saved: one
+// cotangent per output in, one per input past num_fixed out. Equations are bound again
+// lazily, so what the pullback does not read is never computed.
+std::vector<Array> vjp_pullback_saved(const VjpSaving& s, const std::vector<Array>& args,
+                                      const std::vector<Array>& saved,
+                                      const std::vector<Array>& cts);
+
 // Returns the outputs and their tangents (zeros where a tangent is symbolically zero).
 std::pair<std::vector<Array>, std::vector<Array>> jvp_flat(const FlatFn& fn,
                                                            const std::vector<Array>& primals,

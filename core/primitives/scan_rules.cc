@@ -1,8 +1,9 @@
 // The scan primitive's builder and rules.
 //   jvp: a scan over (primal, tangent) carries whose body is the body's jvp.
-//   vjp: a forward scan that also stacks the carry entering each iteration, then a scan in
-//        the opposite direction whose body is the body's vjp at the saved carry; constants'
-//        cotangents accumulate in its carry.
+//   vjp: a forward scan that also stacks the carry entering each iteration and the body's
+//        residuals (what its pullback reads, ad.h VjpSaving), then a scan in the opposite
+//        direction whose body is the body's pullback from them; constants' cotangents
+//        accumulate in its carry.
 //   vmap: the body vmapped; a carry that becomes batched after one step is batched from the
 //        start (a fixpoint, as in JAX). xs carry their batch axis at 1, ys come out at 1.
 //   prune (jit's DCE): unused ys and carries go, as in JAX's scan DCE rule: a carry stays if
@@ -14,6 +15,8 @@
 //        are assumed equal (the same initial values) and the combined body simplified; if
 //        each pair of carry outputs is then one value, the assumption holds by induction.
 #include "core/ir/spmd.h"
+#include <mutex>
+
 #include "absl/strings/str_cat.h"
 #include "core/error.h"
 #include "core/ir/ad.h"
@@ -55,6 +58,9 @@ class ScanRule : public ScanPrimitive {
                          const std::vector<Array>& outputs) const override;
   std::vector<Array> vjp(const std::vector<Array>& primals, const std::vector<Array>& outputs,
                          const std::vector<Array>& cts) const override;
+  // The same scan whose ys are followed by the stacked carries each iteration starts from
+  // and the body's residuals (Saving), so reverse mode runs the body's forward pass once.
+  std::shared_ptr<const Primitive> vjp_forward() const override;
   Batched vmap(const std::vector<Array>& args, const std::vector<int>& dims) const override;
   GRAFT_SHARDING_RULE;
   std::shared_ptr<const Primitive> with_sub_programs(
@@ -77,7 +83,57 @@ class ScanRule : public ScanPrimitive {
     check_body_signature(*p);
     return p;
   }
+
+ private:
+  // Reverse mode's forward body: [consts, carry, x] -> [carry, y, carry, residuals] (the
+  // carry the iteration started from, then what the body's pullback reads). Planned once per
+  // primitive, on first use.
+  struct Saving {
+    std::shared_ptr<const VjpSaving> plan;
+    FlatFn body;
+    ProgramPtr program;  // the traced body, or null if it closes over outer values
+  };
+  const Saving& saving() const;
+  struct SavingOnce {
+    std::once_flag flag;
+    Saving value;
+  };
+  std::shared_ptr<SavingOnce> saving_ = std::make_shared<SavingOnce>();
 };
+
+const ScanRule::Saving& ScanRule::saving() const {
+  std::call_once(saving_->flag, [this] {
+    Saving& s = saving_->value;
+    const size_t nc = num_consts(), nk = num_carry();
+    auto plan = std::make_shared<const VjpSaving>(plan_vjp_saving(bodies()[0]));
+    s.plan = plan;
+    s.body = [plan, nc, nk](const std::vector<Array>& in) {
+      std::vector<Array> out = vjp_forward_saving(*plan, in);
+      const size_t nout = plan->p->outputs.size();
+      return concat(concat(part(out, 0, nout), part(in, nc, nc + nk)),
+                    part(out, nout, out.size()));
+    };
+    Closed cl = close_over(s.body, body().input_avals());
+    if (cl.consts.empty()) s.program = cl.program;
+  });
+  return saving_->value;
+}
+
+std::shared_ptr<const Primitive> ScanRule::vjp_forward() const {
+  const Saving& s = saving();
+  if (!s.program) return nullptr;
+  std::vector<Aval> out = out_avals();
+  const std::vector<Aval> body_out = s.program->output_avals();
+  for (size_t j = out.size(); j < body_out.size(); ++j) {
+    Aval a = body_out[j];
+    a.shape.insert(a.shape.begin(), length());
+    out.push_back(a);
+  }
+  auto p = std::make_shared<const ScanRule>(s.program, num_consts(), num_carry(), length(),
+                                            reverse(), in_avals(), std::move(out));
+  check_body_signature(*p);
+  return p;
+}
 
 std::optional<Merged> ScanRule::merge_with(const Primitive& other, ProgramPass cse) const {
   if (other.id() != id()) return std::nullopt;
@@ -228,16 +284,20 @@ std::vector<Array> ScanRule::vjp(const std::vector<Array>& primals,
                                  const std::vector<Array>& outputs,
                                  const std::vector<Array>& cts) const {
   const size_t nc = num_consts(), nk = num_carry(), nx = num_xs(), ny = num_ys();
-  ProgramPtr f = bodies()[0];
-  // Forward: the same scan, also stacking the carry each iteration starts from.
-  FlatFn save = [f, nc, nk](const std::vector<Array>& in) {
-    std::vector<Array> out = run_program(*f, in);
-    return concat(part(out, 0, nk), part(in, nc, nc + nk));
-  };
+  // The forward pass (vjp_forward's scan; bound here when the rule is applied without it)
+  // gave, after the outputs, the carries each iteration started from and the body's
+  // residuals, so the backward loop runs only the body's pullback.
+  const Saving& saving_body = saving();
+  std::shared_ptr<const VjpSaving> plan = saving_body.plan;
+  const size_t ns = plan->saved.size();
   std::vector<Array> consts = part(primals, 0, nc), init = part(primals, nc, nc + nk),
                      xs = part(primals, nc + nk, nc + nk + nx);
-  std::vector<Array> fwd = bind_scan(save, consts, init, xs, length(), reverse());
-  std::vector<Array> saved = part(fwd, nk, 2 * nk);
+  std::vector<Array> fwd = outputs;
+  if (fwd.size() != nk + ny + nk + ns) {
+    fwd = bind_scan(saving_body.body, consts, init, xs, length(), reverse());
+  }
+  std::vector<Array> saved = part(fwd, nk + ny, nk + ny + nk),
+                     residuals = part(fwd, nk + ny + nk, nk + ny + nk + ns);
   std::vector<bool> mc = floating_mask(consts), mk = floating_mask(init), mx = floating_mask(xs),
                     my = floating_mask(part(outputs, nk, nk + ny));
   std::vector<Array> ct_carry, acc, ct_ys;
@@ -251,7 +311,8 @@ std::vector<Array> ScanRule::vjp(const std::vector<Array>& primals,
     if (my[j]) ct_ys.push_back(instantiate(cts[nk + j], outputs[nk + j]));
   }
   const size_t nck = ct_carry.size(), nacc = acc.size();
-  // Backward body: [consts, ct carry, acc, saved carry, x, ct y] -> [ct carry, acc, ct x].
+  // Backward body: [consts, ct carry, acc, saved carry, x, residuals, ct y]
+  //   -> [ct carry, acc, ct x].
   FlatFn back = [=](const std::vector<Array>& in) {
     std::vector<Array> c = part(in, 0, nc);
     size_t at = nc;
@@ -263,8 +324,9 @@ std::vector<Array> ScanRule::vjp(const std::vector<Array>& primals,
     at += nk;
     std::vector<Array> x = part(in, at, at + nx);
     at += nx;
+    std::vector<Array> res = part(in, at, at + ns);
+    at += ns;
     std::vector<Array> cty = part(in, at, in.size());
-    VjpResult v = vjp_program(f, concat(concat(c, carry), x));
     std::vector<Array> out_cts(nk + ny);
     size_t j = 0;
     for (size_t k = 0; k < nk; ++k) {
@@ -274,7 +336,9 @@ std::vector<Array> ScanRule::vjp(const std::vector<Array>& primals,
     for (size_t i = 0; i < ny; ++i) {
       if (my[i]) out_cts[nk + i] = cty[j++];
     }
-    std::vector<Array> in_cts = v.pullback(out_cts), r;
+    std::vector<Array> in_cts =
+        vjp_pullback_saved(*plan, concat(concat(c, carry), x), res, out_cts);
+    std::vector<Array> r;
     for (size_t k = 0; k < nk; ++k) {
       if (mk[k]) r.push_back(instantiate(in_cts[nc + k], carry[k]));
     }
@@ -291,7 +355,8 @@ std::vector<Array> ScanRule::vjp(const std::vector<Array>& primals,
     return r;
   };
   std::vector<Array> bwd = bind_scan(back, consts, concat(ct_carry, acc),
-                                     concat(concat(saved, xs), ct_ys), length(), !reverse());
+                                     concat(concat(concat(saved, xs), residuals), ct_ys), length(),
+                                     !reverse());
   std::vector<Array> result(primals.size());
   size_t at = 0;
   for (size_t k = 0; k < nk; ++k) {

@@ -202,7 +202,16 @@ Buffer::Buffer(size_t bytes, std::string_view what) : bytes_(bytes) {
   if (poison) std::memset(data_, 0xFF, rounded);  // NaN: reads of unwritten memory show
 }
 
+Buffer::Buffer(ViewOf v) : bytes_(v.bytes), parent_(std::move(v.parent)) {
+  if (!parent_ || v.offset + v.bytes > parent_->bytes() || v.offset % 64 != 0) {
+    fail("buffer", "a view of ", v.bytes, " bytes at ", v.offset, " does not fit its buffer");
+  }
+  // The parent is only read through a view (is_view() keeps kernels from writing in place).
+  data_ = const_cast<char*>(static_cast<const char*>(parent_->data())) + v.offset;
+}
+
 Buffer::~Buffer() {
+  if (parent_) return;
   if (capacity_ >= kCacheMin) {
     cache().give(data_, capacity_);
   } else {

@@ -66,6 +66,20 @@ class Buffer {
     return std::make_shared<Buffer>(bytes, what);
   }
 
+  // A window of `bytes` at `offset` into `parent`, which it keeps alive: no copy (scan hands
+  // its body each iteration's x slice this way). Read-only: no kernel writes into a view in
+  // place (Call::out_raw never takes one over). `offset` must keep 64-byte alignment.
+  struct ViewOf {
+    std::shared_ptr<const Buffer> parent;
+    size_t offset, bytes;
+  };
+  explicit Buffer(ViewOf v);
+  static std::shared_ptr<Buffer> view(std::shared_ptr<const Buffer> parent, size_t offset,
+                                      size_t bytes) {
+    return std::make_shared<Buffer>(ViewOf{std::move(parent), offset, bytes});
+  }
+  bool is_view() const { return parent_ != nullptr; }
+
   // The cache of freed large blocks: bytes it holds now, and emptying it (returns the
   // memory to the system).
   static size_t cached_bytes();
@@ -74,7 +88,8 @@ class Buffer {
  private:
   void* data_ = nullptr;
   size_t bytes_ = 0;
-  size_t capacity_ = 0;  // bytes actually allocated (rounded up)
+  size_t capacity_ = 0;  // bytes actually allocated (rounded up); 0 for a view
+  std::shared_ptr<const Buffer> parent_;  // a view's owner
 };
 
 }  // namespace graft

@@ -1,4 +1,5 @@
-// core/buffer: the cache of freed large blocks (reuse, size matching, limits, release).
+// core/buffer: the cache of freed large blocks (reuse, size matching, limits, release), and
+// views (windows into another buffer).
 #include "core/buffer.h"
 
 #include <cstring>
@@ -47,6 +48,25 @@ TEST(BufferTest, BlocksOfEightMiBOrMoreAreHugePageAlignedAndReused) {
   EXPECT_EQ(Buffer::cached_bytes(), size_t{10} << 20);
   auto again = Buffer::make(odd);  // the same size again: the same block
   EXPECT_EQ(again->data(), first);
+}
+
+TEST(BufferTest, ViewsShareTheirParentsBytesAndKeepItAlive) {
+  std::shared_ptr<Buffer> v;
+  {
+    auto parent = Buffer::make(256);
+    for (int i = 0; i < 256; ++i) parent->as<unsigned char>()[i] = static_cast<unsigned char>(i);
+    v = Buffer::view(parent, 128, 64);
+    EXPECT_TRUE(v->is_view());
+    EXPECT_FALSE(parent->is_view());
+    EXPECT_EQ(v->data(), parent->as<char>() + 128);
+    EXPECT_EQ(v->bytes(), 64u);
+  }  // the view still holds the parent
+  EXPECT_EQ(v->as<unsigned char>()[0], 128);
+  EXPECT_EQ(v->as<unsigned char>()[63], 191);
+  auto p = Buffer::make(256);
+  EXPECT_THROW(Buffer::view(p, 192, 128), Error);  // past the end
+  EXPECT_THROW(Buffer::view(p, 32, 64), Error);    // breaks 64-byte alignment
+  EXPECT_THROW(Buffer::view(nullptr, 0, 0), Error);
 }
 
 TEST(BufferTest, SmallBlocksAreNotCached) {

@@ -73,6 +73,32 @@ TEST(ScanTest, ValuesMatchLoopAndReverse) {
   expect_near(ysr, wr);
 }
 
+// The body sees each x slice as a view of the stacked xs (no copy): elementwise steps that
+// would compute in place into a slice they own must not write into the caller's array.
+TEST(ScanTest, BodyNeverWritesIntoTheStackedXs) {
+  Array xs = reshape(astype(iota(DType::kI32, {4 * 64}), DType::kF32), {4, 64});
+  eval({xs});
+  std::vector<float> before = xs.to_vector<float>();
+  auto [c, ys] = scan(
+      [](const Array& c, const Array& x) {
+        Array y = exp(x * 0.01f) + 1.0f;  // in-place candidates on the slice
+        return std::pair{c + y, y};
+      },
+      zeros({64}), xs);
+  eval({c, ys});
+  EXPECT_EQ(xs.to_vector<float>(), before);
+  std::vector<float> y = ys.to_vector<float>(), cv = c.to_vector<float>();
+  for (int j = 0; j < 64; ++j) {
+    double total = 0;
+    for (int t = 0; t < 4; ++t) {
+      const double want = std::exp(before[t * 64 + j] * 0.01) + 1.0;
+      EXPECT_NEAR(y[t * 64 + j], want, 1e-5 * want);
+      total += want;
+    }
+    EXPECT_NEAR(cv[j], total, 1e-5 * total);
+  }
+}
+
 TEST(ScanTest, PytreeCarryNoXsAndWeakInit) {
   using C = std::pair<Array, std::vector<Array>>;
   C init{zeros({2}, DType::kF32), {ones({}, DType::kI32)}};

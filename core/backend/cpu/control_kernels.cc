@@ -1,14 +1,15 @@
 // CPU kernels of the control-flow primitives: they run the bodies' programs on concrete
 // arrays through the executor (executable.h), with a buffer plan made once per primitive (no
 // tracing or shape rules per iteration; intermediates freed, elementwise steps in place).
-// scan copies each x slice out of its stacked input and each y into a preallocated stacked
-// output.
+// scan hands its body each x slice as a view of its stacked input (a copy only where a slice
+// would break 64-byte alignment) and copies each y into a preallocated stacked output.
 #include <algorithm>
 #include <cstring>
 #include <iterator>
 #include <utility>
 
 #include "core/backend/cpu/kernel.h"
+#include "core/backend/cpu/parallel.h"
 #include "core/backend/cpu/run_body.h"
 #include "core/error.h"
 #include "core/primitives/control.h"
@@ -32,6 +33,15 @@ size_t row_bytes(const Aval& a, int64_t length) {
   return length ? static_cast<size_t>(numel(a.shape) / length * dtype_size(a.dtype)) : 0;
 }
 
+// memcpy over the intra-op pool: one thread's copy does not reach the memory bandwidth.
+void copy_bytes(char* dst, const void* src, size_t n) {
+  constexpr int64_t kGrain = 1 << 18;
+  const auto* from = static_cast<const char*>(src);
+  parallel_for(static_cast<int64_t>(n), kGrain, [&](int64_t b, int64_t e) {
+    std::memcpy(dst + b, from + b, static_cast<size_t>(e - b));
+  });
+}
+
 void scan_kernel(Call& c) {
   const auto& p = c.params<ScanPrimitive>();
   const int nc = p.num_consts(), nk = p.num_carry(), nx = p.num_xs(), ny = p.num_ys();
@@ -48,9 +58,14 @@ void scan_kernel(Call& c) {
     args.insert(args.end(), std::make_move_iterator(carry.begin()),
                 std::make_move_iterator(carry.end()));
     for (int j = 0; j < nx; ++j) {
+      const size_t offset = static_cast<size_t>(i) * x_bytes[j];
+      if (x_bytes[j] % 64 == 0) {
+        args.push_back(Buffer::view(c.in_buffer(nc + nk + j), offset, x_bytes[j]));
+        continue;
+      }
       auto buf = Buffer::make(x_bytes[j]);
       if (x_bytes[j]) {
-        std::memcpy(buf->data(), static_cast<const char*>(c.in_raw(nc + nk + j)) + i * x_bytes[j],
+        std::memcpy(buf->data(), static_cast<const char*>(c.in_raw(nc + nk + j)) + offset,
                     x_bytes[j]);
       }
       args.push_back(std::move(buf));
@@ -60,7 +75,7 @@ void scan_kernel(Call& c) {
     carry.assign(std::make_move_iterator(outs.begin()), std::make_move_iterator(outs.begin() + nk));
     for (int j = 0; j < ny; ++j) {
       if (y_bytes[j] == 0) continue;
-      std::memcpy(c.out<char>(nk + j) + i * y_bytes[j], outs[nk + j]->data(), y_bytes[j]);
+      copy_bytes(c.out<char>(nk + j) + i * y_bytes[j], outs[nk + j]->data(), y_bytes[j]);
     }
   }
   for (int k = 0; k < nk; ++k) c.set_output(k, std::move(carry[k]));

@@ -23,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/timed_train_step.h"
 #include "checkpoint/safetensors.h"
 #include "core/backend/cpu/openmp_policy.h"
 #include "core/ops.h"
@@ -33,7 +34,6 @@
 namespace {
 
 using namespace graft;
-using Clock = std::chrono::steady_clock;
 
 [[noreturn]] void die(const std::string& msg) {
   std::fprintf(stderr, "peer_step: %s\n", msg.c_str());
@@ -114,12 +114,7 @@ void run(const std::string& name, const Model& model, typename Model::Params par
     Array tokens = slice_axis(all_tokens, 0, i, i + 1);  // [1, B, T + 1]
     Array x = slice_axis(tokens, 2, 0, T), y = slice_axis(tokens, 2, 1, T + 1);
     eval({x, y});
-    auto t0 = Clock::now();
-    auto [p2, s2, metrics] = step(params, state, x, y);
-    float loss = metrics.at("loss").template item<float>();
-    double dt = std::chrono::duration<double>(Clock::now() - t0).count();
-    params = std::move(p2);
-    state = std::move(s2);
+    auto [loss, dt] = bench::timed_train_step(step, params, state, x, y);
     losses.push_back(loss);
     if (i >= a.warmup) times.push_back(dt);
     std::printf("  graft %s step %2d: %.4f s, loss %.6f%s\n", name.c_str(), i, dt, loss,
@@ -135,6 +130,17 @@ void run(const std::string& name, const Model& model, typename Model::Params par
       "loss0=%.7g loss2=%.7g\n",
       name.c_str(), tps, med, flops_per_token * tps / 1e9, losses.size() > 0 ? losses[0] : 0.0,
       losses.size() > 2 ? losses[2] : 0.0);
+}
+
+// The stacked norm and attention weights a dense and an MoE layer share.
+template <class Layer>
+void load_attention(const File& f, Layer& l) {
+  l.attn_norm = f.f32("layers.attn_norm");
+  l.wq = f.f32("layers.wq");
+  l.wk = f.f32("layers.wk");
+  l.wv = f.f32("layers.wv");
+  l.wo = f.f32("layers.wo");
+  l.ffn_norm = f.f32("layers.ffn_norm");
 }
 
 }  // namespace
@@ -182,12 +188,7 @@ int main(int argc, char** argv) {
     p.output = f.f32("output");
     p.final_norm = f.f32("final_norm");
     nn::MoELlamaLayer& m = p.moe_layers;
-    m.attn_norm = f.f32(L + "attn_norm");
-    m.wq = f.f32(L + "wq");
-    m.wk = f.f32(L + "wk");
-    m.wv = f.f32(L + "wv");
-    m.wo = f.f32(L + "wo");
-    m.ffn_norm = f.f32(L + "ffn_norm");
+    load_attention(f, m);
     m.moe.router = f.f32(L + "moe.router");
     m.moe.w1 = f.f32(L + "moe.w1");
     m.moe.w3 = f.f32(L + "moe.w3");
@@ -203,12 +204,7 @@ int main(int argc, char** argv) {
     p.output = f.f32("output");
     p.final_norm = f.f32("final_norm");
     nn::LlamaLayer& l = p.layers;
-    l.attn_norm = f.f32(L + "attn_norm");
-    l.wq = f.f32(L + "wq");
-    l.wk = f.f32(L + "wk");
-    l.wv = f.f32(L + "wv");
-    l.wo = f.f32(L + "wo");
-    l.ffn_norm = f.f32(L + "ffn_norm");
+    load_attention(f, l);
     l.ffn.w1 = f.f32(L + "ffn.w1");
     l.ffn.w2 = f.f32(L + "ffn.w2");
     l.ffn.w3 = f.f32(L + "ffn.w3");

@@ -8,12 +8,12 @@
 //       [timed_steps]
 // GRAFT_PROFILE=1 adds the kernel profile of the timed steps (core/backend/cpu/kernel_profile.h).
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
 #include <vector>
 
+#include "bench/timed_train_step.h"
 #include "core/backend/cpu/kernel_profile.h"
 #include "core/backend/cpu/openmp_policy.h"
 #include "core/ops.h"
@@ -24,8 +24,6 @@
 #include "optim/optim.h"
 
 namespace {
-
-using Clock = std::chrono::steady_clock;
 
 struct Row {
   std::string name;
@@ -50,12 +48,7 @@ Row time_model(const std::string& name, const Model& model, int64_t vocab, int64
     eval({tokens});
     if (i == 3) cpu::profile_reset();  // GRAFT_PROFILE=1: the timed steps only
     Array x = slice_axis(tokens, 2, 0, seq), y = slice_axis(tokens, 2, 1, seq + 1);
-    auto t0 = Clock::now();
-    auto [p2, s2, metrics] = step(params, state, x, y);
-    float loss = metrics.at("loss").template item<float>();
-    double dt = std::chrono::duration<double>(Clock::now() - t0).count();
-    params = std::move(p2);
-    state = std::move(s2);
+    auto [loss, dt] = bench::timed_train_step(step, params, state, x, y);
     std::printf("  %s step %2d: %.3f s, loss %.4f%s\n", name.c_str(), i, dt, loss,
                 i < 3 ? " (warm-up)" : "");
     std::fflush(stdout);

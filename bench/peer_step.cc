@@ -132,9 +132,13 @@ void run(const std::string& name, const Model& model, typename Model::Params par
       losses.size() > 2 ? losses[2] : 0.0);
 }
 
-// The stacked norm and attention weights a dense and an MoE layer share.
-template <class Layer>
-void load_attention(const File& f, Layer& l) {
+// What a dense and an MoE model share: embedding, output, final norm, and the stacked norm
+// and attention weights of their layers.
+template <class Params, class Layer>
+void load_shared(const File& f, Params& p, Layer& l) {
+  p.embed = f.f32("embed");
+  p.output = f.f32("output");
+  p.final_norm = f.f32("final_norm");
   l.attn_norm = f.f32("layers.attn_norm");
   l.wq = f.f32("layers.wq");
   l.wk = f.f32("layers.wk");
@@ -184,11 +188,8 @@ int main(int argc, char** argv) {
     c.validate();
     llama_train::MoELlama model{c};
     nn::MoELlamaParams p;
-    p.embed = f.f32("embed");
-    p.output = f.f32("output");
-    p.final_norm = f.f32("final_norm");
     nn::MoELlamaLayer& m = p.moe_layers;
-    load_attention(f, m);
+    load_shared(f, p, m);
     m.moe.router = f.f32(L + "moe.router");
     m.moe.w1 = f.f32(L + "moe.w1");
     m.moe.w3 = f.f32(L + "moe.w3");
@@ -200,11 +201,8 @@ int main(int argc, char** argv) {
   } else {
     llama_train::DenseLlama model{base};
     nn::LlamaParams p;
-    p.embed = f.f32("embed");
-    p.output = f.f32("output");
-    p.final_norm = f.f32("final_norm");
     nn::LlamaLayer& l = p.layers;
-    load_attention(f, l);
+    load_shared(f, p, l);
     l.ffn.w1 = f.f32(L + "ffn.w1");
     l.ffn.w2 = f.f32(L + "ffn.w2");
     l.ffn.w3 = f.f32(L + "ffn.w3");

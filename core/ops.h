@@ -257,6 +257,29 @@ Array ragged_dot(const Array& lhs, const Array& rhs, const Array& group_sizes);
 // over group i's rows; a group with no rows gives zeros. Same clamping.
 Array ragged_dot_transposed(const Array& lhs, const Array& rhs, const Array& group_sizes);
 
+// ------------------------------------------------------------ attention (ops_attention.cc)
+// Fused causal attention (the flash_attention primitive, core/primitives/attention.h):
+// q [B, T, H, D], k, v [B, S, KV, D], H a multiple of KV, T <= S (query t at position
+// S - T + t sees keys 0 .. S - T + t). Floating inputs compute in f64 if any is f64, else in
+// f32 (bf16 / f16 are widened). o [B, T, H, D] and lse [B, T, H] (the log-sum-exp of each
+// row's scaled scores) in the compute dtype. Differentiable to any order, vmappable.
+struct FlashAttentionOptions {
+  double scale = 0;      // 0: 1 / sqrt(D)
+  int64_t block_q = 64;  // kernel tile sizes: query positions, keys
+  int64_t block_k = 64;
+};
+struct FlashAttentionOut {
+  Array o, lse;
+};
+FlashAttentionOut flash_attention(const Array& q, const Array& k, const Array& v,
+                                  const FlashAttentionOptions& options = {});
+// Its backward pass (the flash_attention_grad primitive): cotangents of o and lse in,
+// {dq, dk, dv} out, all in flash_attention's compute dtype.
+std::vector<Array> flash_attention_grad(const Array& q, const Array& k, const Array& v,
+                                        const Array& o, const Array& lse, const Array& d_o,
+                                        const Array& d_lse,
+                                        const FlashAttentionOptions& options = {});
+
 // ---- collectives (jax.lax) ----
 // Inside pmap, shard_map or vmap(..., {.axis_name = "i"}), over the members of named axes;
 // outside one, "[psum] unbound axis name 'i'". See core/primitives/collective.h for what each

@@ -1,21 +1,62 @@
 #include "nn/attention.h"
 
 #include <cmath>
-#include <tuple>
-#include <utility>
 
+#include "core/error.h"
 #include "core/ops.h"
-#include "nn/attention_tiles.h"
-#include "transforms/autodiff.h"
-#include "transforms/custom_derivatives.h"
 
 namespace graft::nn {
+namespace {
 
-using detail::AttentionGeometry;
+struct Geometry {
+  int64_t B, T, H, D, S, KV, G;
+  double scale;
+  DType compute;  // f64 for f64 inputs, else f32
+};
+
+// Checks the shapes and options (throws "[op] ...") and fills in the sizes and scale.
+Geometry geometry(const char* op, const Array& q, const Array& k, const Array& v,
+                  const AttentionOptions& options) {
+  if (q.ndim() != 4 || k.ndim() != 4 || v.ndim() != 4) {
+    fail(op, "q, k, v must be [batch, seq, heads, head_dim], got ", shape_str(q.shape()), ", ",
+         shape_str(k.shape()), ", ", shape_str(v.shape()));
+  }
+  if (k.shape() != v.shape())
+    fail(op, "k and v shapes differ: ", shape_str(k.shape()), " vs ", shape_str(v.shape()));
+  if (q.shape()[0] != k.shape()[0] || q.shape()[3] != k.shape()[3]) {
+    fail(op, "batch or head_dim differ: q ", shape_str(q.shape()), " vs k ", shape_str(k.shape()));
+  }
+  if (k.shape()[2] == 0 || q.shape()[2] % k.shape()[2] != 0) {
+    fail(op, "heads (", q.shape()[2], ") must be a multiple of kv heads (", k.shape()[2], ")");
+  }
+  if (q.shape()[1] > k.shape()[1]) {
+    fail(op, "more queries (", q.shape()[1], ") than keys (", k.shape()[1], ")");
+  }
+  if (options.block_q < 1 || options.block_k < 1) {
+    fail(op, "block sizes must be positive, got block_q ", options.block_q, ", block_k ",
+         options.block_k);
+  }
+  if (options.scale < 0 || !std::isfinite(options.scale)) {
+    fail(op, "scale must be positive (or 0 for 1 / sqrt(head_dim)), got ", options.scale);
+  }
+  for (const Array* x : {&q, &k, &v}) {
+    if (!is_floating(x->dtype()))
+      fail(op, "q, k, v must be floating, got ", dtype_name(x->dtype()));
+  }
+  Geometry g{q.shape()[0], q.shape()[1], q.shape()[2], q.shape()[3], k.shape()[1], k.shape()[2],
+             0,           0,           DType::kF32};
+  g.G = g.H / g.KV;
+  g.scale = options.scale != 0 ? options.scale : 1.0 / std::sqrt(double(g.D));
+  bool f64 = q.dtype() == DType::kF64 || k.dtype() == DType::kF64 || v.dtype() == DType::kF64;
+  g.compute = f64 ? DType::kF64 : DType::kF32;
+  return g;
+}
+
+}  // namespace
 
 Array naive_causal_attention(const Array& q, const Array& k, const Array& v,
                              const AttentionOptions& options) {
-  AttentionGeometry g = detail::attention_geometry("naive_causal_attention", q, k, v, options);
+  Geometry g = geometry("naive_causal_attention", q, k, v, options);
   const int64_t B = g.B, T = g.T, H = g.H, D = g.D, S = g.S, KV = g.KV, G = g.G;
   // [B, T, KV, G, D] -> [B, KV, G, T, D]; k, v -> [B, KV, S, D]
   Array qg =
@@ -34,38 +75,14 @@ Array naive_causal_attention(const Array& q, const Array& k, const Array& v,
   return astype(o, q.dtype());
 }
 
-// A custom_vjp whose fwd runs the tiled forward once and keeps q, k, v, o and lse as its
-// residuals (without differentiation, f runs the same forward and keeps nothing); bwd runs the
-// tiled backward on them.
 Array causal_attention(const Array& q, const Array& k, const Array& v,
                        const AttentionOptions& options) {
-  const AttentionGeometry g = detail::attention_geometry("causal_attention", q, k, v, options);
+  const Geometry g = geometry("causal_attention", q, k, v, options);
   if (g.T == 0) return zeros(q.shape(), q.dtype());
-  const DType out_dtype = q.dtype();
-  auto forward = [g](const Array& q, const Array& k, const Array& v) {
-    return detail::flash_forward(detail::to_rows(q, g), detail::kv_to_heads(k, g),
-                                 detail::kv_to_heads(v, g), g);
-  };
-  auto out = [g, out_dtype](const Array& o) { return astype(detail::from_rows(o, g), out_dtype); };
-  using Residuals = std::tuple<Array, Array, Array, Array, Array>;
-  auto attention =
-      custom_vjp([forward, out](const Array& q, const Array& k,
-                                const Array& v) { return out(forward(q, k, v).o); },
-                 [forward, out](const Array& q, const Array& k, const Array& v) {
-                   detail::FlashForward f = forward(q, k, v);
-                   return std::pair{out(f.o), Residuals{q, k, v, f.o, f.lse}};
-                 },
-                 [g](const Residuals& res, const Array& ct) {
-                   const auto& [q, k, v, o, lse] = res;
-                   detail::FlashGrads d = detail::flash_backward(
-                       detail::to_rows(q, g), detail::kv_to_heads(k, g), detail::kv_to_heads(v, g),
-                       o, lse, detail::to_rows(ct, g), g);
-                   return std::tuple{astype(detail::from_rows(d.dq, g), q.dtype()),
-                                     astype(detail::kv_from_heads(d.dk, g), k.dtype()),
-                                     astype(detail::kv_from_heads(d.dv, g), v.dtype())};
-                 },
-                 "causal_attention");
-  return attention(q, k, v);
+  FlashAttentionOut r =
+      flash_attention(q, k, v, {.scale = g.scale, .block_q = options.block_q,
+                                .block_k = options.block_k});
+  return astype(r.o, q.dtype());
 }
 
 }  // namespace graft::nn

@@ -15,20 +15,18 @@ namespace graft::nn {
 
 struct AttentionOptions {
   double scale = 0;  // 0 means 1 / sqrt(head_dim)
-  // Tile sizes of the tiled implementation (64 x 64 was fastest for the llama-small shape
-  // on this machine's CPU: bench/attention_bench).
+  // Tile sizes of the fused kernel (64 x 64: bench/attention_bench on the llama-small shape).
   int64_t block_q = 64;  // query rows per tile (each covers G = heads / kv_heads heads)
   int64_t block_k = 64;  // keys per tile
 };
 
-// The production path: computed in tiles, flash-attention style, so neither the forward
-// nor the backward pass keeps a (T x S) matrix. The forward pass is an online softmax over
-// [block_q x block_k] score tiles (tiles past the causal diagonal skipped, only diagonal tiles
-// masked), batched over [batch, kv_heads, G query heads]; a custom_vjp keeps only q, k, v, o
-// (f32) and the per-row logsumexp, and the backward pass recomputes each probability tile
-// from them (FlashAttention-2). Written with graft ops: works under grad, vjp, vmap, jit, scan
-// and checkpoint. Not under jvp / jacfwd (a custom_vjp function, as in JAX), and its
-// derivative is not differentiable again (use naive_causal_attention for second order).
+// The production path: the fused flash_attention primitive (core/ops.h), whose CPU kernel
+// computes each (batch, kv head, query tile) in cache with an online softmax over
+// [block_q x block_k] score tiles (tiles past the causal diagonal skipped), so neither pass
+// keeps a (T x S) matrix. Reverse mode keeps only q, k, v, o (f32) and the per-row
+// logsumexp, and the backward pass recomputes each probability tile from them
+// (FlashAttention-2). Works under grad, vjp, jvp, vmap, jit, scan and checkpoint, and its
+// derivative is differentiable again (through a reference decomposition, at naive speed).
 Array causal_attention(const Array& q, const Array& k, const Array& v,
                        const AttentionOptions& options = {});
 

@@ -107,6 +107,8 @@
   /* linear algebra */                                                                      \
   X(DotGeneral, "dot_general", linalg, Other, kAny, 0)                                      \
   X(RaggedDot, "ragged_dot", linalg, Other, kAny, 0)                                        \
+  X(FlashAttention, "flash_attention", linalg, Other, kAny, 0)                              \
+  X(FlashAttentionGrad, "flash_attention_grad", linalg, Other, kAny, 0)                     \
   /* random */                                                                              \
   X(Threefry2x32, "threefry2x32", random, Other, kAny, 0)                                   \
   /* calls of user functions with custom derivatives */                                     \
@@ -159,7 +161,7 @@ enum class PrimitiveId : int {
 inline constexpr int kNumPrimitives = 0 GRAFT_PRIMITIVES(GRAFT_COUNT);
 #undef GRAFT_COUNT
 // Bump deliberately when the list changes: the op-spec table and kernel table follow it.
-static_assert(kNumPrimitives == 98, "primitive list changed: update specs, kernels and this count");
+static_assert(kNumPrimitives == 100, "primitive list changed: update specs, kernels and this count");
 
 inline constexpr const char* kPrimitiveNames[] = {
 #define GRAFT_NAME(name, str, ...) str,

@@ -1,4 +1,4 @@
-// nn::causal_attention (tiled, custom backward) against independent references: a plain C++
+// nn::causal_attention (the fused flash_attention primitive) against independent references: a plain C++
 // loop, the naive attention (plain ops: its graft gradient is computed by ordinary autodiff),
 // and central finite differences in f64. Plus the memory claim (what the pullback keeps) and
 // the composition the Llama uses: jit(value_and_grad(scan over layers)).
@@ -205,6 +205,36 @@ TEST(AttentionTest, GradientsMatchFiniteDifferencesInF64) {
     double analytic = sum(grads[i] * u).item<double>();
     EXPECT_NEAR(analytic, fd, 1e-7 * (1 + std::abs(fd))) << "argument " << i;
   }
+}
+
+// Forward mode and second order (the fused primitive's derivative is differentiable again):
+// jvp and the gradient of a gradient against the naive attention's ordinary autodiff, f64.
+TEST(AttentionTest, JvpAndSecondOrderMatchNaive) {
+  Case c{"second_order", 1, 6, 9, 4, 2, 5, 4, 2};
+  Qkv x = make_qkv(c, 41, DType::kF64), t = make_qkv(c, 42, DType::kF64);
+  AttentionOptions o = opts(c);
+  auto fused = [o](const Array& q, const Array& k, const Array& v) {
+    return causal_attention(q, k, v, o);
+  };
+  auto naive = [](const Array& q, const Array& k, const Array& v) {
+    return naive_causal_attention(q, k, v);
+  };
+  auto [y, ty] = jvp(fused, std::tuple{x.q, x.k, x.v}, std::tuple{t.q, t.k, t.v});
+  auto [ry, rty] = jvp(naive, std::tuple{x.q, x.k, x.v}, std::tuple{t.q, t.k, t.v});
+  expect_allclose(y, ry, 1e-12, 1e-12, "primal");
+  expect_allclose(ty, rty, 1e-10, 1e-10, "tangent");
+  Array w = astype(random::normal(random::key(43), {c.B, c.T, c.H, c.D}), DType::kF64);
+  // d/dk of <w, d/dq sum(f^2)>: reverse over reverse through the fused backward pass.
+  auto second = [&](auto f) {
+    auto inner = [f](const Array& q, const Array& k, const Array& v) {
+      return sum(square(f(q, k, v)));
+    };
+    auto outer = [inner, w](const Array& q, const Array& k, const Array& v) {
+      return sum(grad(inner, argnums<0>)(q, k, v) * w);
+    };
+    return grad(outer, argnums<1>)(x.q, x.k, x.v);
+  };
+  expect_allclose(second(fused), second(naive), 1e-10, 1e-10, "second order");
 }
 
 int64_t total_bytes(const std::vector<SavedResidual>& r) {

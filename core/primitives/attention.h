@@ -1,0 +1,72 @@
+// Fused causal attention (flash attention) as primitives, so that a backend runs the whole
+// score / softmax / weighted-sum chain of one (batch, kv head, query tile) in one kernel with
+// the tile in cache, instead of a graph of tile-sized dots, reductions and elementwise ops.
+//
+//   flash_attention       q [B, T, H, D], k, v [B, S, KV, D] -> o [B, T, H, D], lse [B, T, H]
+//   flash_attention_grad  q, k, v, o, lse, do [B, T, H, D], dlse [B, T, H] -> dq, dk, dv
+//
+// One float dtype, f32 or f64 (the public op computes bf16 / f16 inputs in f32). H is a
+// multiple of KV: query head h reads kv head h / (H / KV) (grouped-query attention).
+// Causality is aligned to the end: query t sits at position S - T + t and sees keys
+// 0 .. S - T + t (T <= S). lse is log sum_s exp(scale * q.k_s) over the keys a row sees.
+// block_q / block_k are the kernel's tile sizes (query positions, keys): they change the
+// order of the sums, not the math.
+//
+// Rules: flash_attention's vjp is flash_attention_grad (FlashAttention-2's backward, which
+// recomputes each probability tile from lse); everything else (both jvps, the grad's vjp, so
+// second order) goes through a reference decomposition into dot_general, exp and reductions
+// that materializes the [T, S] scores: exact, but only as fast as the graph it builds.
+// vmap folds the batch axis into B.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/primitive.h"
+
+namespace graft {
+
+struct FlashParams {
+  double scale = 0;  // > 0
+  int64_t block_q = 64, block_k = 64;
+  bool operator==(const FlashParams&) const = default;
+};
+
+class FlashAttention : public Primitive {
+ public:
+  explicit FlashAttention(FlashParams p) : Primitive(PrimitiveId::kFlashAttention), p_(p) {}
+  std::vector<Aval> infer(const std::vector<Aval>& in) const override;
+  std::string params() const override;
+  bool same_params(const Primitive& o) const override;
+  Cost cost(const std::vector<Aval>& in, const std::vector<Aval>& out) const override;
+  GRAFT_TRANSFORM_RULES;
+  const FlashParams& flash() const { return p_; }
+
+ private:
+  FlashParams p_;
+};
+
+class FlashAttentionGrad : public Primitive {
+ public:
+  explicit FlashAttentionGrad(FlashParams p)
+      : Primitive(PrimitiveId::kFlashAttentionGrad), p_(p) {}
+  std::vector<Aval> infer(const std::vector<Aval>& in) const override;
+  std::string params() const override;
+  bool same_params(const Primitive& o) const override;
+  Cost cost(const std::vector<Aval>& in, const std::vector<Aval>& out) const override;
+  GRAFT_TRANSFORM_RULES;
+  const FlashParams& flash() const { return p_; }
+
+ private:
+  FlashParams p_;
+};
+
+// Checks q, k, v (ranks, sizes, dtypes f32 / f64 alike) and the parameters; errors name `op`.
+void check_flash_attention(std::string_view op, const Aval& q, const Aval& k, const Aval& v,
+                           const FlashParams& p);
+
+// The multiply-adds of the causal score and weighted-sum products (per pass over q, k).
+double flash_attention_macs(const Shape& q, const Shape& k);
+
+}  // namespace graft

@@ -1,4 +1,4 @@
-// Causal GQA attention: the tiled (flash-attention) nn::causal_attention against the naive
+// Causal GQA attention: the fused flash_attention kernel (nn::causal_attention) against the naive
 // one (materializes softmax(q k^T)), forward and forward + backward, eager and under jit, on
 // the llama-small attention shape (bench-configs.md: B=8, T=256, H=8, KV=4, D=64, f32). Also
 // what each keeps for the backward pass and the planned peak memory of the jitted step, and
@@ -72,7 +72,7 @@ void print(const char* name, const Figures& f) {
 }
 
 int main(int argc, char** argv) {
-  // The tiled version issues many small GEMMs: spinning OpenMP threads hurt it most.
+  // oneDNN (the naive version) runs on OpenMP: its spinning threads would slow graft's pool.
   g::cpu::reexec_with_passive_openmp(argv);
   bool quick = argc > 1 && std::strcmp(argv[1], "quick") == 0;
   g::Array ks = g::random::split(g::random::key(0), 4);
@@ -99,10 +99,10 @@ int main(int argc, char** argv) {
                             const g::Array& v) { return g::nn::causal_attention(q, k, v, o); },
                         q, k, v, w, repeats);
     char name[64];
-    std::snprintf(name, sizeof name, "tiled %ldx%ld", bq, bk);
+    std::snprintf(name, sizeof name, "fused %ldx%ld", bq, bk);
     print(name, t);
     std::printf(
-        "%-22s naive/tiled time: fwd eager %.2fx, fwd jit %.2fx, fwd+bwd eager %.2fx, "
+        "%-22s naive/fused time: fwd eager %.2fx, fwd jit %.2fx, fwd+bwd eager %.2fx, "
         "fwd+bwd jit %.2fx; residuals %.1fx smaller\n",
         "", naive.fwd_eager / t.fwd_eager, naive.fwd_jit / t.fwd_jit,
         naive.step_eager / t.step_eager, naive.step_jit / t.step_jit,

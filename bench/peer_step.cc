@@ -9,7 +9,7 @@
 // state donated; step i trains on tokens[i] (inputs [:, :-1], targets [:, 1:]).
 //
 //   python3 tools/peers/common.py --export /tmp/w.safetensors --config llama-tiny --steps 13
-//   bazel run -c opt //bench:peer_step -- /tmp/w.safetensors [--steps 10] [--warmup 3]
+//   bazel run -c opt //bench:peer_step -- /tmp/w.safetensors [--steps 10] [--warmup 3] [--bf16]
 //
 // Prints one line per step and
 //   RESULT framework=graft config=NAME tokens_per_s=... step_s=... gflop_per_s=... loss0=...
@@ -91,6 +91,7 @@ nn::LlamaConfig base_config(const File& f) {
 struct Args {
   std::string path;
   int steps = 10, warmup = 3;
+  bool bf16 = false;  // compute_dtype bf16: bf16 matmuls, f32 params, norms, softmax and loss
 };
 
 template <class Model>
@@ -126,10 +127,10 @@ void run(const std::string& name, const Model& model, typename Model::Params par
   const double med = times.empty() ? 0.0 : times[times.size() / 2];
   const double tps = static_cast<double>(B * T) / med;
   std::printf(
-      "RESULT framework=graft config=%s tokens_per_s=%.1f step_s=%.5f gflop_per_s=%.1f "
+      "RESULT framework=%s config=%s tokens_per_s=%.1f step_s=%.5f gflop_per_s=%.1f "
       "loss0=%.7g loss2=%.7g\n",
-      name.c_str(), tps, med, flops_per_token * tps / 1e9, losses.size() > 0 ? losses[0] : 0.0,
-      losses.size() > 2 ? losses[2] : 0.0);
+      a.bf16 ? "graft-bf16" : "graft", name.c_str(), tps, med, flops_per_token * tps / 1e9,
+      losses.size() > 0 ? losses[0] : 0.0, losses.size() > 2 ? losses[2] : 0.0);
 }
 
 // What a dense and an MoE model share: embedding, output, final norm, and the stacked norm
@@ -156,16 +157,19 @@ int main(int argc, char** argv) {
     std::string s = argv[i];
     if ((s == "--steps" || s == "--warmup") && i + 1 < argc) {
       (s == "--steps" ? a.steps : a.warmup) = std::atoi(argv[++i]);
+    } else if (s == "--bf16") {
+      a.bf16 = true;
     } else if (!s.empty() && s[0] != '-' && a.path.empty()) {
       a.path = s;
     } else {
-      die("usage: peer_step FILE.safetensors [--steps N] [--warmup N]");
+      die("usage: peer_step FILE.safetensors [--steps N] [--warmup N] [--bf16]");
     }
   }
-  if (a.path.empty()) die("usage: peer_step FILE.safetensors [--steps N] [--warmup N]");
+  if (a.path.empty()) die("usage: peer_step FILE.safetensors [--steps N] [--warmup N] [--bf16]");
   File f(a.path);
   const std::string name = f.str("name");
   nn::LlamaConfig base = base_config(f);
+  if (a.bf16) base.compute_dtype = DType::kBF16;
   Array tokens = f.load<int32_t>("tokens", DType::kI32);
   if (tokens.ndim() != 3 || tokens.shape()[1] != f.i64("batch") ||
       tokens.shape()[2] != f.i64("seq") + 1) {

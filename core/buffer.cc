@@ -1,7 +1,9 @@
 #include "core/buffer.h"
 
 #include <sys/mman.h>
+#include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -27,6 +29,11 @@ namespace {
 constexpr size_t kCacheMin = size_t{1} << 20;  // smaller blocks: malloc does well
 constexpr size_t kPage = 4096;
 
+// A quarter of physical memory, at least 1 GiB. A training step frees and allocates the same
+// blocks every step; when they do not all fit, evicted blocks go back to the system and come
+// back as fresh mappings whose first touch the kernel (and, in a VM, the host) pays for. With
+// 1 GiB, moe-small's 6 timed steps re-allocated 770 MiB that way and took 1.5-2.1 s instead
+// of 1.46-1.54 s. Cached bytes never exceed what the process once held live.
 size_t cache_limit() {
   if (const char* env = std::getenv("GRAFT_BUFFER_CACHE_MB")) {
     try {
@@ -34,7 +41,9 @@ size_t cache_limit() {
     } catch (...) {  // not a number: the default
     }
   }
-  return size_t{1} << 30;
+  const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+  const size_t quarter = pages > 0 && page > 0 ? size_t(pages) * size_t(page) / 4 : 0;
+  return std::max(size_t{1} << 30, quarter);
 }
 
 // Freed blocks by capacity. A request takes the smallest cached block that fits and wastes

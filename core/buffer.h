@@ -3,8 +3,9 @@
 // Large allocations (>= 1 MiB) come from a size-keyed cache of freed blocks, so a program
 // that allocates the same big arrays step after step (a jitted training step, an elementwise
 // chain) reuses pages that are already mapped instead of paying the kernel's first-touch page
-// faults (tens of ms per 64 MiB) each time. The cache holds at most 1 GiB (environment
-// variable GRAFT_BUFFER_CACHE_MB overrides; 0 turns it off), evicts least recently freed
+// faults (tens of ms per 64 MiB) each time. The cache holds at most a quarter of physical
+// memory, at least 1 GiB (environment variable GRAFT_BUFFER_CACHE_MB overrides; 0 turns it
+// off), evicts least recently freed
 // blocks first, is emptied when an allocation fails (then retried) and at exit. Under
 // AddressSanitizer cached blocks are poisoned, so using a freed buffer is still reported.
 // Blocks of 8 MiB or more are 2 MiB-aligned, rounded to 2 MiB and marked for transparent huge

@@ -16,7 +16,9 @@
 // recomputes each probability tile from lse); everything else (both jvps, the grad's vjp, so
 // second order) goes through a reference decomposition into dot_general, exp and reductions
 // that materializes the [T, S] scores: exact, but only as fast as the graph it builds.
-// vmap folds the batch axis into B.
+// vmap folds the batch axis into B. Under SPMD partitioning, splits of the batch dimension and
+// of the head dimensions (H with KV alike, when they divide KV) pass through; T, S and D are
+// computed whole.
 #pragma once
 
 #include <cstdint>
@@ -41,6 +43,7 @@ class FlashAttention : public Primitive {
   bool same_params(const Primitive& o) const override;
   Cost cost(const std::vector<Aval>& in, const std::vector<Aval>& out) const override;
   GRAFT_TRANSFORM_RULES;
+  GRAFT_SHARDING_RULE;
   const FlashParams& flash() const { return p_; }
 
  private:
@@ -56,6 +59,7 @@ class FlashAttentionGrad : public Primitive {
   bool same_params(const Primitive& o) const override;
   Cost cost(const std::vector<Aval>& in, const std::vector<Aval>& out) const override;
   GRAFT_TRANSFORM_RULES;
+  GRAFT_SHARDING_RULE;
   const FlashParams& flash() const { return p_; }
 
  private:

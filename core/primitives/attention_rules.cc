@@ -3,10 +3,12 @@
 //   both jvps, the grad's vjp: the rule of the reference decomposition below (the [T, S]
 //     scores materialized with dot_general; exact, any order).
 //   vmap: the batch axis folded into B (members never mix: attention is per batch row).
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
 #include "core/ir/ad.h"
+#include "core/ir/spmd.h"
 #include "core/ops.h"
 #include "core/primitives/attention.h"
 #include "core/primitives/shape_rules_util.h"
@@ -103,7 +105,40 @@ Batched folded(const std::shared_ptr<const Primitive>& prim, const std::vector<A
   return {outs, std::vector<int>(outs.size(), 0)};
 }
 
+// The layout both primitives compute in: batch split as q's (else k's) dimension 0, heads as
+// q's (else k's) head dimension when those axes divide KV (then H too), the rest whole.
+spmd::Plan attention_plan(const spmd::RuleArgs& a, bool grad) {
+  const int64_t kv = a.in[1].shape[2];
+  std::vector<int> batch = !a.in_dims[0][0].empty() ? a.in_dims[0][0] : a.in_dims[1][0];
+  std::vector<int> heads = !a.in_dims[0][2].empty() ? a.in_dims[0][2] : a.in_dims[1][2];
+  if (!spmd::divides(a.mesh, batch, a.in[0].shape[0])) batch.clear();
+  if (!spmd::divides(a.mesh, heads, kv)) heads.clear();
+  const bool shared = std::any_of(heads.begin(), heads.end(), [&](int x) {
+    return std::find(batch.begin(), batch.end(), x) != batch.end();
+  });
+  if (shared) heads.clear();  // an axis splits one dimension only
+  const DimAxes q{batch, {}, heads, {}}, k{batch, {}, heads, {}}, rows{batch, {}, heads};
+  spmd::Plan p;
+  // q, k, v, then (grad) o, lse, do, dlse.
+  p.inputs = {q, k, k};
+  if (grad) {
+    p.inputs.insert(p.inputs.end(), {q, rows, q, rows});
+    p.outputs = {q, k, k};  // dq, dk, dv
+  } else {
+    p.outputs = {q, rows};  // o, lse
+  }
+  return p;
+}
+
 }  // namespace
+
+std::optional<spmd::Plan> FlashAttention::sharding_rule(const spmd::RuleArgs& a) const {
+  return attention_plan(a, false);
+}
+
+std::optional<spmd::Plan> FlashAttentionGrad::sharding_rule(const spmd::RuleArgs& a) const {
+  return attention_plan(a, true);
+}
 
 std::vector<Array> FlashAttention::jvp(const std::vector<Array>& primals,
                                        const std::vector<Array>& tangents,

@@ -38,8 +38,13 @@ PEERS = {
     "jax": ("jax", "jax.__version__ + ' (optax ' + __import__('optax').__version__ + ')'",
             "jax_llama.py", []),
     "mlx": ("mlx.core", "mlx.core.__version__", "mlx_llama.py", []),
+    # Mixed precision: bf16 matmuls with f32 params (torch: CPU autocast(bfloat16)).
+    "torch-eager-bf16": ("torch", "torch.__version__", "torch_llama.py", ["--bf16"]),
+    "torch-compile-bf16": ("torch", "torch.__version__", "torch_llama.py",
+                           ["--compile", "--bf16"]),
 }
-ALL = ["graft"] + list(PEERS)
+F32 = ["graft", "torch-eager", "torch-compile", "jax", "mlx"]  # the default set
+ALL = F32 + ["graft-bf16", "torch-eager-bf16", "torch-compile-bf16"]
 
 
 def cpu_model():
@@ -105,7 +110,7 @@ def main():
     ap.add_argument("--rounds", type=int, default=2)
     ap.add_argument("--steps", type=int, default=10, help="timed steps per run")
     ap.add_argument("--warmup", type=int, default=3)
-    ap.add_argument("--only", default=",".join(ALL),
+    ap.add_argument("--only", default=",".join(F32),
                     help=f"comma-separated subset of {','.join(ALL)}")
     ap.add_argument("--python", default=os.environ.get("GRAFT_PEERS_PYTHON") or (
         DEFAULT_VENV_PY if os.path.exists(DEFAULT_VENV_PY) else sys.executable),
@@ -131,7 +136,7 @@ def main():
 
     versions, skipped = {}, {}
     for f in chosen:
-        if f == "graft":
+        if f in ("graft", "graft-bf16"):
             if os.path.exists(args.graft_bin):
                 versions[f] = graft_revision()
             else:
@@ -151,7 +156,7 @@ def main():
 
     tmp = tempfile.mkdtemp(prefix="graft-peers-")
     weights = os.path.join(tmp, f"{args.config}.safetensors")
-    if "graft" in frameworks:
+    if "graft" in frameworks or "graft-bf16" in frameworks:
         subprocess.run([args.python, os.path.join(HERE, "common.py"), "--export", weights,
                         "--config", args.config, "--steps", str(args.warmup + args.steps)],
                        check=True)
@@ -163,9 +168,9 @@ def main():
     for r in range(args.rounds):
         for f in frameworks:
             env = dict(os.environ)
-            if f == "graft":
+            if f in ("graft", "graft-bf16"):
                 cmd = [args.graft_bin, weights, "--steps", str(args.steps),
-                       "--warmup", str(args.warmup)]
+                       "--warmup", str(args.warmup)] + (["--bf16"] if f == "graft-bf16" else [])
             else:
                 script, extra = PEERS[f][2], PEERS[f][3]
                 cmd = [args.python, os.path.join(HERE, script), "--config", args.config,
@@ -199,7 +204,9 @@ def main():
     loss = {f: (float(v[0]["loss0"]), float(v[0]["loss2"])) for f, v in runs.items() if v}
     base = tps.get("graft")
     print()
-    print(f"{args.config}, f32, median tokens/s over {args.rounds} alternating rounds of "
+    precision = "f32" + (" (-bf16 rows: bf16 matmuls, f32 params)" if any(
+        f.endswith("-bf16") for f in frameworks) else "")
+    print(f"{args.config}, {precision}, median tokens/s over {args.rounds} alternating rounds of "
           f"{args.warmup} warm-up + median of {args.steps} timed steps; "
           f"{cpu_model()} ({os.cpu_count()} cores; {cpu_flags()}), "
           f"Python {platform.python_version()}, {time.strftime('%Y-%m-%d')}")
@@ -221,7 +228,7 @@ def main():
             g0, g2 = loss["graft"]
             rel = max(abs(l0 - g0) / abs(g0), abs(l2 - g2) / abs(g2))
             diff = f"{rel:.1e}"
-            if args.parity is not None and rel > args.parity:
+            if args.parity is not None and rel > args.parity and not f.endswith("-bf16"):
                 bad.append(f)
         print(f"| {f} | {tps[f]:.1f} | {ratio} | {l0:.7g} | {l2:.7g} | {diff} | "
               f"{notes.get(f, '')} |")

@@ -165,7 +165,9 @@ def make_optimizer(cfg, params):
 def main():
     args = common.parse_args(
         "Llama train step in PyTorch",
-        lambda ap: ap.add_argument("--compile", action="store_true", help="torch.compile"))
+        lambda ap: (ap.add_argument("--compile", action="store_true", help="torch.compile"),
+                    ap.add_argument("--bf16", action="store_true",
+                                    help="CPU autocast(bfloat16): bf16 matmuls, f32 params")))
     torch.set_num_threads(os.cpu_count())
     torch.manual_seed(0)
     cfg = common.get_config(args.config)
@@ -185,13 +187,17 @@ def main():
 
     def step(xy):
         opt.zero_grad(set_to_none=True)
-        loss = loss_fn(*xy)
+        if args.bf16:
+            with torch.autocast("cpu", dtype=torch.bfloat16):
+                loss = loss_fn(*xy)
+        else:
+            loss = loss_fn(*xy)
         loss.backward()
         torch.nn.utils.clip_grad_norm_(params, cfg["clip"])
         opt.step()
         return float(loss.detach())
 
-    framework = "torch-compile" if args.compile else "torch-eager"
+    framework = ("torch-compile" if args.compile else "torch-eager") + ("-bf16" if args.bf16 else "")
     note = f"torch {torch.__version__}, {opt_note}" + (
         f", MoE: {model.moe_note}" if model.moe_note else "")
     print(f"{framework}: {note}, {torch.get_num_threads()} threads", flush=True)

@@ -56,8 +56,13 @@ Array transpose_operand(const Array& g, const Array& x, const Array& y,
   int y_start = x_is_rhs ? nb : nb + static_cast<int>(x_kept.size());
   DotDims dims{range(y_start, y_kept.size()), y_kept, range(0, nb), y_batch};
   // Computed in the wider of the two dtypes (g has the preferred dtype, y x's), written
-  // in x's dtype.
-  DType c = g.dtype() == y.dtype()                                 ? g.dtype()
+  // in x's dtype; except that a product of two half-precision operands (a bf16 matmul with
+  // an f32 result, as the loss's logits) stays a half-precision product backwards too, its
+  // f32 cotangent rounded to the operands' dtype (as PyTorch's autocast does): otherwise the
+  // backward matmuls of a bf16 model run at f32 speed.
+  const bool half =
+      (y.dtype() == DType::kBF16 || y.dtype() == DType::kF16) && x.dtype() == y.dtype();
+  DType c = g.dtype() == y.dtype() || half                         ? y.dtype()
             : g.dtype() == DType::kF64 || y.dtype() == DType::kF64 ? DType::kF64
                                                                    : DType::kF32;
   std::optional<DType> out = c == x.dtype() ? std::nullopt : std::optional<DType>(x.dtype());

@@ -93,8 +93,8 @@ TEST(LinalgRules, DotGeneralNoBatchLoop) {
 }
 
 TEST(LinalgRules, DotGeneralPreferredDtype) {
-  // bf16 operands with an f32 result: cotangents come back in bf16, tangents in f32, and the
-  // values match the f64 computation to bf16 precision.
+  // bf16 operands with an f32 result: cotangents come back in bf16 (computed by bf16 matmuls),
+  // tangents in f32, and the values match the f64 computation to bf16 precision.
   Array a = f64({3, 4}, 1), b = f64({4, 2}, 2);
   Array a16 = astype(a, DType::kBF16), b16 = astype(b, DType::kBF16);
   DotDims d{{1}, {0}, {}, {}};
@@ -105,6 +105,23 @@ TEST(LinalgRules, DotGeneralPreferredDtype) {
   Arrays g = p->vjp({a16, b16}, outs, {astype(ct, DType::kF32)});
   ASSERT_EQ(g[0].dtype(), DType::kBF16);
   ASSERT_EQ(g[1].dtype(), DType::kBF16);
+  // Both backward products are bf16 matmuls (the f32 cotangent rounded to bf16), as forward:
+  // a bf16 model's backward pass runs at the bf16 GEMM rate.
+  for (const Array& gi : g) {
+    std::vector<const Node*> stack{gi.node().get()};
+    int bf16_dots = 0;
+    while (!stack.empty()) {
+      const Node* n = stack.back();
+      stack.pop_back();
+      if (n->primitive && n->primitive->id() == PrimitiveId::kDotGeneral) {
+        EXPECT_EQ(n->inputs[0].dtype(), DType::kBF16);
+        EXPECT_EQ(n->inputs[1].dtype(), DType::kBF16);
+        ++bf16_dots;
+      }
+      for (const Array& in : n->inputs) stack.push_back(in.node().get());
+    }
+    EXPECT_EQ(bf16_dots, 1);
+  }
   // ct @ b^T and a^T @ ct in f64 from the bf16-rounded operands.
   std::vector<double> av = a16.to_vector<double>(), bv = b16.to_vector<double>();
   std::vector<double> cv = astype(ct, DType::kF32).to_vector<double>();

@@ -141,6 +141,15 @@ Array llama_hidden(const LlamaParams& params, const Array& tokens, const LlamaCo
   }
   const int64_t T = tokens.shape()[1];
   Array x = take(params.embed, tokens, 0);  // the residual stream stays f32
+  // Mixed precision: the stacked matmul weights are cast once, before the scan, not per
+  // layer inside it (where the backward pass would cast them again).
+  LlamaLayer layers = params.layers;
+  if (c.compute_dtype != layers.wq.dtype()) {
+    for (Array* w : {&layers.wq, &layers.wk, &layers.wv, &layers.wo, &layers.ffn.w1,
+                     &layers.ffn.w2, &layers.ffn.w3}) {
+      *w = astype(*w, c.compute_dtype);
+    }
+  }
   RopeTables rope = rope_tables(T, c.head_dim(), c.rope_theta, c.rope_scaling);
 
   // The tables are explicit arguments so a checkpointed body recomputes from its inputs.
@@ -156,12 +165,12 @@ Array llama_hidden(const LlamaParams& params, const Array& tokens, const LlamaCo
             [&](const Array& h, const LlamaLayer& l) {
               return std::pair{run(h, l), std::tuple<>{}};
             },
-            x, params.layers)
+            x, layers)
             .first;
   } else {
     for (int64_t i = 0; i < c.n_layers; ++i) {
       LlamaLayer li = tree_map(
-          [i](const Array& a) { return squeeze(slice_axis(a, 0, i, i + 1), {0}); }, params.layers);
+          [i](const Array& a) { return squeeze(slice_axis(a, 0, i, i + 1), {0}); }, layers);
       x = run(x, li);
     }
   }

@@ -67,7 +67,7 @@ GRAFT_INLINE void store(T* p, Vec<T> v) {
 
 // exp on a vector: 2^n * exp(r), n = round(x / ln 2), |r| <= ln 2 / 2, Cephes' degree-6
 // polynomial (about 1 ulp); below the smallest normal result (and -inf) it gives 0.
-GRAFT_INLINE VF vexp(VF x) {
+GRAFT_INLINE VF vexp(const VF& x) {
   const VF lo = VF{} - 87.3365447505531f;
   VF xc = x < lo ? lo : x;
   xc = xc > 88.3762626647949f ? VF{} + 88.3762626647949f : xc;
@@ -91,9 +91,10 @@ GRAFT_INLINE VF vexp(VF x) {
   VF out = y * scale;
   return x < lo ? VF{} : out;
 }
-GRAFT_INLINE VD vexp(VD x) {  // f64: exact, lane by lane (tests and f64 models only)
-  for (int i = 0; i < 8; ++i) x[i] = std::exp(x[i]);
-  return x;
+GRAFT_INLINE VD vexp(const VD& x) {  // f64: exact, lane by lane (tests and f64 models only)
+  VD y;
+  for (int i = 0; i < 8; ++i) y[i] = std::exp(x[i]);
+  return y;
 }
 
 // C[r, :NV*L] (+)= A[r, :K] @ B[:K, :NV*L] for R rows; A, B, C row-major with the given strides.

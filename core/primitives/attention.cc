@@ -41,11 +41,15 @@ double flash_attention_macs(const Shape& q, const Shape& k) {
   return B * H * D * seen;
 }
 
-namespace {
-
-std::string params_str(const FlashParams& p) {
-  return absl::StrCat("scale=", p.scale, ", block_q=", p.block_q, ", block_k=", p.block_k);
+std::string FlashPrimitive::params() const {
+  return absl::StrCat("scale=", p_.scale, ", block_q=", p_.block_q, ", block_k=", p_.block_k);
 }
+
+bool FlashPrimitive::same_params(const Primitive& o) const {
+  return o.id() == id() && static_cast<const FlashPrimitive&>(o).p_ == p_;
+}
+
+namespace {
 
 Shape lse_shape(const Shape& q) { return {q[0], q[1], q[2]}; }
 
@@ -55,12 +59,6 @@ std::vector<Aval> FlashAttention::infer(const std::vector<Aval>& in) const {
   if (in.size() != 3) fail(name(), "takes 3 operands (q, k, v), got ", in.size());
   check_flash_attention(name(), in[0], in[1], in[2], p_);
   return {Aval{in[0].shape, in[0].dtype}, Aval{lse_shape(in[0].shape), in[0].dtype}};
-}
-
-std::string FlashAttention::params() const { return params_str(p_); }
-
-bool FlashAttention::same_params(const Primitive& o) const {
-  return o.id() == id() && static_cast<const FlashAttention&>(o).p_ == p_;
 }
 
 Cost FlashAttention::cost(const std::vector<Aval>& in, const std::vector<Aval>& out) const {
@@ -84,12 +82,6 @@ std::vector<Aval> FlashAttentionGrad::infer(const std::vector<Aval>& in) const {
     }
   }
   return {Aval{in[0].shape, q.dtype}, Aval{in[1].shape, q.dtype}, Aval{in[2].shape, q.dtype}};
-}
-
-std::string FlashAttentionGrad::params() const { return params_str(p_); }
-
-bool FlashAttentionGrad::same_params(const Primitive& o) const {
-  return o.id() == id() && static_cast<const FlashAttentionGrad&>(o).p_ == p_;
 }
 
 Cost FlashAttentionGrad::cost(const std::vector<Aval>& in, const std::vector<Aval>& out) const {

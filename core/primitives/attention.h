@@ -35,35 +35,35 @@ struct FlashParams {
   bool operator==(const FlashParams&) const = default;
 };
 
-class FlashAttention : public Primitive {
+// What both primitives share: the parameters, their text and equality.
+class FlashPrimitive : public Primitive {
  public:
-  explicit FlashAttention(FlashParams p) : Primitive(PrimitiveId::kFlashAttention), p_(p) {}
-  std::vector<Aval> infer(const std::vector<Aval>& in) const override;
+  FlashPrimitive(PrimitiveId id, FlashParams p) : Primitive(id), p_(p) {}
   std::string params() const override;
   bool same_params(const Primitive& o) const override;
-  Cost cost(const std::vector<Aval>& in, const std::vector<Aval>& out) const override;
-  GRAFT_TRANSFORM_RULES;
-  GRAFT_SHARDING_RULE;
   const FlashParams& flash() const { return p_; }
 
- private:
+ protected:
   FlashParams p_;
 };
 
-class FlashAttentionGrad : public Primitive {
+class FlashAttention : public FlashPrimitive {
  public:
-  explicit FlashAttentionGrad(FlashParams p)
-      : Primitive(PrimitiveId::kFlashAttentionGrad), p_(p) {}
+  explicit FlashAttention(FlashParams p) : FlashPrimitive(PrimitiveId::kFlashAttention, p) {}
   std::vector<Aval> infer(const std::vector<Aval>& in) const override;
-  std::string params() const override;
-  bool same_params(const Primitive& o) const override;
   Cost cost(const std::vector<Aval>& in, const std::vector<Aval>& out) const override;
   GRAFT_TRANSFORM_RULES;
   GRAFT_SHARDING_RULE;
-  const FlashParams& flash() const { return p_; }
+};
 
- private:
-  FlashParams p_;
+class FlashAttentionGrad : public FlashPrimitive {
+ public:
+  explicit FlashAttentionGrad(FlashParams p)
+      : FlashPrimitive(PrimitiveId::kFlashAttentionGrad, p) {}
+  std::vector<Aval> infer(const std::vector<Aval>& in) const override;
+  Cost cost(const std::vector<Aval>& in, const std::vector<Aval>& out) const override;
+  GRAFT_TRANSFORM_RULES;
+  GRAFT_SHARDING_RULE;
 };
 
 // Checks q, k, v (ranks, sizes, dtypes f32 / f64 alike) and the parameters; errors name `op`.

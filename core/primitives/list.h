@@ -107,8 +107,9 @@
   /* linear algebra */                                                                      \
   X(DotGeneral, "dot_general", linalg, Other, kAny, 0)                                      \
   X(RaggedDot, "ragged_dot", linalg, Other, kAny, 0)                                        \
-  X(FlashAttention, "flash_attention", linalg, Other, kAny, 0)                              \
-  X(FlashAttentionGrad, "flash_attention_grad", linalg, Other, kAny, 0)                     \
+  /* fused attention */                                                                     \
+  X(FlashAttention, "flash_attention", attention, Other, kAny, 0)                           \
+  X(FlashAttentionGrad, "flash_attention_grad", attention, Other, kAny, 0)                  \
   /* random */                                                                              \
   X(Threefry2x32, "threefry2x32", random, Other, kAny, 0)                                   \
   /* calls of user functions with custom derivatives */                                     \

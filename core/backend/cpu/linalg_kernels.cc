@@ -313,12 +313,10 @@ void dot_general_kernel(Call& call) {
 }  // namespace
 
 void register_ragged_dot_kernel(KernelTable& table);  // ragged_dot_kernel.cc
-void register_attention_kernels(KernelTable& table);  // attention_kernel.cc
 
 void register_linalg_kernels(KernelTable& table) {
   table[static_cast<int>(PrimitiveId::kDotGeneral)] = &dot_general_kernel;
   register_ragged_dot_kernel(table);
-  register_attention_kernels(table);
 }
 
 }  // namespace graft::cpu

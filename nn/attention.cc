@@ -4,6 +4,7 @@
 
 #include "core/error.h"
 #include "core/ops.h"
+#include "core/primitives/attention.h"
 
 namespace graft::nn {
 namespace {
@@ -14,41 +15,24 @@ struct Geometry {
   DType compute;  // f64 for f64 inputs, else f32
 };
 
-// Checks the shapes and options (throws "[op] ...") and fills in the sizes and scale.
+// Checks the shapes and options (throws "[op] ...", the checks of the flash_attention
+// primitive) and fills in the sizes and scale.
 Geometry geometry(const char* op, const Array& q, const Array& k, const Array& v,
                   const AttentionOptions& options) {
-  if (q.ndim() != 4 || k.ndim() != 4 || v.ndim() != 4) {
-    fail(op, "q, k, v must be [batch, seq, heads, head_dim], got ", shape_str(q.shape()), ", ",
-         shape_str(k.shape()), ", ", shape_str(v.shape()));
-  }
-  if (k.shape() != v.shape())
-    fail(op, "k and v shapes differ: ", shape_str(k.shape()), " vs ", shape_str(v.shape()));
-  if (q.shape()[0] != k.shape()[0] || q.shape()[3] != k.shape()[3]) {
-    fail(op, "batch or head_dim differ: q ", shape_str(q.shape()), " vs k ", shape_str(k.shape()));
-  }
-  if (k.shape()[2] == 0 || q.shape()[2] % k.shape()[2] != 0) {
-    fail(op, "heads (", q.shape()[2], ") must be a multiple of kv heads (", k.shape()[2], ")");
-  }
-  if (q.shape()[1] > k.shape()[1]) {
-    fail(op, "more queries (", q.shape()[1], ") than keys (", k.shape()[1], ")");
-  }
-  if (options.block_q < 1 || options.block_k < 1) {
-    fail(op, "block sizes must be positive, got block_q ", options.block_q, ", block_k ",
-         options.block_k);
-  }
-  if (options.scale < 0 || !std::isfinite(options.scale)) {
-    fail(op, "scale must be positive (or 0 for 1 / sqrt(head_dim)), got ", options.scale);
-  }
   for (const Array* x : {&q, &k, &v}) {
     if (!is_floating(x->dtype()))
       fail(op, "q, k, v must be floating, got ", dtype_name(x->dtype()));
   }
-  Geometry g{q.shape()[0], q.shape()[1], q.shape()[2], q.shape()[3], k.shape()[1], k.shape()[2],
-             0,           0,           DType::kF32};
-  g.G = g.H / g.KV;
-  g.scale = options.scale != 0 ? options.scale : 1.0 / std::sqrt(double(g.D));
+  if (q.ndim() != 4) fail(op, "q must be [batch, seq, heads, head_dim], got ", q.aval().str());
   bool f64 = q.dtype() == DType::kF64 || k.dtype() == DType::kF64 || v.dtype() == DType::kF64;
-  g.compute = f64 ? DType::kF64 : DType::kF32;
+  const DType compute = f64 ? DType::kF64 : DType::kF32;
+  const double scale =
+      options.scale != 0 ? options.scale : 1.0 / std::sqrt(double(q.shape()[3]));
+  check_flash_attention(op, Aval{q.shape(), compute}, Aval{k.shape(), compute},
+                        Aval{v.shape(), compute}, {scale, options.block_q, options.block_k});
+  Geometry g{q.shape()[0], q.shape()[1], q.shape()[2], q.shape()[3], k.shape()[1], k.shape()[2],
+             0,           scale,       compute};
+  g.G = g.H / g.KV;
   return g;
 }
 

@@ -2,6 +2,7 @@
 #include "core/primitives/attention.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "absl/strings/str_cat.h"
 #include "core/error.h"
@@ -28,7 +29,9 @@ void check_flash_attention(std::string_view op, const Aval& q, const Aval& k, co
   if (q.shape[1] > k.shape[1]) {
     fail(op, "more queries (", q.shape[1], ") than keys (", k.shape[1], ")");
   }
-  if (!(p.scale > 0)) fail(op, "scale must be positive, got ", p.scale);
+  if (!(p.scale > 0) || !std::isfinite(p.scale)) {
+    fail(op, "scale must be positive and finite, got ", p.scale);
+  }
   if (p.block_q < 1 || p.block_k < 1) {
     fail(op, "block sizes must be positive, got block_q ", p.block_q, ", block_k ", p.block_k);
   }

@@ -79,9 +79,14 @@ std::vector<Array> reference_backward(const FlashParams& p, const std::vector<Ar
   return {from_groups(dq, s), kv_heads(dk), kv_heads(dv)};
 }
 
-std::vector<Array> with_zeros(const std::vector<Array>& primals, std::vector<Array> t) {
+using Reference = std::vector<Array> (*)(const FlashParams&, const std::vector<Array>&);
+
+// The jvp of a reference decomposition (missing tangents are zeros).
+std::vector<Array> reference_jvp(Reference ref, const FlashParams& p,
+                                 const std::vector<Array>& primals, std::vector<Array> t) {
   for (size_t i = 0; i < t.size(); ++i) t[i] = shape_rules::or_zeros(t[i], primals[i]);
-  return t;
+  FlatFn fn = [ref, p](const std::vector<Array>& in) { return ref(p, in); };
+  return detail::jvp_flat(fn, primals, t).second;
 }
 
 // Batch axis folded into B: each arg [n, B, ...] -> [n * B, ...]; outputs unfolded.
@@ -143,9 +148,7 @@ std::optional<spmd::Plan> FlashAttentionGrad::sharding_rule(const spmd::RuleArgs
 std::vector<Array> FlashAttention::jvp(const std::vector<Array>& primals,
                                        const std::vector<Array>& tangents,
                                        const std::vector<Array>&) const {
-  const FlashParams p = p_;
-  FlatFn ref = [p](const std::vector<Array>& in) { return reference_forward(p, in); };
-  return detail::jvp_flat(ref, primals, with_zeros(primals, tangents)).second;
+  return reference_jvp(&reference_forward, p_, primals, tangents);
 }
 
 std::vector<Array> FlashAttention::vjp(const std::vector<Array>& primals,
@@ -166,9 +169,7 @@ Batched FlashAttention::vmap(const std::vector<Array>& args, const std::vector<i
 std::vector<Array> FlashAttentionGrad::jvp(const std::vector<Array>& primals,
                                            const std::vector<Array>& tangents,
                                            const std::vector<Array>&) const {
-  const FlashParams p = p_;
-  FlatFn ref = [p](const std::vector<Array>& in) { return reference_backward(p, in); };
-  return detail::jvp_flat(ref, primals, with_zeros(primals, tangents)).second;
+  return reference_jvp(&reference_backward, p_, primals, tangents);
 }
 
 std::vector<Array> FlashAttentionGrad::vjp(const std::vector<Array>& primals,

@@ -211,7 +211,8 @@ Buffer::Buffer(size_t bytes, std::string_view what) : bytes_(bytes) {
   if (poison) std::memset(data_, 0xFF, rounded);  // NaN: reads of unwritten memory show
 }
 
-Buffer::Buffer(ViewOf v) : bytes_(v.bytes), parent_(std::move(v.parent)) {
+Buffer::Buffer(ViewOf v)
+    : bytes_(v.bytes), parent_(std::move(v.parent)), device_(parent_ ? parent_->device_ : -1) {
   if (!parent_ || v.offset + v.bytes > parent_->bytes() || v.offset % 64 != 0) {
     fail("buffer", "a view of ", v.bytes, " bytes at ", v.offset, " does not fit its buffer");
   }
@@ -219,8 +220,17 @@ Buffer::Buffer(ViewOf v) : bytes_(v.bytes), parent_(std::move(v.parent)) {
   data_ = const_cast<char*>(static_cast<const char*>(parent_->data())) + v.offset;
 }
 
+Buffer::Buffer(DeviceMemory m)
+    : data_(m.data), bytes_(m.bytes), device_(m.device), release_(m.release) {
+  if (m.device < 0 || m.release == nullptr) fail("buffer", "device memory needs a device and a release");
+}
+
 Buffer::~Buffer() {
   if (parent_) return;
+  if (release_ != nullptr) {
+    release_(data_, bytes_, device_);
+    return;
+  }
   if (capacity_ >= kCacheMin) {
     cache().give(data_, capacity_);
   } else {

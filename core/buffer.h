@@ -81,6 +81,21 @@ class Buffer {
   }
   bool is_view() const { return parent_ != nullptr; }
 
+  // Memory another backend owns (a GPU's, from its caching allocator): `data` is a device
+  // address, never read or written on the host; `release(data, bytes, device)` gives it back
+  // when the buffer dies (it must not throw).
+  struct DeviceMemory {
+    void* data;
+    size_t bytes;
+    int device;  // the backend's device ordinal (CUDA: the cudaSetDevice number)
+    void (*release)(void* data, size_t bytes, int device);
+  };
+  explicit Buffer(DeviceMemory m);
+  // Host memory (every buffer but DeviceMemory ones, and views of those).
+  bool on_host() const { return device_ < 0; }
+  // The DeviceMemory's device, or -1 on the host.
+  int device() const { return device_; }
+
   // The cache of freed large blocks: bytes it holds now, and emptying it (returns the
   // memory to the system).
   static size_t cached_bytes();
@@ -91,6 +106,8 @@ class Buffer {
   size_t bytes_ = 0;
   size_t capacity_ = 0;  // bytes actually allocated (rounded up); 0 for a view
   std::shared_ptr<const Buffer> parent_;  // a view's owner
+  int device_ = -1;                       // DeviceMemory: its device
+  void (*release_)(void*, size_t, int) = nullptr;
 };
 
 }  // namespace graft

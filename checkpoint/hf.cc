@@ -228,9 +228,9 @@ absl::Status export_hf_leaves(const std::string& path, const std::vector<Array>&
     return absl::InvalidArgumentError(str_cat("HF export: ", e.what()));
   }
   std::vector<TensorView> views;
-  std::vector<std::shared_ptr<Buffer>> keep;
+  std::vector<std::shared_ptr<const Buffer>> keep;
   for (size_t i = 0; i < out.size(); ++i) {
-    keep.push_back(out[i].buffer());
+    keep.push_back(out[i].host_buffer());
     views.push_back({out_names[i], out[i].dtype(), out[i].shape(), keep.back()->data()});
   }
   return write_safetensors(path, views, {{"format", "pt"}});

@@ -283,7 +283,7 @@ absl::Status CheckpointManager::save(int64_t step, const Composite& items, const
   for (const ItemMeta& im : job->meta.items) {
     std::vector<SaveJob::Source> src;
     for (size_t i = 0; i < im.leaves.size(); ++i, ++next) {
-      std::shared_ptr<Buffer> buf = all[next].buffer();
+      std::shared_ptr<const Buffer> buf = all[next].host_buffer();  // a GPU's: copied
       uint64_t n = im.leaves[i].nbytes;
       if (copy) {
         if (n) std::memcpy(staging_.get() + offset, buf->data(), n);

@@ -19,7 +19,7 @@ struct SaveJob {
   StepMetadata meta;                         // checksums are filled in by write_step
   std::vector<std::vector<Source>> sources;  // per item of meta.items (empty for JSON): the
                                              // whole leaves (split ones: shards.h gathers)
-  std::vector<std::shared_ptr<Buffer>> keepalive;
+  std::vector<std::shared_ptr<const Buffer>> keepalive;
   int process = 0;        // process_index() of the writer
   int process_count = 1;  // the processes that write this step together
 };

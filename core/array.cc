@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "core/axis.h"
+#include "core/backend/backend.h"
 #include "core/eval.h"
 #include "core/primitive.h"
 
@@ -127,6 +128,17 @@ const std::vector<Array>& Array::inputs() const {
 
 void fail_donated() {
   fail("jit", "array was donated to a jitted function and can no longer be used");
+}
+
+std::shared_ptr<const Buffer> Array::host_buffer() const { return to_host(buffer()); }
+
+const void* Array::raw_data() const {
+  std::shared_ptr<Buffer> b = buffer();
+  if (!b->on_host()) {
+    fail("raw_data", "the array ", aval().str(), " lives in device memory (device ", b->device(),
+         "): read it with host_buffer(), to_vector() or item()");
+  }
+  return b->data();
 }
 
 std::shared_ptr<Buffer> Array::buffer() const {

@@ -126,8 +126,13 @@ class Array {
   T item() const;
   template <typename T>
   std::vector<T> to_vector() const;
-  std::shared_ptr<Buffer> buffer() const;  // evaluates; dense row-major
-  const void* raw_data() const { return buffer()->data(); }
+  std::shared_ptr<Buffer> buffer() const;  // evaluates; dense row-major, where it lives
+  // Evaluates; the values in host memory: buffer() itself, or a copy of an array that lives
+  // on a GPU (device_put to a cuda device).
+  std::shared_ptr<const Buffer> host_buffer() const;
+  // buffer()'s bytes; graft::Error "[raw_data] ..." for an array in device memory (read it
+  // with host_buffer, to_vector or item).
+  const void* raw_data() const;
 
   // Graph access, for transforms and backends.
   const std::shared_ptr<Node>& node() const { return node_; }
@@ -166,7 +171,7 @@ void convert_to(const void* data, DType src, int64_t n, T* out);
 
 template <typename T>
 std::vector<T> Array::to_vector() const {
-  auto buf = buffer();
+  auto buf = host_buffer();
   std::vector<T> out(size());
   detail::convert_to<T>(buf->data(), dtype(), size(), out.data());
   return out;
@@ -177,7 +182,7 @@ T Array::item() const {
   if (size() != 1) {
     fail("item", "needs an array of one element, got shape ", shape_str(shape()));
   }
-  auto buf = buffer();
+  auto buf = host_buffer();
   T out;
   detail::convert_to<T>(buf->data(), dtype(), 1, &out);
   return out;

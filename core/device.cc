@@ -5,6 +5,7 @@
 #include <string>
 
 #include "absl/status/status.h"
+#include "core/backend/backend.h"
 #include "core/error.h"
 
 namespace graft {
@@ -68,6 +69,19 @@ const std::vector<Device>& devices() {
   const World& w = world();
   if (!w.count.ok()) fail("devices", std::string(w.count.status().message()));
   return w.devices;
+}
+
+std::vector<Device> devices(std::string_view platform) {
+  if (platform == "cpu") return devices();
+  if (platform != "cuda" && platform != "gpu") {
+    fail("devices", "unknown platform \"", platform, "\" (cpu, cuda or gpu)");
+  }
+  std::vector<Device> out;
+  const Backend* b = device_backend();
+  for (int k = 0; b != nullptr && k < b->device_count(); ++k) {
+    out.push_back(Device{k, process_index(), "cuda"});
+  }
+  return out;
 }
 
 std::vector<Device> local_devices() {

@@ -13,6 +13,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -36,6 +37,11 @@ absl::StatusOr<int> cpu_device_count_from_env(const char* value);
 // All devices (read from GRAFT_CPU_DEVICES on first use and fixed for the process). A bad
 // GRAFT_CPU_DEVICES is a graft::Error ("[devices] GRAFT_CPU_DEVICES=...") on every call.
 const std::vector<Device>& devices();
+// The devices of one platform: "cpu" (devices()), or "cuda" / "gpu": this process's GPUs,
+// cuda:0..N-1 (graft built with --config=cuda on a machine with GPUs; empty otherwise).
+// device_put(x, devices("cuda")[k]) places x in GPU k's memory; ops on it then run there.
+// graft::Error "[devices] ..." for another platform name.
+std::vector<Device> devices(std::string_view platform);
 // The devices of this process.
 std::vector<Device> local_devices();
 int device_count();

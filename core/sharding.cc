@@ -1,7 +1,10 @@
 #include "core/sharding.h"
 
+#include <cstring>
+
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "core/backend/backend.h"
 #include "core/error.h"
 #include "core/ops.h"
 
@@ -217,6 +220,27 @@ Array device_put(const Array& x, const NamedSharding& sharding) {
 }
 
 Array device_put(const Array& x, const Device& device) {
+  if (device.platform != "cpu") {
+    if (!x.valid()) fail("device_put", "got an empty Array handle");
+    if (x.is_tracer()) fail("device_put", "cannot place a traced value on ", device.str());
+    const std::vector<Device> on = devices(device.platform);  // fails for an unknown platform
+    if (device.id < 0 || device.id >= static_cast<int>(on.size())) {
+      fail("device_put", "there is no device ", device.str(), " (", on.size(), " ",
+           device.platform, " devices)");
+    }
+    std::shared_ptr<Buffer> b = x.buffer();
+    if (b->device() == device.id) return x;
+    std::shared_ptr<const Buffer> host = x.host_buffer();
+    auto moved = device_backend()->copy_from_host(host->data(), host->bytes(), device.id);
+    return Array::from_buffer(std::move(moved), x.shape(), x.dtype(), x.weak_type());
+  }
+  if (!x.buffer()->on_host()) {  // back from a GPU
+    std::shared_ptr<const Buffer> host = x.host_buffer();
+    auto copy = Buffer::make(host->bytes());
+    if (host->bytes()) std::memcpy(copy->data(), host->data(), host->bytes());
+    return device_put(Array::from_buffer(std::move(copy), x.shape(), x.dtype(), x.weak_type()),
+                      device);
+  }
   if (device.id < 0 || device.id >= device_count()) {
     fail("device_put", "there is no device ", device.str(), " (", device_count(), " devices)");
   }

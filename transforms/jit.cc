@@ -264,8 +264,27 @@ MemoryAnalysis memory_of(const JitEntry& e) {
   return m;
 }
 
+// The executable for these arguments: the device backend's when one lives in a GPU's memory.
+const Executable& executable_for(const JitEntry& e, const std::vector<Array>& leaves) {
+  const Backend* device = device_backend();
+  if (device == nullptr) return *e.executable;
+  eval(leaves);  // where a pending argument lives is known once it is computed
+  bool on_device = false;
+  for (const Array& a : leaves) {
+    if (a.valid() && a.node()->evaluated()) {
+      for (const auto& b : a.node()->buffers) on_device = on_device || (b && !b->on_host());
+    }
+  }
+  if (!on_device) return *e.executable;
+  std::call_once(e.on_device_once, [&] {
+    const Executable& x = *e.executable;
+    e.on_device = device->compile(x.program_ptr(), x.donated());
+  });
+  return *e.on_device;
+}
+
 std::vector<Array> run(const JitEntry& e, const std::vector<Array>& leaves) {
-  std::vector<Array> outs = e.executable->run(leaves);
+  std::vector<Array> outs = executable_for(e, leaves).run(leaves);
   for (size_t o = 0; o < outs.size() && o < e.out_shardings.size(); ++o) {
     Array placed = Array::from_buffer(outs[o].buffer(), outs[o].shape(), outs[o].dtype(),
                                       outs[o].weak_type());

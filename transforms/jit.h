@@ -183,6 +183,10 @@ struct JitKey {
 
 struct JitEntry {
   std::shared_ptr<const Executable> executable;  // the optimized program, compiled
+  // The same program compiled by the device backend, on the first call whose arguments live
+  // in a GPU's memory (then the whole program runs there).
+  mutable std::once_flag on_device_once;
+  mutable std::shared_ptr<const Executable> on_device;
   TreeDef out_def;
   // Per output, when the program was partitioned: the sharding its result carries.
   std::vector<std::shared_ptr<const NamedSharding>> out_shardings;

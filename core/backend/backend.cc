@@ -13,6 +13,10 @@ std::atomic<Backend*>& slot() {
   static std::atomic<Backend*> b{nullptr};
   return b;
 }
+std::atomic<Backend*>& device_slot() {
+  static std::atomic<Backend*> b{nullptr};
+  return b;
+}
 
 }  // namespace
 
@@ -95,8 +99,37 @@ const Backend& default_backend() {
 bool register_backend(std::unique_ptr<Backend> b) {
   // Registered backends live as long as the process (static objects may evaluate arrays
   // while being destroyed).
-  slot().store(b.release(), std::memory_order_release);
+  std::atomic<Backend*>& to = b->name() == "cpu" ? slot() : device_slot();
+  to.store(b.release(), std::memory_order_release);
   return true;
+}
+
+const Backend* device_backend() { return device_slot().load(std::memory_order_acquire); }
+
+const Backend& backend_for(const std::shared_ptr<Buffer>* const* buffers, size_t n) {
+  int device = -1;
+  for (size_t i = 0; i < n; ++i) {
+    const Buffer* b = buffers[i]->get();
+    if (b == nullptr || b->on_host()) continue;
+    if (device >= 0 && b->device() != device) {
+      fail("eval", "operands live on different devices (", device, " and ", b->device(),
+           "): device_put them onto one");
+    }
+    device = b->device();
+  }
+  if (device < 0) return default_backend();
+  const Backend* d = device_backend();
+  if (d == nullptr) fail("eval", "an operand lives in device memory but no device backend is linked");
+  return *d;
+}
+
+std::shared_ptr<const Buffer> to_host(const std::shared_ptr<Buffer>& b) {
+  if (b->on_host()) return b;
+  const Backend* d = device_backend();
+  if (d == nullptr) fail("eval", "a buffer lives in device memory but no device backend is linked");
+  auto host = Buffer::make(b->bytes());
+  d->copy_to_host(*b, host->data(), b->bytes());
+  return host;
 }
 
 }  // namespace graft

@@ -44,6 +44,7 @@ class Executable {
   virtual void run_reading(std::shared_ptr<Buffer>* const* args, Buffers& outputs) const;
   // The program it runs (as compiled: after jit's passes) and which inputs are donated.
   const Program& program() const { return *program_; }
+  const std::shared_ptr<const Program>& program_ptr() const { return program_; }
   const std::vector<bool>& donated() const { return donated_; }
   // Planned memory of the values the program defines (arguments and constants excluded):
   // the peak with reuse, and the sum without.
@@ -69,17 +70,33 @@ class Backend {
   // come here too, as one-equation programs (core/backend/eager.h caches them).
   virtual std::shared_ptr<const Executable> compile(std::shared_ptr<const Program> program,
                                                     std::vector<bool> donated = {}) const = 0;
-  // Device memory, and copies between it and the host.
-  virtual std::shared_ptr<Buffer> allocate(size_t bytes) const = 0;
+  // Device memory on the backend's device `device` (0..device_count()-1; the CPU has one
+  // memory for all its virtual devices), and copies between it and the host.
+  virtual std::shared_ptr<Buffer> allocate(size_t bytes, int device = 0) const = 0;
   virtual void copy_to_host(const Buffer& src, void* dst, size_t bytes) const = 0;
-  virtual std::shared_ptr<Buffer> copy_from_host(const void* src, size_t bytes) const = 0;
+  virtual std::shared_ptr<Buffer> copy_from_host(const void* src, size_t bytes,
+                                                 int device = 0) const = 0;
+  // Devices with memory of their own (GPUs); 0 for the host backend, whose buffers are host
+  // memory (Buffer::on_host).
+  virtual int device_count() const { return 0; }
 };
 
 // The backend eval and jit use: the one registered. Throws graft::Error when the program was
 // linked without one (depend on //core/backend/cpu).
 const Backend& default_backend();
-// Makes `b` the default backend; a backend's target calls it from a static initializer.
-// Returns true, so that it can initialize a static.
+// Registers `b`; a backend's target calls it from a static initializer and gets true back,
+// so that it can initialize a static. The host backend ("cpu") becomes the default; a
+// backend with devices of its own ("cuda") becomes the device backend.
 bool register_backend(std::unique_ptr<Backend> b);
+
+// The device backend linked in (built with --config=cuda), or null. Arrays whose buffers are
+// device memory (Buffer::device() >= 0) are computed by it: eval and jit run an op on it
+// when any operand lives on one of its devices (host operands are copied there).
+const Backend* device_backend();
+// The backend that computes an op over these buffers (see device_backend); graft::Error
+// "[eval] ..." when they live on different devices.
+const Backend& backend_for(const std::shared_ptr<Buffer>* const* buffers, size_t n);
+// `b`'s bytes on the host: `b` itself when it is host memory, else a host copy.
+std::shared_ptr<const Buffer> to_host(const std::shared_ptr<Buffer>& b);
 
 }  // namespace graft

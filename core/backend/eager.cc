@@ -18,10 +18,11 @@ namespace {
 struct Entry {
   std::shared_ptr<const Executable> exe;
   std::vector<Aval> in;
+  const Backend* backend;
 };
 
-size_t key_hash(const Primitive& p, const std::vector<Array>& inputs) {
-  size_t h = static_cast<size_t>(p.id()) * 1000003u;
+size_t key_hash(const Backend& backend, const Primitive& p, const std::vector<Array>& inputs) {
+  size_t h = static_cast<size_t>(p.id()) * 1000003u + reinterpret_cast<uintptr_t>(&backend);
   auto mix = [&h](size_t v) { h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2); };
   for (const Array& a : inputs) {
     const Aval& av = a.aval();
@@ -32,7 +33,9 @@ size_t key_hash(const Primitive& p, const std::vector<Array>& inputs) {
   return h;
 }
 
-bool matches(const Entry& e, const Primitive& p, const std::vector<Array>& inputs) {
+bool matches(const Entry& e, const Backend& backend, const Primitive& p,
+             const std::vector<Array>& inputs) {
+  if (e.backend != &backend) return false;
   const Primitive& q = *e.exe->program().instrs[0].prim;
   if (&q != &p && (q.id() != p.id() || !q.same_params(p))) return false;
   if (e.in.size() != inputs.size()) return false;
@@ -102,11 +105,11 @@ const Entry* shared_lookup(const Backend& backend, const Node& n, size_t h) {
     std::shared_lock<std::shared_mutex> lock(c.mu);
     auto [b, e] = c.map.equal_range(h);
     for (auto it = b; it != e; ++it) {
-      if (matches(it->second, p, n.inputs)) return &it->second;
+      if (matches(it->second, backend, p, n.inputs)) return &it->second;
     }
     if (c.map.size() >= kMaxEntries) return nullptr;
   }
-  Entry entry{compile_one(backend, n), {}};
+  Entry entry{compile_one(backend, n), {}, &backend};
   for (const Array& a : n.inputs) entry.in.push_back(a.aval());
   std::unique_lock<std::shared_mutex> lock(c.mu);
   if (c.map.size() >= kMaxEntries) return nullptr;
@@ -116,9 +119,10 @@ const Entry* shared_lookup(const Backend& backend, const Node& n, size_t h) {
 // The cached executable for `n`, or null when `n` must be compiled for itself.
 const Executable* cached_executable(const Backend& backend, const Node& n) {
   if (!cacheable(*n.primitive)) return nullptr;
-  const size_t h = key_hash(*n.primitive, n.inputs);
+  const size_t h = key_hash(backend, *n.primitive, n.inputs);
   FrontSlot& slot = front[h % kFrontSlots];
-  if (slot.entry != nullptr && slot.hash == h && matches(*slot.entry, *n.primitive, n.inputs)) {
+  if (slot.entry != nullptr && slot.hash == h &&
+      matches(*slot.entry, backend, *n.primitive, n.inputs)) {
     return slot.entry->exe.get();
   }
   const Entry* e = shared_lookup(backend, n, h);
@@ -129,13 +133,16 @@ const Executable* cached_executable(const Backend& backend, const Node& n) {
 
 }  // namespace
 
-void run_eager(const Backend& backend, Node& n) {
+void run_eager(const Backend& host, Node& n) {
   absl::InlinedVector<std::shared_ptr<Buffer>*, 6> args;
   for (const Array& in : n.inputs) {
     Node& producer = *in.node();
     if (producer.donated()) fail_donated();  // a pending consumer built before the donation
     args.push_back(&producer.buffers[in.output_index()]);
   }
+  // An op over arrays in a GPU's memory runs on the device backend.
+  const Backend& backend =
+      device_backend() == nullptr ? host : backend_for(args.data(), args.size());
   Buffers outputs;
   if (const Executable* exe = cached_executable(backend, n)) {
     exe->run_reading(args.data(), outputs);

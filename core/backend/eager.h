@@ -8,8 +8,9 @@
 
 namespace graft {
 
-// Computes pending node `n` (its inputs evaluated) with `backend` and stores its buffers.
-void run_eager(const Backend& backend, Node& n);
+// Computes pending node `n` (its inputs evaluated) with `host`, or with the device backend
+// when an input lives in a GPU's memory (backend_for), and stores its buffers.
+void run_eager(const Backend& host, Node& n);
 
 // Executables in the eager cache (for tests: the same op on the same avals compiles once).
 size_t eager_cache_size();

@@ -9,7 +9,9 @@
 #include <cstring>
 #include <thread>
 
+#include "core/device.h"
 #include "core/ir/program.h"
+#include "core/sharding.h"
 #include "core/ops.h"
 #include "transforms/control_flow.h"
 #include "transforms/jit.h"
@@ -25,6 +27,31 @@ std::shared_ptr<const Program> traced(const FlatFn& f, const std::vector<Aval>& 
 }
 
 TEST(BackendTest, TheCpuBackendIsRegistered) { EXPECT_EQ(default_backend().name(), "cpu"); }
+
+// GPUs are devices only where a device backend is linked (--config=cuda) and sees one.
+TEST(BackendTest, GpuDevicesComeFromTheDeviceBackend) {
+  const Backend* d = device_backend();
+  const int gpus = d == nullptr ? 0 : d->device_count();
+  EXPECT_EQ(devices("cuda").size(), static_cast<size_t>(gpus));
+  EXPECT_EQ(devices("gpu").size(), static_cast<size_t>(gpus));
+  if (gpus == 0) {
+    try {
+      device_put(ones({2}), Device{0, 0, "cuda"});
+      ADD_FAILURE() << "device_put to a missing GPU must throw";
+    } catch (const Error& e) {
+      EXPECT_EQ(std::string(e.what()).rfind("[device_put] there is no device cuda:0", 0), 0u)
+          << e.what();
+    }
+  }
+  try {
+    devices("tpu");
+    ADD_FAILURE() << "an unknown platform must throw";
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()).rfind("[devices] unknown platform", 0), 0u) << e.what();
+  }
+  Array x = arange(0.0, 3.0, 1.0);
+  EXPECT_EQ(x.host_buffer().get(), x.buffer().get());  // host memory: no copy
+}
 
 TEST(BackendTest, CompiledProgramMatchesEager) {
   auto f = [](const std::vector<Array>& x) {

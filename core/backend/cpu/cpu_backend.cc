@@ -41,11 +41,13 @@ class CpuBackend : public Backend {
                                             std::vector<bool> donated) const override {
     return std::make_shared<const CpuExecutable>(std::move(p), std::move(donated));
   }
-  std::shared_ptr<Buffer> allocate(size_t bytes) const override { return Buffer::make(bytes); }
+  std::shared_ptr<Buffer> allocate(size_t bytes, int = 0) const override {
+    return Buffer::make(bytes);
+  }
   void copy_to_host(const Buffer& src, void* dst, size_t bytes) const override {
     if (bytes) std::memcpy(dst, src.data(), bytes);
   }
-  std::shared_ptr<Buffer> copy_from_host(const void* src, size_t bytes) const override {
+  std::shared_ptr<Buffer> copy_from_host(const void* src, size_t bytes, int = 0) const override {
     auto b = Buffer::make(bytes);
     if (bytes) std::memcpy(b->data(), src, bytes);
     return b;

@@ -42,7 +42,13 @@ void give_back(const Program& p, Buffers& env, const OutSlots& partial, Buffers&
 
 // Runs `instr` over the slots `in` point at, into `outs` (resized to its outputs).
 void run_instr(const Program& p, const Instr& instr, uint64_t reusable,
-               Small<std::shared_ptr<Buffer>*>& in, OutSlots& outs) {
+               Small<std::shared_ptr<Buffer>*>& in, OutSlots& outs, InstrRunner run,
+               const void* ctx) {
+  if (run != nullptr) {
+    outs.assign(instr.out.size(), nullptr);
+    run(ctx, p, instr, reusable, in.data(), outs.data());
+    return;
+  }
   Small<const Aval*> in_avals, out_avals;
   for (int v : instr.in) in_avals.push_back(&p.avals[v]);
   for (int v : instr.out) out_avals.push_back(&p.avals[v]);
@@ -52,12 +58,13 @@ void run_instr(const Program& p, const Instr& instr, uint64_t reusable,
   cpu::run_kernel(*instr.prim, call);
 }
 
-Buffers execute_one(const Program& p, const BufferPlan& plan, Buffers& args) {
+Buffers execute_one(const Program& p, const BufferPlan& plan, Buffers& args, InstrRunner run,
+                    const void* ctx) {
   Small<std::shared_ptr<Buffer>*> in;
   for (std::shared_ptr<Buffer>& a : args) in.push_back(&a);
   OutSlots outs;
   try {
-    run_instr(p, p.instrs[0], plan.reusable[0], in, outs);
+    run_instr(p, p.instrs[0], plan.reusable[0], in, outs, run, ctx);
   } catch (...) {
     for (std::shared_ptr<Buffer>& a : args) {
       if (taken_by(outs, a)) a = nullptr;  // written in place (donated) before the throw
@@ -82,11 +89,12 @@ void execute_one_reading(const Instr& instr, const InstrAvals& avals,
   cpu::run_kernel(*instr.prim, call);
 }
 
-Buffers execute(const Program& p, const BufferPlan& plan, Buffers& args) {
+Buffers execute(const Program& p, const BufferPlan& plan, Buffers& args, InstrRunner run,
+                const void* ctx) {
   if (args.size() != p.inputs.size()) {
     fail("jit", "program takes ", p.inputs.size(), " arrays, got ", args.size());
   }
-  if (is_one_instruction(p)) return execute_one(p, plan, args);
+  if (is_one_instruction(p)) return execute_one(p, plan, args, run, ctx);
   Buffers env(p.avals.size());
   for (size_t i = 0; i < args.size(); ++i) env[p.inputs[i]] = std::move(args[i]);
   for (size_t i = 0; i < p.constants.size(); ++i) {
@@ -101,7 +109,7 @@ Buffers execute(const Program& p, const BufferPlan& plan, Buffers& args) {
     in.clear();
     for (int v : instr.in) in.push_back(&env[v]);
     try {
-      run_instr(p, instr, plan.reusable[i], in, outs);
+      run_instr(p, instr, plan.reusable[i], in, outs, run, ctx);
     } catch (...) {
       give_back(p, env, outs, args);
       throw;

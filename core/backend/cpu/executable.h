@@ -40,7 +40,15 @@ uint64_t reusable_inputs(const Program& p, const BufferPlan& plan, size_t i,
 // argument's buffer stays in the table until the end of the run unless an instruction took
 // it over, so that when a kernel throws, `args` gets back every argument buffer not written
 // (Executable::run_buffers' contract).
-Buffers execute(const Program& p, const BufferPlan& plan, Buffers& args);
+//
+// `run` runs one instruction instead of the CPU's kernel table (the CUDA backend passes its
+// own, with `ctx`): it reads the buffers `in` points at (one per instr.in) and fills `outs`
+// (one null slot per instr.out); `reusable` as run_kernel's mask.
+using InstrRunner = void (*)(const void* ctx, const Program& p, const Instr& instr,
+                             uint64_t reusable, std::shared_ptr<Buffer>* const* in,
+                             std::shared_ptr<Buffer>* outs);
+Buffers execute(const Program& p, const BufferPlan& plan, Buffers& args,
+                InstrRunner run = nullptr, const void* ctx = nullptr);
 
 // A program that is one instruction over its inputs in order, giving its outputs in order
 // (an eager op): it can run with no table of values.

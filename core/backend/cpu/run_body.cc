@@ -8,7 +8,8 @@
 
 namespace graft::cpu {
 
-Buffers run_body(const ControlPrimitive& p, size_t i, Buffers args, size_t first_donated) {
+Buffers run_body(const ControlPrimitive& p, size_t i, Buffers args, size_t first_donated,
+                 InstrRunner run, const void* ctx) {
   const Program& body = *p.bodies()[i];
   const auto* plan = static_cast<const BufferPlan*>(p.backend_data(i, [&] {
     std::vector<bool> donated(body.inputs.size());
@@ -18,7 +19,7 @@ Buffers run_body(const ControlPrimitive& p, size_t i, Buffers args, size_t first
   if (args.size() != body.inputs.size()) {
     fail(p.name(), "body ", i, " takes ", body.inputs.size(), " arrays, got ", args.size());
   }
-  return execute(body, *plan, args);
+  return execute(body, *plan, args, run, ctx);
 }
 
 }  // namespace graft::cpu

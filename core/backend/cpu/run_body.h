@@ -6,6 +6,7 @@
 #include <cstddef>
 
 #include "core/backend/backend.h"
+#include "core/backend/cpu/executable.h"
 #include "core/primitives/control.h"
 
 namespace graft::cpu {
@@ -15,7 +16,10 @@ namespace graft::cpu {
 // carries): the body may compute in place into them when `args` holds their only reference.
 // A kernel passes the same `first_donated` for a body on every call (the plan is kept).
 // Never for fused_elementwise: its backend-data slot 0 holds its compiled loop, not a plan.
+// Another backend's kernels run bodies through here too, with its own `run` (executable.h);
+// the plan kept with the primitive does not depend on who runs it.
 Buffers run_body(const ControlPrimitive& p, size_t i, Buffers args,
-                 size_t first_donated = static_cast<size_t>(-1));
+                 size_t first_donated = static_cast<size_t>(-1), InstrRunner run = nullptr,
+                 const void* ctx = nullptr);
 
 }  // namespace graft::cpu

@@ -9,6 +9,7 @@
 
 #include <cstddef>
 #include <memory>
+#include <vector>
 
 #include <cuda_runtime_api.h>
 
@@ -58,7 +59,8 @@ class Call {
   void set_output(int o, std::shared_ptr<Buffer> buffer) { outputs_[o] = std::move(buffer); }
   // Output `o` shares input `i`'s buffer (reshape, stop_gradient).
   void alias(int o, int i) { outputs_[o] = *inputs_[i]; }
-  // Scratch device memory for this kernel's work, released (in stream order) after it.
+  // Scratch device memory for this kernel's work (several blocks may be asked for), released
+  // in stream order when the call ends.
   void* scratch(size_t bytes);
 
   int device() const { return device_; }
@@ -73,7 +75,7 @@ class Call {
   std::shared_ptr<Buffer>* outputs_;
   int device_;
   cudaStream_t stream_;
-  std::shared_ptr<Buffer> scratch_;
+  std::vector<std::shared_ptr<Buffer>> scratch_;  // released when the call ends
 };
 
 using Kernel = void (*)(Call& call);
@@ -89,7 +91,7 @@ GRAFT_CUDA_FAMILY_REGISTRAR(linalg)
 GRAFT_CUDA_FAMILY_REGISTRAR(attention)
 GRAFT_CUDA_FAMILY_REGISTRAR(random)
 GRAFT_CUDA_FAMILY_REGISTRAR(fusion)
-GRAFT_CUDA_FAMILY_REGISTRAR(collective)
+GRAFT_CUDA_FAMILY_REGISTRAR(control)  // control flow, calls, debug_print (control_kernels.cc)
 #undef GRAFT_CUDA_FAMILY_REGISTRAR
 
 // The table, filled once. A null entry: the primitive has no CUDA kernel (running it is a

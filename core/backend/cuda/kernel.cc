@@ -1,0 +1,40 @@
+#include "core/backend/cuda/kernel.h"
+
+#include "core/backend/cuda/runtime/allocator.h"
+#include "core/error.h"
+
+namespace graft::cuda {
+
+void* Call::out_raw(int i) {
+  std::shared_ptr<Buffer>& slot = outputs_[i];
+  if (!slot) {
+    const Aval& a = out_aval(i);
+    const size_t bytes = static_cast<size_t>(numel(a.shape) * dtype_size(a.dtype));
+    slot = allocate_buffer(device_, bytes, prim.name());
+  }
+  return slot->data();
+}
+
+void* Call::scratch(size_t bytes) {
+  scratch_.push_back(allocate_buffer(device_, bytes, "scratch"));
+  return scratch_.back()->data();
+}
+
+const KernelTable& kernels() {
+  static const KernelTable* table = [] {
+    auto* t = new KernelTable{};
+    register_elementwise_kernels(*t);
+    register_reduce_kernels(*t);
+    register_shape_kernels(*t);
+    register_index_kernels(*t);
+    register_linalg_kernels(*t);
+    register_attention_kernels(*t);
+    register_random_kernels(*t);
+    register_fusion_kernels(*t);
+    register_control_kernels(*t);
+    return t;
+  }();
+  return *table;
+}
+
+}  // namespace graft::cuda

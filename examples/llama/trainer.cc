@@ -317,6 +317,19 @@ absl::StatusOr<TrainResult> Run::train(const Model& model) {
   if (result_.first_step == 0 && !config_.checkpoint.initial_load_hf.empty()) {
     if (auto s = load_hf(model, params); !s.ok()) return s;
   }
+  if (t.device == "cuda") {
+    // The step then runs on the GPU: jit and eval run ops where their operands live.
+    const std::vector<Device> gpus = devices("cuda");
+    if (gpus.empty()) {
+      return absl::FailedPreconditionError(
+          "training.device = \"cuda\": no GPU (graft was built without --config=cuda, or no "
+          "device is visible)");
+    }
+    auto put = [&](const Array& a) { return device_put(a, gpus[0]); };
+    params = tree_map(put, params);
+    opt_state = tree_map(put, opt_state);
+    out_ << "device: " << gpus[0].str() << "\n";
+  }
   if (result_.first_step > 0 && result_.first_step == t.steps) {
     out_ << "training.steps = " << t.steps << " is reached already: nothing to train\n";
   }

@@ -108,6 +108,11 @@ absl::Status check_ranges(const TrainConfig& c,
             "training.gradient_accumulation_steps",
             "must divide training.batch_size = " + str(t.batch_size));
   k.require(t.time_limit_seconds >= 0, "training.time_limit_seconds", "must be >= 0 (0 = none)");
+  const ParallelismConfig& par = c.parallelism;
+  k.require(t.device == "cpu" ||
+                (par.data_parallel_replicate_degree == 1 && par.data_parallel_shard_degree == 1 &&
+                 par.tensor_parallel_degree == 1 && par.expert_parallel_degree == 1),
+            "training.device", "\"cuda\" runs on one GPU: [parallelism] degrees must be 1");
 
   const CheckpointConfig& ck = c.checkpoint;
   k.require(!ck.folder.empty(), "checkpoint.folder", "must not be empty");

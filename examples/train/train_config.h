@@ -82,6 +82,9 @@ struct TrainingConfig {
   double max_norm = 1.0;  // gradient clipping by global norm; 0 = off
   int64_t gradient_accumulation_steps = 1;
   int64_t seed = 0;
+  // "cpu", or "cuda": params, optimizer state and the step on the first GPU (graft built with
+  // --config=cuda; one device, no [parallelism] degrees > 1).
+  std::string device = "cpu";
   double time_limit_seconds = 0;  // 0 = none; else stop (and checkpoint) when exceeded
   bool operator==(const TrainingConfig&) const = default;
 };

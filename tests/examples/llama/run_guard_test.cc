@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "checkpoint/manager.h"
+#include "core/device.h"
 #include "examples/llama/memory_estimate.h"
 #include "examples/llama/model.h"
 #include "examples/llama/trainer.h"
@@ -131,6 +132,27 @@ TEST(RunGuardTest, FewerStepsThanTheCheckpointIsRefused) {
     EXPECT_EQ(ok->first_step, 6);
     EXPECT_TRUE(ok->step_losses.empty());
   }
+}
+
+// training.device = "cuda" moves params and optimizer state to the first GPU; without one
+// (a CPU build, or no device) the run is refused before any step, and a GPU run with
+// [parallelism] degrees above 1 is refused by validation.
+TEST(RunGuardTest, CudaDeviceWithoutAGpuIsRefused) {
+  if (!devices("cuda").empty()) GTEST_SKIP() << "a GPU is present";
+  train::TrainConfig c = tiny_config(fresh_test_dir("cuda_device"));
+  c.training.device = "cuda";
+  std::ostringstream log;
+  auto r = run_training(c, log);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), absl::StatusCode::kFailedPrecondition) << r.status();
+  EXPECT_NE(r.status().message().find("training.device = \"cuda\": no GPU"), std::string::npos)
+      << r.status();
+  EXPECT_FALSE(any_progress_line(log.str())) << log.str();
+  c.parallelism.data_parallel_shard_degree = 2;
+  auto v = run_training(c, log);
+  ASSERT_FALSE(v.ok());
+  EXPECT_NE(v.status().message().find("training.device"), std::string::npos) << v.status();
+  EXPECT_NE(v.status().message().find("degrees must be 1"), std::string::npos) << v.status();
 }
 
 TEST(RunGuardTest, LoadStepWithLaterStepsIsRefusedUpFront) {

@@ -1,0 +1,179 @@
+// Device kernels of the linalg family (see linalg_device.h). Kept deliberately plain: they
+// only run for layouts and dtypes cuBLASLt cannot take, so simplicity beats speed here.
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <cstdint>
+#include <type_traits>
+
+#include "core/backend/cuda/linalg/linalg_device.h"
+
+namespace graft::cuda::linalg {
+namespace {
+
+// graft::DType's numbering (checked in linalg_kernels.cc).
+enum Type { kBool, kU8, kU32, kI32, kI64, kF16, kBF16, kF32, kF64 };
+
+struct GatherDims {
+  int64_t shape[kMaxGatherRank];
+  int64_t strides[kMaxGatherRank];
+  int rank;
+};
+
+template <typename T>
+__device__ constexpr bool is_half() {
+  return std::is_same_v<T, __half> || std::is_same_v<T, __nv_bfloat16>;
+}
+
+template <typename D, typename S>
+__device__ D convert(S v) {
+  if constexpr (std::is_same_v<D, S>) {
+    return v;
+  } else if constexpr (is_half<S>()) {
+    return convert<D>(static_cast<float>(v));
+  } else if constexpr (std::is_same_v<D, __half>) {
+    return __float2half_rn(static_cast<float>(v));
+  } else if constexpr (std::is_same_v<D, __nv_bfloat16>) {
+    return __float2bfloat16_rn(static_cast<float>(v));
+  } else {
+    return static_cast<D>(v);
+  }
+}
+
+template <typename S, typename D>
+__global__ void gather_kernel(const S* src, D* dst, int64_t n, GatherDims dims) {
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n;
+       i += int64_t(gridDim.x) * blockDim.x) {
+    int64_t rem = i, off = 0;
+    for (int d = dims.rank - 1; d >= 0; --d) {
+      off += (rem % dims.shape[d]) * dims.strides[d];
+      rem /= dims.shape[d];
+    }
+    dst[i] = convert<D>(src[off]);
+  }
+}
+
+// Calls fn(T{}) with the device type of `type`.
+template <typename Fn>
+void dispatch(int type, Fn&& fn) {
+  switch (type) {
+    case kU8:
+      return fn(uint8_t{});
+    case kU32:
+      return fn(uint32_t{});
+    case kI32:
+      return fn(int32_t{});
+    case kI64:
+      return fn(int64_t{});
+    case kF16:
+      return fn(__half{});
+    case kBF16:
+      return fn(__nv_bfloat16{});
+    case kF32:
+      return fn(float{});
+    case kF64:
+      return fn(double{});
+    default:
+      return;  // bool: the caller never asks (dot_general rejects bool operands)
+  }
+}
+
+// Same-type copies only move bytes: one instantiation per element size.
+template <typename Fn>
+void dispatch_bits(int type, Fn&& fn) {
+  switch (type) {
+    case kBool:
+    case kU8:
+      return fn(uint8_t{});
+    case kF16:
+    case kBF16:
+      return fn(uint16_t{});
+    case kU32:
+    case kI32:
+    case kF32:
+      return fn(uint32_t{});
+    default:
+      return fn(uint64_t{});
+  }
+}
+
+template <typename S, typename D>
+void launch_gather(const void* src, void* dst, int64_t n, const GatherDims& dims,
+                   cudaStream_t stream) {
+  const int threads = 256;
+  const int64_t blocks = (n + threads - 1) / threads;
+  gather_kernel<S, D><<<static_cast<unsigned>(blocks < 65536 ? blocks : 65536), threads, 0,
+                        stream>>>(static_cast<const S*>(src), static_cast<D*>(dst), n, dims);
+}
+
+// One thread per output element, k-loop in unsigned arithmetic (wraps, no UB).
+template <typename U, typename T>
+__global__ void integer_gemm_kernel(const T* a, const T* b, T* c, int64_t batch, int64_t m,
+                                    int64_t k, int64_t n) {
+  const int64_t total = batch * m * n;
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < total;
+       i += int64_t(gridDim.x) * blockDim.x) {
+    const int64_t j = i % n, row = i / n, bi = row / m;
+    const T* ar = a + row * k;
+    const T* bc = b + bi * k * n + j;
+    U acc = 0;
+    for (int64_t p = 0; p < k; ++p) acc = U(acc + U(ar[p]) * U(bc[p * n]));
+    c[i] = T(acc);
+  }
+}
+
+template <typename U, typename T>
+void launch_integer_gemm(int64_t batch, int64_t m, int64_t k, int64_t n, const void* a,
+                         const void* b, void* c, cudaStream_t stream) {
+  const int threads = 256;
+  const int64_t blocks = (batch * m * n + threads - 1) / threads;
+  integer_gemm_kernel<U, T><<<static_cast<unsigned>(blocks < 65536 ? blocks : 65536), threads, 0,
+                              stream>>>(static_cast<const T*>(a), static_cast<const T*>(b),
+                                        static_cast<T*>(c), batch, m, k, n);
+}
+
+}  // namespace
+
+void gather_convert(const void* src, int src_type, void* dst, int dst_type, int rank,
+                    const int64_t* shape, const int64_t* src_strides, cudaStream_t stream) {
+  GatherDims dims{};
+  dims.rank = rank;
+  int64_t n = 1;
+  for (int d = 0; d < rank; ++d) {
+    dims.shape[d] = shape[d];
+    dims.strides[d] = src_strides[d];
+    n *= shape[d];
+  }
+  if (n == 0) return;
+  if (src_type == dst_type) {
+    dispatch_bits(src_type, [&](auto t) {
+      using T = decltype(t);
+      launch_gather<T, T>(src, dst, n, dims, stream);
+    });
+    return;
+  }
+  dispatch(src_type, [&](auto s) {
+    dispatch(dst_type, [&](auto d) {
+      launch_gather<decltype(s), decltype(d)>(src, dst, n, dims, stream);
+    });
+  });
+}
+
+void integer_gemm(int type, int64_t batch, int64_t m, int64_t k, int64_t n, const void* a,
+                  const void* b, void* c, cudaStream_t stream) {
+  if (batch * m * n == 0) return;
+  switch (type) {
+    case kU8:
+      return launch_integer_gemm<uint32_t, uint8_t>(batch, m, k, n, a, b, c, stream);
+    case kU32:
+      return launch_integer_gemm<uint32_t, uint32_t>(batch, m, k, n, a, b, c, stream);
+    case kI32:
+      return launch_integer_gemm<uint32_t, int32_t>(batch, m, k, n, a, b, c, stream);
+    case kI64:
+      return launch_integer_gemm<uint64_t, int64_t>(batch, m, k, n, a, b, c, stream);
+    default:
+      return;
+  }
+}
+
+}  // namespace graft::cuda::linalg

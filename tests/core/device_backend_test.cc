@@ -14,8 +14,8 @@
 #include "core/device.h"
 #include "core/ops.h"
 #include "core/sharding.h"
-#include "transforms/jit.h"
 #include "gtest/gtest.h"
+#include "transforms/jit.h"
 
 namespace graft {
 namespace {

@@ -10,8 +10,8 @@
 #include "core/backend/cuda/device.h"
 #include "core/device.h"
 #include "core/sharding.h"
-#include "tests/core/specs/spec.h"
 #include "gtest/gtest.h"
+#include "tests/core/specs/spec.h"
 
 namespace graft::spec {
 namespace {
@@ -20,11 +20,16 @@ namespace {
 // pick transcendental implementations differently, never more than this.
 double tolerance(DType d) {
   switch (d) {
-    case DType::kF64: return 1e-12;
-    case DType::kF32: return 2e-5;
-    case DType::kF16: return 2e-3;
-    case DType::kBF16: return 1.6e-2;
-    default: return 0;  // integers, bools: exact
+    case DType::kF64:
+      return 1e-12;
+    case DType::kF32:
+      return 2e-5;
+    case DType::kF16:
+      return 2e-3;
+    case DType::kBF16:
+      return 1.6e-2;
+    default:
+      return 0;  // integers, bools: exact
   }
 }
 

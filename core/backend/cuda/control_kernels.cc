@@ -28,7 +28,8 @@ Buffers inputs(const Call& c, int begin, int end) {
 }
 
 void check_count(const Primitive& p, const Buffers& outs, size_t n) {
-  if (outs.size() != n) fail(p.name(), "body returned ", outs.size(), " arrays, expected ", n);
+  if (outs.size() != n)
+    graft::fail(p.name(), "body returned ", outs.size(), " arrays, expected ", n);
 }
 
 size_t row_bytes(const Aval& a, int64_t length) {
@@ -86,7 +87,8 @@ void cond_kernel(Call& c) {
   const auto n = static_cast<int64_t>(p.num_branches());
   const int64_t index =
       std::clamp<int64_t>(read_scalar<int64_t>(c.in_buffer(0), c.in_aval(0).dtype), 0, n - 1);
-  Buffers outs = run_body_on(c.device(), p, static_cast<size_t>(index), inputs(c, 1, c.num_inputs()));
+  Buffers outs =
+      run_body_on(c.device(), p, static_cast<size_t>(index), inputs(c, 1, c.num_inputs()));
   check_count(p, outs, p.out_avals().size());
   for (size_t o = 0; o < outs.size(); ++o) c.set_output(static_cast<int>(o), std::move(outs[o]));
 }
@@ -116,8 +118,8 @@ void run_call(Call& c, size_t body) {
   const auto& p = c.params<CallPrimitive>();
   Buffers outs = run_body_on(c.device(), p, body, inputs(c, 0, c.num_inputs()));
   if (outs.size() != p.out_avals().size()) {
-    fail(p.name(), p.fn_name(), " returned ", outs.size(), " arrays, expected ",
-         p.out_avals().size());
+    graft::fail(p.name(), p.fn_name(), " returned ", outs.size(), " arrays, expected ",
+                p.out_avals().size());
   }
   for (size_t o = 0; o < outs.size(); ++o) c.set_output(static_cast<int>(o), std::move(outs[o]));
 }

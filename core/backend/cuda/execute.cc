@@ -17,7 +17,8 @@ namespace {
 std::shared_ptr<Buffer> upload(int device, const Buffer& host) {
   std::shared_ptr<Buffer> b = allocate_buffer(device, host.bytes(), "a host operand");
   // Synchronous: the host buffer may die right after (pageable memory).
-  if (host.bytes()) copy_to_device_sync(device, b->data(), host.data(), host.bytes(), compute_stream(device));
+  if (host.bytes())
+    copy_to_device_sync(device, b->data(), host.data(), host.bytes(), compute_stream(device));
   return b;
 }
 
@@ -47,7 +48,8 @@ void run_instr(const void* ctx, const Program& p, const Instr& instr, uint64_t,
                std::shared_ptr<Buffer>* const* in, std::shared_ptr<Buffer>* outs) {
   const int device = *static_cast<const int*>(ctx);
   Kernel k = kernels()[static_cast<int>(instr.prim->id())];
-  if (k == nullptr) fail("cuda", "no CUDA kernel for ", instr.prim->name(), " (not written yet)");
+  if (k == nullptr)
+    graft::fail("cuda", "no CUDA kernel for ", instr.prim->name(), " (not written yet)");
   const size_t n = instr.in.size();
   std::vector<std::shared_ptr<Buffer>> moved(n);
   std::vector<std::shared_ptr<Buffer>*> slots(n);
@@ -59,15 +61,15 @@ void run_instr(const void* ctx, const Program& p, const Instr& instr, uint64_t,
       moved[i] = is_constant(p, b) ? constant_on(device, b) : upload(device, *b);
       slots[i] = &moved[i];
     } else if (b && b->device() != device) {
-      fail(instr.prim->name(), "an operand lives on cuda:", b->device(), ", the run on cuda:",
-           device, ": device_put it there first");
+      graft::fail(instr.prim->name(), "an operand lives on cuda:", b->device(),
+                  ", the run on cuda:", device, ": device_put it there first");
     }
     in_avals[i] = &p.avals[instr.in[i]];
   }
   for (size_t o = 0; o < instr.out.size(); ++o) out_avals[o] = &p.avals[instr.out[o]];
   DeviceGuard guard(device);
-  Call call(*instr.prim, slots.data(), in_avals.data(), static_cast<int>(n), out_avals.data(),
-            outs, static_cast<int>(instr.out.size()), device, compute_stream(device));
+  Call call(*instr.prim, slots.data(), in_avals.data(), static_cast<int>(n), out_avals.data(), outs,
+            static_cast<int>(instr.out.size()), device, compute_stream(device));
   k(call);
   for (size_t o = 0; o < instr.out.size(); ++o) {
     if (!outs[o]) call.out_raw(static_cast<int>(o));  // e.g. a zero-sized output left alone

@@ -21,20 +21,23 @@ void* Call::scratch(size_t bytes) {
 }
 
 const KernelTable& kernels() {
-  static const KernelTable* table = [] {
-    auto* t = new KernelTable{};
-    register_elementwise_kernels(*t);
-    register_reduce_kernels(*t);
-    register_shape_kernels(*t);
-    register_index_kernels(*t);
-    register_linalg_kernels(*t);
-    register_attention_kernels(*t);
-    register_random_kernels(*t);
-    register_fusion_kernels(*t);
-    register_control_kernels(*t);
+  struct Table {
+    KernelTable k{};
+  };
+  static const Table* table = [] {
+    auto* t = new Table();  // never destroyed: kernels may run during static destruction
+    register_elementwise_kernels(t->k);
+    register_reduce_kernels(t->k);
+    register_shape_kernels(t->k);
+    register_index_kernels(t->k);
+    register_linalg_kernels(t->k);
+    register_attention_kernels(t->k);
+    register_random_kernels(t->k);
+    register_fusion_kernels(t->k);
+    register_control_kernels(t->k);
     return t;
   }();
-  return *table;
+  return table->k;
 }
 
 }  // namespace graft::cuda

@@ -7,11 +7,11 @@
 // Built only with --config=cuda.
 #pragma once
 
+#include <cuda_runtime_api.h>
+
 #include <cstddef>
 #include <memory>
 #include <vector>
-
-#include <cuda_runtime_api.h>
 
 #include "core/array.h"
 #include "core/primitive.h"

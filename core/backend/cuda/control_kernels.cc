@@ -4,7 +4,7 @@
 // view of its stacked input when the slice keeps 64-byte alignment, else a device copy, and
 // copies each y into the stacked output on the stream. cond's index and while_loop's
 // predicate are read on the host (a synchronizing copy of one element), as XLA's GPU backend
-// does for data-dependent control flow.
+// does for data-dependent control flow. debug_print formats host copies of its values.
 #include <algorithm>
 #include <iterator>
 #include <utility>
@@ -16,6 +16,7 @@
 #include "core/error.h"
 #include "core/primitives/call.h"
 #include "core/primitives/control.h"
+#include "core/primitives/debug.h"
 
 namespace graft::cuda {
 namespace {
@@ -131,6 +132,18 @@ void custom_vjp_kernel(Call& c) {
 void remat_kernel(Call& c) { run_call(c, 0); }
 void checkpoint_name_kernel(Call& c) { c.alias(0, 0); }
 
+// Formats the values (read through host copies, which wait for the stream), then passes every
+// input through.
+void debug_print_kernel(Call& c) {
+  std::vector<Array> ins;
+  for (int i = 0; i < c.num_inputs(); ++i) {
+    const Aval& a = c.in_aval(i);
+    ins.push_back(Array::from_buffer(c.in_buffer(i), a.shape, a.dtype, a.weak));
+  }
+  debug_print_emit(c.params<DebugPrint>().format(ins));
+  for (int i = 0; i < c.num_inputs(); ++i) c.alias(i, i);
+}
+
 }  // namespace
 
 void register_control_kernels(KernelTable& table) {
@@ -141,6 +154,7 @@ void register_control_kernels(KernelTable& table) {
   table[static_cast<int>(PrimitiveId::kCustomVjpCall)] = &custom_vjp_kernel;
   table[static_cast<int>(PrimitiveId::kRemat)] = &remat_kernel;
   table[static_cast<int>(PrimitiveId::kCheckpointName)] = &checkpoint_name_kernel;
+  table[static_cast<int>(PrimitiveId::kDebugPrint)] = &debug_print_kernel;
 }
 
 }  // namespace graft::cuda

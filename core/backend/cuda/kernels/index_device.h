@@ -1,0 +1,48 @@
+// Device helpers shared by the index family's .cu files (nvcc only): reading an index of any
+// index dtype, wrapping it as graft does, and the launch geometry of row kernels.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+
+#include "core/dtype.h"
+
+namespace graft::cuda::index_detail {
+
+constexpr int kThreads = 256;
+constexpr int64_t kMaxBlocks = 8192;
+
+// indices[j] as int64 for an index dtype (i32, i64, u8, u32): a runtime switch, uniform
+// across the grid, instead of a kernel per index dtype.
+__device__ inline int64_t load_index(const void* p, DType t, int64_t j) {
+  switch (t) {
+    case DType::kU8:
+      return static_cast<const uint8_t*>(p)[j];
+    case DType::kU32:
+      return static_cast<const uint32_t*>(p)[j];
+    case DType::kI32:
+      return static_cast<const int32_t*>(p)[j];
+    default:
+      return static_cast<const int64_t*>(p)[j];
+  }
+}
+
+// Wraps a negative index once; -1 for an index still out of [0, n).
+__device__ inline int64_t wrap_index(int64_t k, int64_t n) {
+  if (k < 0) k += n;
+  return k >= 0 && k < n ? k : -1;
+}
+
+// Row kernels run blockDim = (x, kThreads / x): x threads along a row of `s` elements (a
+// power of two up to 32, so short rows do not idle most of a warp), the rest over rows.
+inline int row_threads(int64_t s) {
+  int x = 1;
+  while (x < 32 && x < s) x *= 2;
+  return x;
+}
+inline int row_blocks(int64_t rows, int rows_per_block) {
+  return static_cast<int>(
+      std::clamp<int64_t>((rows + rows_per_block - 1) / rows_per_block, 1, kMaxBlocks));
+}
+
+}  // namespace graft::cuda::index_detail

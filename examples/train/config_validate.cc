@@ -108,10 +108,10 @@ absl::Status check_ranges(const TrainConfig& c,
             "training.gradient_accumulation_steps",
             "must divide training.batch_size = " + str(t.batch_size));
   k.require(t.time_limit_seconds >= 0, "training.time_limit_seconds", "must be >= 0 (0 = none)");
-  const ParallelismConfig& par = c.parallelism;
+  const ParallelismConfig& one = c.parallelism;
   k.require(t.device == "cpu" ||
-                (par.data_parallel_replicate_degree == 1 && par.data_parallel_shard_degree == 1 &&
-                 par.tensor_parallel_degree == 1 && par.expert_parallel_degree == 1),
+                (one.data_parallel_replicate_degree == 1 && one.data_parallel_shard_degree == 1 &&
+                 one.tensor_parallel_degree == 1 && one.expert_parallel_degree == 1),
             "training.device", "\"cuda\" runs on one GPU: [parallelism] degrees must be 1");
 
   const CheckpointConfig& ck = c.checkpoint;

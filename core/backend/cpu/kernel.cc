@@ -59,11 +59,6 @@ bool runs_in_place(PrimitiveId p) {
   return primitive_facts(p).has(kInPlace);
 }
 
-Array Call::input(int i) const {
-  const Aval& a = in_aval(i);
-  return Array::from_buffer(in_buffer(i), a.shape, a.dtype, a.weak);
-}
-
 void run_kernel(const Primitive& p, Call& call) {
   Kernel k = kernels()[static_cast<int>(p.id())];
   if (k == nullptr) fail(p.name(), "has no CPU kernel");

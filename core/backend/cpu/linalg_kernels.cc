@@ -14,6 +14,7 @@
 #include <type_traits>
 
 #include "core/backend/cpu/kernel.h"
+#include "core/backend/dot_operand.h"
 #include "core/backend/cpu/onednn_matmul.h"
 #include "core/backend/cpu/parallel.h"
 #include "core/primitives/linalg.h"
@@ -21,73 +22,12 @@
 namespace graft::cpu {
 namespace {
 
-using Strides3 = std::array<int64_t, 3>;
-
-// One operand as three groups of dims (batch, rows, cols), each group in logical order.
-struct Side {
-  const void* data;
-  DType dtype;
-  Shape shape, strides;
-  std::array<std::vector<int>, 3> groups;
-  std::array<int64_t, 3> size{1, 1, 1};
-};
+using Side = DotOperand;
 
 Side make_side(const Call& call, int i, const std::vector<int>& batch,
                const std::vector<int>& contract, bool contract_is_rows) {
-  Side s{call.in_raw(i), call.in_aval(i).dtype, call.in_aval(i).shape, {}, {}};
-  s.strides = row_major_strides(s.shape);
-  std::vector<int> free;
-  for (int d = 0; d < static_cast<int>(s.shape.size()); ++d) {
-    if (std::find(batch.begin(), batch.end(), d) == batch.end() &&
-        std::find(contract.begin(), contract.end(), d) == contract.end()) {
-      free.push_back(d);
-    }
-  }
-  s.groups = {batch, contract_is_rows ? contract : free, contract_is_rows ? free : contract};
-  for (int g = 0; g < 3; ++g) {
-    for (int d : s.groups[g]) s.size[g] *= s.shape[d];
-  }
-  return s;
+  return make_dot_operand(call.in_raw(i), call.in_aval(i), batch, contract, contract_is_rows);
 }
-
-constexpr int64_t kAnyStride = -1;  // a group of size 1: its stride does not matter
-
-// The single stride of a group laid out like one dim, kAnyStride for size 1, or nullopt.
-std::optional<int64_t> group_stride(const Side& s, int g) {
-  std::vector<int> dims;
-  for (int d : s.groups[g]) {
-    if (s.shape[d] != 1) dims.push_back(d);
-  }
-  if (dims.empty()) return kAnyStride;
-  for (size_t j = 0; j + 1 < dims.size(); ++j) {
-    if (s.strides[dims[j]] != s.strides[dims[j + 1]] * s.shape[dims[j + 1]]) return std::nullopt;
-  }
-  return s.strides[dims.back()];
-}
-
-// Strides for handing the operand to a GEMM without copying: one of the inner two strides
-// must be 1 (row-major or transposed). nullopt when the layout needs a permute-copy.
-std::optional<Strides3> strided_view(const Side& s) {
-  Strides3 st;
-  for (int g = 0; g < 3; ++g) {
-    auto v = group_stride(s, g);
-    if (!v) return std::nullopt;
-    st[g] = *v;
-  }
-  if (st[2] == 1 || st[2] == kAnyStride) {
-    st[2] = 1;
-    if (st[1] == kAnyStride) st[1] = s.size[2];
-  } else if (st[1] == 1 || st[1] == kAnyStride) {
-    st[1] = 1;
-    // st[2] is a real stride here (checked above).
-  } else {
-    return std::nullopt;
-  }
-  if (st[0] == kAnyStride) st[0] = std::max(st[1] * s.size[1], st[2] * s.size[2]);
-  return st;
-}
-
-Strides3 dense_strides(const Side& s) { return {s.size[1] * s.size[2], s.size[2], 1}; }
 
 // Copies the operand into dense [g0, g1, g2] order (same dtype), by element size.
 template <typename E>
@@ -164,7 +104,7 @@ struct View {
 // strided view or (otherwise) already dense; else a permuted and converted dense copy.
 View prepare(const Side& s, DType dtype, bool allow_strided) {
   if (s.dtype == dtype) {
-    auto st = strided_view(s);
+    auto st = gemm_view(s);
     if (st && (allow_strided || *st == dense_strides(s))) return {s.data, *st, nullptr};
   }
   const int64_t n = numel(s.shape);

@@ -2,8 +2,9 @@
 # The GPU check of issue 16, in two halves:
 #
 #   tools/gpu_check.sh bundle   here (no GPU): builds the GPU tests and benches with
-#                               --config=cuda -c opt and copies them into gpu_bundle/ (with the
-#                               test data they read), for the device tool to carry.
+#                               --config=cuda -c opt and copies them, with the shared
+#                               libraries Bazel built for them, into gpu_bundle/ for the device
+#                               tool to carry.
 #   tools/gpu_check.sh run      on the GPU machine (no Bazel there, nothing to download): checks
 #                               each binary's shared libraries, runs the GPU tests and the
 #                               benchmarks, and prints a summary. Stops itself before 8 minutes.
@@ -12,57 +13,56 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
-TESTS=(
-  tests/core/cuda_device_test
-  tests/cuda/op_spec_cuda_test
-  tests/cuda/cuda_backend_test
-)
-BENCHES=(bench/cuda_gemm_bench)
+BENCHES=(bench/cuda_gemm_bench bench/cuda_llama_bench)
+# The GPU tests: every test tagged "gpu" (tests/cuda/).
+gpu_tests() { bazel query 'attr(tags, "\bgpu\b", tests(//tests/...))' 2>/dev/null; }
 
 case "${1:-}" in
   bundle)
-    targets=()
-    for t in "${TESTS[@]}" "${BENCHES[@]}"; do targets+=("//${t%/*}:${t##*/}"); done
+    mapfile -t targets < <(gpu_tests)
+    [ ${#targets[@]} -gt 0 ] || { echo "gpu_check: no gpu-tagged tests found"; exit 1; }
+    for b in "${BENCHES[@]}"; do targets+=("//${b%/*}:${b##*/}"); done
     bazel build --config=cuda -c opt "${targets[@]}" || exit 1
-    rm -rf gpu_bundle && mkdir -p gpu_bundle
-    for t in "${TESTS[@]}" "${BENCHES[@]}"; do
-      mkdir -p "gpu_bundle/${t%/*}" && cp "bazel-bin/$t" "gpu_bundle/$t"
+    rm -rf gpu_bundle && mkdir -p gpu_bundle/bin gpu_bundle/lib
+    : > gpu_bundle/list
+    for t in "${targets[@]}"; do
+      path="${t#//}"; path="${path/://}"
+      name="${path//\//__}"
+      cp -L "bazel-bin/$path" "gpu_bundle/bin/$name"
+      echo "$name" >> gpu_bundle/list
+      # The binary's own shared libraries (Bazel's _solib), once each; system ones (CUDA,
+      # oneDNN, LLVM, MPI) must be on the GPU machine (`run` checks).
+      ldd "bazel-bin/$path" | awk '/=> \// {print $3}' | grep -E "bazel-out|_solib" |
+        while read -r lib; do
+          [ -e "gpu_bundle/lib/$(basename "$lib")" ] || cp -L "$lib" gpu_bundle/lib/
+        done
     done
+    strip --strip-unneeded gpu_bundle/bin/* gpu_bundle/lib/* 2>/dev/null || true
     du -sh gpu_bundle
-    echo "bundle ready: carry gpu_bundle (the device tool's limit is 64 MiB)"
+    echo "bundle ready: carry gpu_bundle (the device tool carries at most 64 MiB)"
     ;;
   run)
     deadline=$((SECONDS + 450))
-    [ -d gpu_bundle ] || { echo "gpu_check: no gpu_bundle/ (run 'tools/gpu_check.sh bundle' first)"; exit 1; }
+    [ -f gpu_bundle/list ] || { echo "gpu_check: no gpu_bundle/ (run 'tools/gpu_check.sh bundle' first)"; exit 1; }
+    export LD_LIBRARY_PATH="$PWD/gpu_bundle/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
     nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader || echo "nvidia-smi: not found"
     summary=()
-    missing=0
-    for b in "${TESTS[@]}" "${BENCHES[@]}"; do
-      if ldd "gpu_bundle/$b" | grep -q "not found"; then
-        echo "gpu_check: $b lacks shared libraries on this machine:"
-        ldd "gpu_bundle/$b" | grep "not found"
-        missing=1
-      fi
-    done
-    [ "$missing" = 0 ] || echo "gpu_check: install or carry the libraries above; binaries that lack them are skipped"
-    for t in "${TESTS[@]}"; do
+    while read -r name; do
+      b="gpu_bundle/bin/$name"
       left=$((deadline - SECONDS))
-      if [ "$left" -le 10 ]; then summary+=("$t: NOT RUN (time)"); continue; fi
-      if ldd "gpu_bundle/$t" | grep -q "not found"; then summary+=("$t: NOT RUN (libraries)"); continue; fi
-      echo "=== $t"
-      if timeout "$left" "gpu_bundle/$t" --gtest_brief=1; then
-        summary+=("$t: passed")
-      else
-        summary+=("$t: FAILED")
+      if [ "$left" -le 10 ]; then summary+=("$name: NOT RUN (time)"); continue; fi
+      if ldd "$b" | grep -q "not found"; then
+        echo "gpu_check: $name lacks shared libraries here:"; ldd "$b" | grep "not found"
+        summary+=("$name: NOT RUN (libraries)")
+        continue
       fi
-    done
-    for b in "${BENCHES[@]}"; do
-      left=$((deadline - SECONDS))
-      if [ "$left" -le 10 ]; then summary+=("$b: NOT RUN (time)"); continue; fi
-      if ldd "gpu_bundle/$b" | grep -q "not found"; then summary+=("$b: NOT RUN (libraries)"); continue; fi
-      echo "=== $b"
-      if timeout "$left" "gpu_bundle/$b"; then summary+=("$b: ran"); else summary+=("$b: FAILED"); fi
-    done
+      echo "=== $name"
+      case "$name" in
+        bench__*) args=() ;;
+        *) args=(--gtest_brief=1) ;;
+      esac
+      if timeout "$left" "$b" "${args[@]}"; then summary+=("$name: ok"); else summary+=("$name: FAILED"); fi
+    done < gpu_bundle/list
     echo "=== summary"
     printf '%s\n' "${summary[@]}"
     ;;

@@ -18,6 +18,7 @@ namespace graft::cuda::linalg {
 
 using Side = DotOperand;  // core/backend/dot_operand.h
 using graft::dense_strides;
+using graft::Strides3;
 
 inline Side make_side(const void* data, const Aval& aval, const std::vector<int>& batch,
                       const std::vector<int>& contract, bool contract_is_rows) {

@@ -1,0 +1,86 @@
+// launch_convert and launch_select (elementwise.h). A conversion is one small map kernel per
+// (from, to) pair (72 of them, each a few instructions); a select moves raw elements, so it
+// has one kernel per element width.
+#include <cuda/std/limits>
+
+#include "core/backend/cuda/kernels/elementwise.h"
+#include "core/backend/cuda/kernels/elementwise_device.h"
+#include "core/error.h"
+
+namespace graft::cuda {
+namespace {
+
+// core/convert.h's convert_value on the device.
+template <typename S, typename D>
+__device__ __forceinline__ D convert_one(S v) {
+  if constexpr (ew::kIsHalf<S>) {
+    return convert_one<float, D>(ew::widen(v));
+  } else if constexpr (ew::kIsHalf<D>) {
+    return ew::narrow<D>(static_cast<float>(v));  // f64 rounds through f32, as the CPU
+  } else if constexpr (std::is_same_v<D, bool>) {
+    return v != S(0);
+  } else if constexpr (std::is_floating_point_v<S> && std::is_integral_v<D>) {
+    constexpr D kLo = ::cuda::std::numeric_limits<D>::min();
+    constexpr D kHi = ::cuda::std::numeric_limits<D>::max();
+    if (v != v) return D(0);
+    if (v <= static_cast<S>(kLo)) return kLo;
+    if (v >= static_cast<S>(kHi)) return kHi;
+    return static_cast<D>(v);
+  } else {
+    return static_cast<D>(v);
+  }
+}
+
+template <typename S, typename D>
+struct ConvertFn {
+  __device__ D operator()(S v) const { return convert_one<S, D>(v); }
+};
+
+template <typename U>
+struct SelectFn {
+  __device__ U operator()(bool p, U on_false, U on_true) const { return p ? on_true : on_false; }
+};
+
+}  // namespace
+
+void launch_convert(DType from, DType to, const void* x, void* y, int64_t n, cudaStream_t stream) {
+  if (n <= 0) return;
+  if (from == to) {
+    if (x != y) {
+      check(cudaMemcpyAsync(y, x, static_cast<size_t>(n) * dtype_size(from),
+                            cudaMemcpyDeviceToDevice, stream),
+            "cudaMemcpyAsync (convert_element_type to the same dtype)");
+    }
+    return;
+  }
+  dispatch_dtype(from, [&]<typename S>() {
+    dispatch_dtype(to, [&]<typename D>() {
+      if constexpr (!std::is_same_v<S, D>) {
+        ew::launch_map(n, stream, ConvertFn<S, D>{}, static_cast<D*>(y), static_cast<const S*>(x));
+      }
+    });
+  });
+}
+
+void launch_select(DType dtype, const bool* pred, const void* on_false, const void* on_true,
+                   void* y, int64_t n, cudaStream_t stream) {
+  if (n <= 0) return;
+  auto run = [&]<typename U>() {
+    ew::launch_map(n, stream, SelectFn<U>{}, static_cast<U*>(y), pred,
+                   static_cast<const U*>(on_false), static_cast<const U*>(on_true));
+  };
+  switch (dtype_size(dtype)) {
+    case 1:
+      return run.template operator()<uint8_t>();
+    case 2:
+      return run.template operator()<uint16_t>();
+    case 4:
+      return run.template operator()<uint32_t>();
+    case 8:
+      return run.template operator()<uint64_t>();
+    default:
+      graft::fail("select_n", "has no CUDA kernel for ", dtype_name(dtype));
+  }
+}
+
+}  // namespace graft::cuda

@@ -1,6 +1,7 @@
 // More of optax.schedules: exponential_decay, piecewise_constant_schedule,
-// polynomial_schedule, piecewise_interpolate_schedule and cosine_onecycle_schedule, op by op
-// as Optax computes them (tests/optim/optax_parity_test.cc checks them against Optax).
+// polynomial_schedule, piecewise_interpolate_schedule, cosine_onecycle_schedule and
+// linear_onecycle_schedule, op by op as Optax computes them (tests/optim/optax_parity_test.cc
+// checks them against Optax).
 #include <cmath>
 #include <numbers>
 
@@ -106,10 +107,25 @@ Schedule cosine_onecycle_schedule(int64_t transition_steps, double peak_value, d
     fail("optim.cosine_onecycle_schedule", "transition_steps must be positive, got ",
          transition_steps);
   }
-  return piecewise_interpolate_schedule(
-      InterpolateType::kCosine, peak_value / div_factor,
-      {{static_cast<int64_t>(pct_start * static_cast<double>(transition_steps)), div_factor},
-       {transition_steps, 1.0 / (div_factor * final_div_factor)}});
+  // Assigned in order so that a repeated boundary keeps the later scale, as a Python dict.
+  std::map<int64_t, double> scales;
+  scales[static_cast<int64_t>(pct_start * static_cast<double>(transition_steps))] = div_factor;
+  scales[transition_steps] = 1.0 / (div_factor * final_div_factor);
+  return piecewise_interpolate_schedule(InterpolateType::kCosine, peak_value / div_factor, scales);
+}
+
+Schedule linear_onecycle_schedule(int64_t transition_steps, double peak_value, double pct_start,
+                                  double pct_final, double div_factor, double final_div_factor) {
+  if (transition_steps <= 0) {
+    fail("optim.linear_onecycle_schedule", "transition_steps must be positive, got ",
+         transition_steps);
+  }
+  double t = static_cast<double>(transition_steps);
+  std::map<int64_t, double> scales;  // a repeated boundary keeps the later scale, as in Python
+  scales[static_cast<int64_t>(pct_start * t)] = div_factor;
+  scales[static_cast<int64_t>(pct_final * t)] = 1.0 / div_factor;
+  scales[transition_steps] = 1.0 / final_div_factor;
+  return piecewise_interpolate_schedule(InterpolateType::kLinear, peak_value / div_factor, scales);
 }
 
 }  // namespace graft::optim

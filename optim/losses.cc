@@ -21,10 +21,15 @@ Array errors(const char* op, const Array& predictions, const std::optional<Array
   return predictions - *targets;
 }
 
-// jax.nn.log_sigmoid(x) = -softplus(-x), softplus(y) = logaddexp(y, 0).
+// jax.nn.log_sigmoid(x) = -softplus(-x), softplus(y) = logaddexp(y, 0) = y + log1p(exp(-y))
+// for y > 0, log1p(exp(y)) otherwise. Each branch sees a clamped input so neither overflows,
+// and the gradient at 0 is sigmoid(0) = 1/2 as in JAX (no max / abs kink).
 Array log_sigmoid(const Array& x) {
   Array y = -x;
-  return -(maximum(y, Array(0.0)) + log1p(exp(-abs(y))));
+  Array pos = y > Array(0.0);
+  Array zero = zeros_like(y);
+  Array y_pos = where(pos, y, zero), y_neg = where(pos, zero, y);
+  return -where(pos, y_pos + log1p(exp(-y_pos)), log1p(exp(y_neg)));
 }
 
 int64_t canonical_axis(const char* op, int64_t axis, int64_t ndim) {

@@ -111,4 +111,11 @@ Schedule cosine_onecycle_schedule(int64_t transition_steps, double peak_value,
                                   double pct_start = 0.3, double div_factor = 25.0,
                                   double final_div_factor = 1e4);
 
+// One-cycle, linear: peak_value / div_factor up to peak_value at int(pct_start * T), back down
+// to peak_value / div_factor at int(pct_final * T), then to that / final_div_factor at T
+// (optax.linear_onecycle_schedule).
+Schedule linear_onecycle_schedule(int64_t transition_steps, double peak_value,
+                                  double pct_start = 0.3, double pct_final = 0.85,
+                                  double div_factor = 25.0, double final_div_factor = 1e4);
+
 }  // namespace graft::optim

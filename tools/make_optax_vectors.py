@@ -101,6 +101,9 @@ SCHEDULES = {
     "polynomial": optax.polynomial_schedule(1.0, 0.01, 2, 20, transition_begin=5),
     "polynomial_sqrt": optax.polynomial_schedule(0.0, 1.0, 0.5, 10),
     "onecycle": optax.cosine_onecycle_schedule(30, 1.0),
+    "linear_onecycle": optax.linear_onecycle_schedule(40, 2.0),
+    "piecewise_linear": optax.piecewise_interpolate_schedule("linear", 1.0,
+                                                             {4: 3.0, 12: 0.25, 13: 0.0}),
     "onecycle_custom": optax.cosine_onecycle_schedule(20, 0.5, pct_start=0.25, div_factor=10.0,
                                                       final_div_factor=100.0),
 }
@@ -179,6 +182,16 @@ def record_losses(arrays):
          L.softmax_cross_entropy_with_integer_labels(logits, int_labels))
   record(arrays, "loss/kl", L.kl_divergence(log_preds, prob_labels))
   record(arrays, "loss/kl_axis0", L.kl_divergence(log_preds, prob_labels, axis=0))
+  # Gradients of the summed loss w.r.t. its first argument (jax.grad).
+  gsum = lambda f: jax.grad(lambda x, *a: jnp.sum(f(x, *a)))
+  record(arrays, "loss/grad_l2", gsum(L.l2_loss)(pred, targ))
+  record(arrays, "loss/grad_huber_delta",
+         gsum(lambda x, t: L.huber_loss(x, t, delta=0.5))(pred, targ))
+  record(arrays, "loss/grad_sigmoid_bce", gsum(L.sigmoid_binary_cross_entropy)(logits, bin_labels))
+  record(arrays, "loss/grad_softmax_ce", gsum(L.softmax_cross_entropy)(logits, prob_labels))
+  record(arrays, "loss/grad_softmax_ce_int",
+         gsum(L.softmax_cross_entropy_with_integer_labels)(logits, int_labels))
+  record(arrays, "loss/grad_kl", gsum(L.kl_divergence)(log_preds, prob_labels))
 
 
 def record(arrays, name, x):

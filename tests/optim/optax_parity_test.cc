@@ -17,6 +17,7 @@
 #include "gtest/gtest.h"
 #include "optim/optim.h"
 #include "tests/util/test_vectors.h"
+#include "transforms/autodiff.h"
 
 namespace graft::optim {
 namespace {
@@ -150,6 +151,9 @@ TEST(OptaxParity, Schedules) {
       {"polynomial", polynomial_schedule(1.0, 0.01, 2, 20, 5)},
       {"polynomial_sqrt", polynomial_schedule(0.0, 1.0, 0.5, 10)},
       {"onecycle", cosine_onecycle_schedule(30, 1.0)},
+      {"linear_onecycle", linear_onecycle_schedule(40, 2.0)},
+      {"piecewise_linear", piecewise_interpolate_schedule(InterpolateType::kLinear, 1.0,
+                                                          {{4, 3.0}, {12, 0.25}, {13, 0.0}})},
       {"onecycle_custom", cosine_onecycle_schedule(20, 0.5, 0.25, 10.0, 100.0)},
   };
   for (const auto& [name, sched] : schedules) {
@@ -179,6 +183,82 @@ TEST(OptaxParity, Losses) {
   check(kl_divergence(in("log_preds"), in("prob_labels")), "kl");
   check(kl_divergence(in("log_preds"), in("prob_labels"), 0), "kl_axis0");
   EXPECT_THROW(softmax_cross_entropy_with_integer_labels(in("logits"), in("prob_labels")), Error);
+  EXPECT_THROW(l2_loss(in("pred"), in("logits")), Error);  // shapes differ
+  // Extreme logits stay finite (the softplus never overflows), values and gradients.
+  for (double x : {-200.0, 200.0}) {
+    Array logit = scalar(x, DType::kF32), zero = scalar(0.0, DType::kF32);
+    EXPECT_NEAR(sigmoid_binary_cross_entropy(logit, zero).item<float>(), x > 0 ? 200.0 : 0.0, 1e-4);
+    float g = grad([&](const Array& l) { return sigmoid_binary_cross_entropy(l, zero); })(logit)
+                  .item<float>();
+    EXPECT_NEAR(g, x > 0 ? 1.0 : 0.0, 1e-6) << x;
+  }
+}
+
+// jax.grad of each summed loss w.r.t. its first argument, against graft::grad.
+TEST(OptaxParity, LossGradients) {
+  auto in = [](const std::string& k) { return vectors().get("loss/" + k); };
+  auto check = [](const Array& got, const std::string& name) {
+    expect_allclose(got, vectors().get("loss/" + name), kRtol, kAtol, name);
+  };
+  Array pred = in("pred"), targ = in("targ"), logits = in("logits");
+  Array bin = in("bin_labels"), probs = in("prob_labels"), ints = in("int_labels");
+  check(grad([&](const Array& x) { return sum(l2_loss(x, targ)); })(pred), "grad_l2");
+  check(grad([&](const Array& x) { return sum(huber_loss(x, targ, 0.5)); })(pred),
+        "grad_huber_delta");
+  check(grad([&](const Array& x) { return sum(sigmoid_binary_cross_entropy(x, bin)); })(logits),
+        "grad_sigmoid_bce");
+  check(grad([&](const Array& x) { return sum(softmax_cross_entropy(x, probs)); })(logits),
+        "grad_softmax_ce");
+  check(grad([&](const Array& x) {
+          return sum(softmax_cross_entropy_with_integer_labels(x, ints));
+        })(logits),
+        "grad_softmax_ce_int");
+  check(grad([&](const Array& x) { return sum(kl_divergence(x, probs)); })(in("log_preds")),
+        "grad_kl");
+}
+
+// A schedule called on a traced count (under jit) gives what it gives eagerly.
+TEST(OptaxParity, SchedulesTrace) {
+  std::vector<Schedule> schedules = {
+      exponential_decay(1.0, 4, 0.5, 0, true, 0.1),
+      piecewise_constant_schedule(1.0, {{5, 0.5}, {10, 0.1}}),
+      polynomial_schedule(1.0, 0.01, 2, 20, 5),
+      cosine_onecycle_schedule(30, 1.0),
+      linear_onecycle_schedule(40, 2.0),
+  };
+  for (size_t k = 0; k < schedules.size(); ++k) {
+    Schedule s = schedules[k];
+    auto traced = jit([s](const Array& count) { return s(count); });
+    for (int step : {0, 3, 7, 12, 29, 35}) {
+      float got = traced(scalar(step, DType::kI32)).item<float>();
+      EXPECT_FLOAT_EQ(got, s(static_cast<int64_t>(step))) << "schedule " << k << " step " << step;
+    }
+  }
+}
+
+// The trust ratio is 1 where a norm is 0 (all-zero params or updates): no NaN, no update.
+TEST(OptaxParity, TrustRatioZeroNorms) {
+  Params params{{"a", zeros({3}, DType::kF32)}, {"b", full({2}, 1.0, DType::kF32)}};
+  Params grads{{"a", full({3}, 0.5, DType::kF32)}, {"b", zeros({2}, DType::kF32)}};
+  GradientTransformation opt = scale_by_trust_ratio({.trust_coefficient = 0.3});
+  State state = opt.init(params);
+  auto [u, s] = opt.update(grads, state, params);
+  expect_allclose(u.at("a"), grads.at("a"), 0, 1e-12, "a");
+  expect_allclose(u.at("b"), grads.at("b"), 0, 1e-12, "b");
+  EXPECT_THROW(opt.update(grads, state), Error);  // needs params
+  // lars with masks: only "b" gets the trust ratio, only "a" decays.
+  GradientTransformation l =
+      lars({.learning_rate = 0.1,
+            .weight_decay = 0.5,
+            .weight_decay_mask = [](const std::string& path, const Array&) { return path == "a"; },
+            .trust_ratio_mask = [](const std::string& path, const Array&) { return path == "b"; },
+            .momentum = 0.0});
+  Params p2{{"a", full({3}, 2.0, DType::kF32)}, {"b", full({2}, 3.0, DType::kF32)}};
+  Params g2{{"a", full({3}, 1.0, DType::kF32)}, {"b", full({2}, 4.0, DType::kF32)}};
+  auto [u2, s2] = l.update(g2, l.init(p2), p2);
+  // a: -0.1 * (1 + 0.5 * 2) = -0.2; b: -0.1 * 4 * 0.001 * |3, 3| / |4, 4| = -0.0003.
+  expect_allclose(u2.at("a"), full({3}, -0.2, DType::kF32), 1e-6, 0, "lars a");
+  expect_allclose(u2.at("b"), full({2}, -0.0003, DType::kF32), 1e-5, 0, "lars b");
 }
 
 }  // namespace

@@ -44,10 +44,11 @@ GradientTransformation rms_like(const char* name, const ScaleByRmsOptions& o, bo
           Array v = (1.0 - o.decay) * (g * g) + o.decay * nu[i];
           Array v_hat = o.bias_correction ? debias(v, o.decay, count_inc) : v;
           if (centered) {
-            Array m = (1.0 - o.decay) * g + o.decay * slot(state, "mu", n)[i];
+            const Array& mu = slot(state, "mu", n)[i];
+            Array m = (1.0 - o.decay) * g + o.decay * mu;
             Array m_hat = o.bias_correction ? debias(m, o.decay, count_inc) : m;
             v_hat = v_hat - m_hat * m_hat;
-            new_mu.push_back(astype(m, g.dtype()));
+            new_mu.push_back(astype(m, mu.dtype()));
           }
           Array scaling = o.eps_in_sqrt ? rsqrt(v_hat + o.eps) : 1.0 / (sqrt(v_hat) + o.eps);
           out.push_back(scaling * g);

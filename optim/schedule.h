@@ -13,7 +13,10 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "core/array.h"
 
@@ -75,5 +78,44 @@ Schedule warmup_stable_decay(const WsdOptions& options);
 // Optax's join_schedules: schedules[0] until boundaries[0], then schedules[1] counted from
 // boundaries[0], and so on. boundaries.size() == schedules.size() - 1.
 Schedule join_schedules(std::vector<Schedule> schedules, std::vector<int64_t> boundaries);
+
+// init_value * decay_rate^((t - transition_begin) / transition_steps) after transition_begin
+// (init_value before), the exponent floored when staircase; clipped at end_value from below
+// (decay_rate < 1) or above (decay_rate > 1) when given (optax.exponential_decay). Constant
+// init_value when transition_steps <= 0 or decay_rate == 0.
+Schedule exponential_decay(double init_value, int64_t transition_steps, double decay_rate,
+                           int64_t transition_begin = 0, bool staircase = false,
+                           std::optional<double> end_value = std::nullopt);
+
+// init_value, multiplied by scale at every boundary the step has reached (step >= boundary),
+// e.g. {{1000, 0.1}, {2000, 0.1}} (optax.piecewise_constant_schedule). Scales must be >= 0.
+Schedule piecewise_constant_schedule(double init_value,
+                                     const std::map<int64_t, double>& boundaries_and_scales = {});
+
+// (init_value - end_value) * (1 - t / transition_steps)^power + end_value with t =
+// clip(step - transition_begin, 0, transition_steps) (optax.polynomial_schedule).
+Schedule polynomial_schedule(double init_value, double end_value, double power,
+                             int64_t transition_steps, int64_t transition_begin = 0);
+
+// Interpolates, linearly or by a half cosine, between the cumulative products init_value,
+// init_value * scale_0, ... placed at 0 and the boundaries; the last value afterwards
+// (optax.piecewise_interpolate_schedule).
+enum class InterpolateType { kLinear, kCosine };
+Schedule piecewise_interpolate_schedule(InterpolateType type, double init_value,
+                                        const std::map<int64_t, double>& boundaries_and_scales);
+
+// One-cycle (Smith & Topin 2017): cosine from peak_value / div_factor up to peak_value at
+// int(pct_start * transition_steps), then down to peak_value / (div_factor * final_div_factor)
+// at transition_steps (optax.cosine_onecycle_schedule).
+Schedule cosine_onecycle_schedule(int64_t transition_steps, double peak_value,
+                                  double pct_start = 0.3, double div_factor = 25.0,
+                                  double final_div_factor = 1e4);
+
+// One-cycle, linear: peak_value / div_factor up to peak_value at int(pct_start * T), back down
+// to peak_value / div_factor at int(pct_final * T), then to that / final_div_factor at T
+// (optax.linear_onecycle_schedule).
+Schedule linear_onecycle_schedule(int64_t transition_steps, double peak_value,
+                                  double pct_start = 0.3, double pct_final = 0.85,
+                                  double div_factor = 25.0, double final_div_factor = 1e4);
 
 }  // namespace graft::optim

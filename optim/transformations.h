@@ -63,6 +63,54 @@ Array global_norm(const P& tree) {
 // Scales all updates by max_norm / global_norm when global_norm >= max_norm.
 GradientTransformation clip_by_global_norm(double max_norm);
 
+// RMSProp's scaling (optax.scale_by_rms): nu = decay * nu + (1 - decay) * g^2, starting at
+// initial_scale; updates = g * rsqrt(nu_hat + eps) (eps_in_sqrt) or g / (sqrt(nu_hat) + eps),
+// with nu_hat = nu / (1 - decay^t) when bias_correction, else nu. Slots "nu" (and "count" with
+// bias_correction).
+struct ScaleByRmsOptions {
+  double decay = 0.9;
+  double eps = 1e-8;
+  double initial_scale = 0.0;
+  bool eps_in_sqrt = true;
+  bool bias_correction = false;
+};
+GradientTransformation scale_by_rms(const ScaleByRmsOptions& options = {});
+// Centered RMSProp's scaling (optax.scale_by_stddev): also mu = EMA of g (bias-corrected with
+// nu), and nu_hat - mu_hat^2 in place of nu_hat. Slots "mu", "nu" (and "count").
+GradientTransformation scale_by_stddev(const ScaleByRmsOptions& options = {});
+
+// Adagrad's scaling (optax.scale_by_rss): sum_of_squares += g^2 (starting at
+// initial_accumulator_value); updates = g * rsqrt(sum_of_squares + eps), 0 where the sum is 0.
+// Slot "sum_of_squares".
+GradientTransformation scale_by_rss(double initial_accumulator_value = 0.1, double eps = 1e-7);
+
+// Adamax's scaling (optax.scale_by_adamax): mu = EMA of g, nu = max(|g| + eps, b2 * nu);
+// updates = mu_hat / nu. Slots "count", "mu", "nu".
+GradientTransformation scale_by_adamax(double b1 = 0.9, double b2 = 0.999, double eps = 1e-8);
+
+// Rectified Adam's scaling (optax.scale_by_radam): Adam's moments; while the variance is not
+// tractable (rho_t < threshold) updates = mu_hat, afterwards r_t * mu_hat / (sqrt(nu_hat +
+// eps_root) + eps). Slots "count", "mu", "nu".
+struct ScaleByRAdamOptions {
+  double b1 = 0.9;
+  double b2 = 0.999;
+  double eps = 1e-8;
+  double eps_root = 0.0;
+  double threshold = 5.0;
+  bool nesterov = false;
+};
+GradientTransformation scale_by_radam(const ScaleByRAdamOptions& options = {});
+
+// Layer-wise trust ratio (optax.scale_by_trust_ratio, used by lars and lamb): each leaf times
+// trust_coefficient * |param| / (|update| + eps), norms floored at min_norm, and times 1 where
+// either norm is 0. No state; needs params.
+struct ScaleByTrustRatioOptions {
+  double min_norm = 0.0;
+  double trust_coefficient = 1.0;
+  double eps = 0.0;
+};
+GradientTransformation scale_by_trust_ratio(const ScaleByTrustRatioOptions& options = {});
+
 // Adafactor's pieces (adafactor.cc). Factored second moments: a leaf whose second largest dim
 // is >= min_dim_size_to_factor keeps row and column means of g^2 + eps ("v_row", "v_col"),
 // others a full "v"; decay at count t is 1 - (t - decay_offset + 1)^-decay_rate. Needs params.

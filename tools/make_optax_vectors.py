@@ -14,6 +14,9 @@ What is recorded:
   * <opt>/<t>/lr: for optimizers with a schedule, the schedule value at count t.
   * global_norm/<t>: optax.tree.norm(grads at t).
   * sched/<name>: a schedule evaluated at the int32 steps in sched/steps.
+  * loss/<name>: Optax's losses (optax.losses) on the fixed inputs also stored under loss/
+    (pred, targ, logits, bin_labels, prob_labels, int_labels, log_preds), elementwise or per
+    example exactly as Optax returns them.
     WSD (warmup-stable-decay) is not in Optax: its linear and cosine shapes are built from
     Optax's join_schedules / linear_schedule / cosine_decay_schedule, the sqrt shape is a
     numpy float64 closed form (1 - sqrt) written down below.
@@ -89,6 +92,20 @@ SCHEDULES = {
     "wsd_linear": wsd(0.0, 1.0, 4, 30, 0.2, 0.0, "linear"),
     "wsd_cosine": wsd(0.1, 1.0, 4, 30, 0.2, 0.05, "cosine"),
     "wsd_sqrt": wsd(0.0, 1.0, 4, 30, 0.2, 0.0, "sqrt"),
+    # Breadth (issue 17): the remaining optax.schedules a JAX user reaches for.
+    "exp_decay": optax.exponential_decay(1.0, 5, 0.5, transition_begin=3),
+    "exp_decay_staircase_end": optax.exponential_decay(1.0, 4, 0.5, staircase=True,
+                                                       end_value=0.1),
+    "exp_growth_end": optax.exponential_decay(0.1, 3, 2.0, end_value=1.0),
+    "piecewise_constant": optax.piecewise_constant_schedule(1.0, {5: 0.5, 10: 0.1, 20: 2.0}),
+    "polynomial": optax.polynomial_schedule(1.0, 0.01, 2, 20, transition_begin=5),
+    "polynomial_sqrt": optax.polynomial_schedule(0.0, 1.0, 0.5, 10),
+    "onecycle": optax.cosine_onecycle_schedule(30, 1.0),
+    "linear_onecycle": optax.linear_onecycle_schedule(40, 2.0),
+    "piecewise_linear": optax.piecewise_interpolate_schedule("linear", 1.0,
+                                                             {4: 3.0, 12: 0.25, 13: 0.0}),
+    "onecycle_custom": optax.cosine_onecycle_schedule(20, 0.5, pct_start=0.25, div_factor=10.0,
+                                                      final_div_factor=100.0),
 }
 SCHED_STEPS = list(range(0, 36)) + [100, 1000]
 
@@ -114,7 +131,67 @@ OPTIMIZERS = {
     # SGD is linear in the gradient, so this one checks the accumulated mean itself.
     "multi_steps_sgd_momentum": (optax.MultiSteps(optax.sgd(0.5, momentum=0.9),
                                                   every_k_schedule=2), None),
+    # Breadth (issue 17): rmsprop, adagrad, adamax, nadam, radam, lamb, lars.
+    "rmsprop": (optax.rmsprop(0.01), None),
+    "rmsprop_centered_momentum": (optax.rmsprop(0.01, centered=True, momentum=0.9), None),
+    "rmsprop_bc_nesterov": (optax.rmsprop(0.01, decay=0.95, eps_in_sqrt=False,
+                                          bias_correction=True, momentum=0.5, nesterov=True),
+                            None),
+    "rmsprop_initial_scale_exp_lr": (optax.rmsprop(
+        optax.exponential_decay(0.05, 2, 0.5, staircase=True), initial_scale=0.1), None),
+    "adagrad": (optax.adagrad(0.1), None),
+    "adagrad_zero_init": (optax.adagrad(0.1, initial_accumulator_value=0.0, eps=1e-6), None),
+    "adamax": (optax.adamax(0.01), None),
+    "nadam": (optax.nadam(0.01), None),
+    "radam": (optax.radam(0.01), None),
+    # b2=0.9: the variance becomes tractable (rho >= threshold) within the recorded steps.
+    "radam_rectified": (optax.radam(0.01, b2=0.9, threshold=4.5), None),
+    "radam_rectified_nesterov": (optax.radam(0.01, b2=0.9, threshold=4.5, nesterov=True), None),
+    "lamb": (optax.lamb(0.01, weight_decay=0.1, mask=decay_2d), None),
+    "lars": (optax.lars(0.1, weight_decay=0.01), None),
+    "lars_nesterov": (optax.lars(0.1, weight_decay=0.01, trust_coefficient=0.5,
+                                 momentum=0.8, nesterov=True), None),
 }
+
+
+def record_losses(arrays):
+  pred = np.array([[0.5, -1.2, 3.0, 0.1], [2.5, 0.0, -0.4, 1.7], [-3.1, 0.9, 0.25, -0.6]],
+                  np.float32)
+  targ = np.array([[0.4, -0.2, 1.0, 0.1], [0.0, 0.3, -0.5, 2.9], [-1.0, 1.0, 1.25, -0.2]],
+                  np.float32)
+  logits = np.array([[1.0, -2.0, 0.5, 3.0, 0.0], [30.0, -30.0, 0.1, -0.1, 2.0],
+                     [-1.5, 0.7, 0.2, -0.3, 5.0]], np.float32)
+  bin_labels = np.array([[1, 0, 1, 0, 0.3], [1, 0, 0, 1, 0.5], [0, 1, 0.25, 1, 0]], np.float32)
+  prob_labels = np.array([[0.1, 0.2, 0.3, 0.4, 0.0], [0.0, 0.0, 1.0, 0.0, 0.0],
+                          [0.25, 0.25, 0.0, 0.25, 0.25]], np.float32)
+  int_labels = np.array([3, 0, 2], np.int32)
+  log_preds = np.asarray(jax.nn.log_softmax(jnp.asarray(logits)))
+  for k, v in [("pred", pred), ("targ", targ), ("logits", logits), ("bin_labels", bin_labels),
+               ("prob_labels", prob_labels), ("int_labels", int_labels),
+               ("log_preds", log_preds)]:
+    record(arrays, f"loss/{k}", v)
+  L = optax.losses
+  record(arrays, "loss/l2", L.l2_loss(pred, targ))
+  record(arrays, "loss/l2_no_targets", L.l2_loss(pred))
+  record(arrays, "loss/huber", L.huber_loss(pred, targ))
+  record(arrays, "loss/huber_delta", L.huber_loss(pred, targ, delta=0.5))
+  record(arrays, "loss/sigmoid_bce", L.sigmoid_binary_cross_entropy(logits, bin_labels))
+  record(arrays, "loss/softmax_ce", L.softmax_cross_entropy(logits, prob_labels))
+  record(arrays, "loss/softmax_ce_axis0", L.softmax_cross_entropy(logits, prob_labels, axis=0))
+  record(arrays, "loss/softmax_ce_int",
+         L.softmax_cross_entropy_with_integer_labels(logits, int_labels))
+  record(arrays, "loss/kl", L.kl_divergence(log_preds, prob_labels))
+  record(arrays, "loss/kl_axis0", L.kl_divergence(log_preds, prob_labels, axis=0))
+  # Gradients of the summed loss w.r.t. its first argument (jax.grad).
+  gsum = lambda f: jax.grad(lambda x, *a: jnp.sum(f(x, *a)))
+  record(arrays, "loss/grad_l2", gsum(L.l2_loss)(pred, targ))
+  record(arrays, "loss/grad_huber_delta",
+         gsum(lambda x, t: L.huber_loss(x, t, delta=0.5))(pred, targ))
+  record(arrays, "loss/grad_sigmoid_bce", gsum(L.sigmoid_binary_cross_entropy)(logits, bin_labels))
+  record(arrays, "loss/grad_softmax_ce", gsum(L.softmax_cross_entropy)(logits, prob_labels))
+  record(arrays, "loss/grad_softmax_ce_int",
+         gsum(L.softmax_cross_entropy_with_integer_labels)(logits, int_labels))
+  record(arrays, "loss/grad_kl", gsum(L.kl_divergence)(log_preds, prob_labels))
 
 
 def record(arrays, name, x):
@@ -153,6 +230,8 @@ def main():
     vals = [np.float32(fn(jnp.int32(s)) if not name.endswith("sqrt") else fn(s))
             for s in SCHED_STEPS]
     record(arrays, f"sched/{name}", np.array(vals, np.float32))
+
+  record_losses(arrays)
 
   meta = {"generator": "tools/make_optax_vectors.py", "optax": optax.__version__,
           "jax": jax.__version__, "numpy": np.__version__, "steps": STEPS,

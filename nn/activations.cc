@@ -16,23 +16,24 @@ using Unary = std::tuple<Array>;
 
 // lax.select(x > 0, g, 0): the tangent passes only where x > 0.
 const auto relu_fn = custom_jvp(
-    [](const Array& x) { return graft::maximum(x, 0.0); },
+    // jnp.maximum(x, 0) with an integer 0: an integer x stays integer, as in JAX.
+    [](const Array& x) { return graft::maximum(x, 0); },
     [](const Unary& p, const Unary& t) {
       const Array& x = std::get<0>(p);
       const Array& g = std::get<0>(t);
-      return std::pair{graft::maximum(x, 0.0), where(x > 0.0, g, zeros_like(g))};
+      return std::pair{graft::maximum(x, 0), where(x > 0, g, zeros_like(g))};
     },
     "relu");
 
-const auto relu6_fn = custom_jvp(
-    [](const Array& x) { return graft::minimum(graft::maximum(x, 0.0), 6.0); },
-    [](const Unary& p, const Unary& t) {
-      const Array& x = std::get<0>(p);
-      const Array& g = std::get<0>(t);
-      return std::pair{graft::minimum(graft::maximum(x, 0.0), 6.0),
-                       where(logical_and(x > 0.0, x < 6.0), g, zeros_like(g))};
-    },
-    "relu6");
+const auto relu6_fn =
+    custom_jvp([](const Array& x) { return graft::minimum(graft::maximum(x, 0.0), 6.0); },
+               [](const Unary& p, const Unary& t) {
+                 const Array& x = std::get<0>(p);
+                 const Array& g = std::get<0>(t);
+                 return std::pair{graft::minimum(graft::maximum(x, 0.0), 6.0),
+                                  where(logical_and(x > 0.0, x < 6.0), g, zeros_like(g))};
+               },
+               "relu6");
 
 // jnp.logaddexp(x, 0) (lax_other.logaddexp with x2 = 0): NaN stays NaN; its custom_jvp
 // multiplies the tangent by exp(x - out), with +inf replaced by 0 on both sides.
@@ -42,25 +43,25 @@ Array softplus_primal(const Array& x) {
 Array replace_inf(const Array& x) {
   return where(x == std::numeric_limits<double>::infinity(), zeros_like(x), x);
 }
-const auto softplus_fn = custom_jvp(
-    [](const Array& x) { return softplus_primal(x); },
-    [](const Unary& p, const Unary& t) {
-      const Array& x = std::get<0>(p);
-      Array out = softplus_primal(x);
-      return std::pair{out, std::get<0>(t) * exp(replace_inf(x) - replace_inf(out))};
-    },
-    "softplus");
+const auto softplus_fn =
+    custom_jvp([](const Array& x) { return softplus_primal(x); },
+               [](const Unary& p, const Unary& t) {
+                 const Array& x = std::get<0>(p);
+                 Array out = softplus_primal(x);
+                 return std::pair{out, std::get<0>(t) * exp(replace_inf(x) - replace_inf(out))};
+               },
+               "softplus");
 
 Array log1mexp_primal(const Array& x) {
   return where(x < std::log(2.0), log(-expm1(-x)), log1p(-exp(-x)));
 }
-const auto log1mexp_fn = custom_jvp(
-    [](const Array& x) { return log1mexp_primal(x); },
-    [](const Unary& p, const Unary& t) {
-      const Array& x = std::get<0>(p);
-      return std::pair{log1mexp_primal(x), std::get<0>(t) / expm1(x)};
-    },
-    "log1mexp");
+const auto log1mexp_fn =
+    custom_jvp([](const Array& x) { return log1mexp_primal(x); },
+               [](const Unary& p, const Unary& t) {
+                 const Array& x = std::get<0>(p);
+                 return std::pair{log1mexp_primal(x), std::get<0>(t) / expm1(x)};
+               },
+               "log1mexp");
 
 }  // namespace
 

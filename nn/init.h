@@ -58,8 +58,7 @@ Array uniform_init(const Array& key, const Shape& shape, double scale = 1e-2,
                    DType dtype = DType::kF32);
 // jax.nn.initializers.constant / zeros / ones (the key is unused, as in JAX; suffixed so they
 // do not hide graft::zeros / ones inside namespace nn).
-Array constant_init(const Array& key, const Shape& shape, double value,
-                    DType dtype = DType::kF32);
+Array constant_init(const Array& key, const Shape& shape, double value, DType dtype = DType::kF32);
 Array zeros_init(const Array& key, const Shape& shape, DType dtype = DType::kF32);
 Array ones_init(const Array& key, const Shape& shape, DType dtype = DType::kF32);
 
@@ -73,8 +72,8 @@ Array random_orthogonal(const Array& key, int64_t n, int64_t m, DType dtype = DT
 // jax.nn.initializers.orthogonal(scale, column_axis): the shape flattened to (prod of the
 // other dims, shape[column_axis]) gets orthonormal columns (or rows, when there are fewer
 // rows than columns), times scale. Needs rank >= 2; a shape with a zero dim gives zeros.
-Array orthogonal(const Array& key, const Shape& shape, double scale = 1.0,
-                 int64_t column_axis = -1, DType dtype = DType::kF32);
+Array orthogonal(const Array& key, const Shape& shape, double scale = 1.0, int64_t column_axis = -1,
+                 DType dtype = DType::kF32);
 // jax.nn.initializers.delta_orthogonal: rank 3, 4 or 5, shape[-1] >= shape[-2]; zeros with
 // an orthogonal(scale, column_axis) [in, out] matrix at the spatial center.
 Array delta_orthogonal(const Array& key, const Shape& shape, double scale = 1.0,

@@ -124,19 +124,25 @@ TEST(JaxNnParity, Log1mexp) {
   Array x = vectors().get("log1mexp/x");
   auto f = [](const Array& v) { return log1mexp(v); };
   expect_allclose(f(x), vectors().get("log1mexp/value"), kRtol, kAtol, "log1mexp value");
-  expect_allclose(grad_of_sum(f, x), vectors().get("log1mexp/grad"), 1e-5, kAtol,
-                  "log1mexp grad");
+  expect_allclose(grad_of_sum(f, x), vectors().get("log1mexp/grad"), 1e-5, kAtol, "log1mexp grad");
 }
 
 TEST(JaxNnParity, FunctionsOverAxes) {
   const std::map<std::string, std::pair<std::string, Fn>> cases = {
       {"softmax", {"vec/x", [](const Array& v) { return softmax(v); }}},
       {"softmax_axis0", {"vec/x", [](const Array& v) { return softmax(v, 0); }}},
-      {"softmax_all", {"vec/xs", [](const Array& v) { return softmax(v, Axes{0, 1}); }}},
+      {"softmax_all",
+       {"vec/xs",
+        [](const Array& v) {
+          return softmax(v, Axes{0, 1});
+        }}},
       {"log_softmax", {"vec/x", [](const Array& v) { return log_softmax(v); }}},
       {"log_softmax_axis0", {"vec/x", [](const Array& v) { return log_softmax(v, 0); }}},
       {"log_softmax_all",
-       {"vec/xs", [](const Array& v) { return log_softmax(v, Axes{0, 1}); }}},
+       {"vec/xs",
+        [](const Array& v) {
+          return log_softmax(v, Axes{0, 1});
+        }}},
       {"logsumexp_axis1", {"vec/x", [](const Array& v) { return logsumexp(v, {1}); }}},
       {"logsumexp_axis0_keep",
        {"vec/x", [](const Array& v) { return logsumexp(v, {0}, /*keepdims=*/true); }}},
@@ -149,7 +155,11 @@ TEST(JaxNnParity, FunctionsOverAxes) {
           return standardize(v, {0, 1}, std::nullopt, std::nullopt, /*epsilon=*/0.1);
         }}},
       {"glu_axis0", {"vec/x", [](const Array& v) { return glu(v, 0); }}},
-      {"glu_last", {"vec/x", [](const Array& v) { return glu(reshape(v, {11, 2})); }}},
+      {"glu_last",
+       {"vec/x",
+        [](const Array& v) {
+          return glu(reshape(v, {11, 2}));
+        }}},
   };
   for (const auto& [name, c] : cases) {
     SCOPED_TRACE(name);
@@ -243,7 +253,9 @@ TEST(JaxNnParity, VmapAndJitEqualEager) {
     expect_equal(vmap(f)(x), eager, std::string(name) + " vmap");
     expect_allclose(jit(f)(x), eager, 1e-6, 1e-7, std::string(name) + " jit");
     // jit(vmap(grad)) of the per-row sum.
-    auto row_grad = [&](const Array& r) { return grad([&](const Array& v) { return sum(f(v)); })(r); };
+    auto row_grad = [&](const Array& r) {
+      return grad([&](const Array& v) { return sum(f(v)); })(r);
+    };
     expect_allclose(jit(vmap(row_grad))(x), grad_of_sum(f, x), 1e-6, 1e-7,
                     std::string(name) + " jit(vmap(grad))");
   }
@@ -252,6 +264,14 @@ TEST(JaxNnParity, VmapAndJitEqualEager) {
   expect_equal(vmap(g)(batched), stack({g(x), g(x * 0.5f), g(-x)}), "glu vmap");
   auto sm = [](const Array& v) { return softmax(v, Axes{0, 1}); };
   expect_allclose(jit(sm)(x * 0.1f), sm(x * 0.1f), 1e-6, 1e-7, "softmax(all) jit");
+}
+
+TEST(JaxNnParity, DtypesAsInJax) {
+  // Elementwise activations keep a low-precision dtype (the C++ scalars are weak).
+  Array h = astype(vectors().get("act/x"), DType::kBF16);
+  for (const auto& [name, f] : elementwise()) EXPECT_EQ(f(h).dtype(), DType::kBF16) << name;
+  // relu of integers stays integer (jnp.maximum(x, 0)).
+  EXPECT_EQ(relu(array<int32_t>({-2, 0, 3})).to_vector<int32_t>(), (std::vector<int32_t>{0, 0, 3}));
 }
 
 TEST(JaxNnParity, Errors) {

@@ -35,20 +35,19 @@ const auto relu6_fn =
                },
                "relu6");
 
-// jnp.logaddexp(x, 0) (lax_other.logaddexp with x2 = 0): NaN stays NaN; its custom_jvp
-// multiplies the tangent by exp(x - out), with +inf replaced by 0 on both sides.
+// jnp.logaddexp(x, 0) (lax_other.logaddexp with x2 = 0): NaN stays NaN. JAX's custom_jvp
+// multiplies the tangent by exp(x - out) (infinities replaced by 0), where out is logaddexp
+// itself, so its own derivative is again exp(x - out). That factor is sigmoid(x); written as
+// sigmoid, the rule differentiates to JAX's second derivative s (1 - s) (exp(x - out) of the
+// plain-op primal would not: at 0 the kinks of max and abs give out' = 0, not 1/2).
 Array softplus_primal(const Array& x) {
   return where(isnan(x), x, graft::maximum(x, 0.0) + log1p(exp(-abs(x))));
-}
-Array replace_inf(const Array& x) {
-  return where(x == std::numeric_limits<double>::infinity(), zeros_like(x), x);
 }
 const auto softplus_fn =
     custom_jvp([](const Array& x) { return softplus_primal(x); },
                [](const Unary& p, const Unary& t) {
                  const Array& x = std::get<0>(p);
-                 Array out = softplus_primal(x);
-                 return std::pair{out, std::get<0>(t) * exp(replace_inf(x) - replace_inf(out))};
+                 return std::pair{softplus_primal(x), std::get<0>(t) * sigmoid(x)};
                },
                "softplus");
 

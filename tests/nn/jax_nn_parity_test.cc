@@ -266,6 +266,23 @@ TEST(JaxNnParity, VmapAndJitEqualEager) {
   expect_allclose(jit(sm)(x * 0.1f), sm(x * 0.1f), 1e-6, 1e-7, "softmax(all) jit");
 }
 
+TEST(JaxNnParity, ForwardModeAndSecondOrder) {
+  // The custom_jvp functions in forward mode: jvp with a ones tangent equals the gradient of
+  // the sum (elementwise), for every activation.
+  const Array x = vectors().get("act/x");
+  for (const auto& [name, f] : elementwise()) {
+    auto [y, t] = jvp(f, std::tuple{x}, std::tuple{ones_like(x)});
+    expect_allclose(t, vectors().get("act/" + name + "/grad"), kRtol, kAtol, name + " jvp");
+  }
+  // softplus'' = sigmoid (1 - sigmoid): differentiating through its custom_jvp rule.
+  Array small = linspace(-4.0, 4.0, 9);
+  auto d1 = [](const Array& v) {
+    return sum(grad([](const Array& u) { return sum(softplus(u)); })(v));
+  };
+  Array s = sigmoid(small);
+  expect_allclose(grad(d1)(small), s * (1.0 - s), 1e-5, 1e-6, "softplus''");
+}
+
 TEST(JaxNnParity, DtypesAsInJax) {
   // Elementwise activations keep a low-precision dtype (the C++ scalars are weak).
   Array h = astype(vectors().get("act/x"), DType::kBF16);

@@ -14,6 +14,7 @@ Contents:
   act/x                      the fixed f32 input: 0, tiny, kinks (+-1, -3, 3, 6), large
   act/<name>/value           jax.nn.<name>(x) (with the parameters in the name)
   act/<name>/grad            jax.grad(lambda x: jnp.sum(jax.nn.<name>(x)))(x)
+  act/<name>/grad2           the second derivative: jax.grad of the sum of the above
   vec/w                      fixed weights (2, 11) for the non-elementwise functions
   vec/<name>/value, /grad    f(x.reshape(2, 11)) and grad of sum(w * f(...)) (the plain sum
                              would give softmax / standardize a zero gradient)
@@ -79,7 +80,9 @@ put("act/x", X)
 x = jnp.asarray(X)
 for name, f in ELEMENTWISE.items():
     put(f"act/{name}/value", f(x))
+    d1 = lambda v, f=f: jnp.sum(jax.grad(lambda u: jnp.sum(f(u)))(v))
     put(f"act/{name}/grad", jax.grad(lambda v: jnp.sum(f(v)))(x))
+    put(f"act/{name}/grad2", jax.grad(d1)(x))
 
 # log1mexp is defined for x > 0 only.
 X1 = np.array([1e-3, 0.1, 0.5, 0.6931, 0.6932, 1.0, 3.0, 20.0], dtype=np.float32)

@@ -3,10 +3,10 @@
 // tests/nn/testdata/jax_nn_vectors.json, written by
 //   ~/.cache/graft-peers/venv/bin/python tools/make_jax_nn_vectors.py
 // (see its docstring for what each entry is). Gradients are jax.grad of sum(f(x)) on an input
-// with 0, +-1, -3, 3, 6 (the kinks) and +-100; for the functions over axes, of a weighted
-// sum. Initializers are compared bit for bit where graft draws the same samples with the
-// same f32 arithmetic, and to rounding for orthogonal (graft's own QR).
-// Also: vmap and jit of some of them equal eager, and the errors.
+// with 0, +-1, -3, 3, 6 (the kinks) and +-100, and second derivatives (grad of the sum of
+// that); for the functions over axes, grad of a weighted sum. Initializers are compared bit for bit
+// where graft draws the same samples with the same f32 arithmetic, and to rounding for orthogonal
+// (graft's own QR). Also: vmap and jit of some of them equal eager, and the errors.
 #include <cstring>
 #include <functional>
 #include <map>
@@ -94,6 +94,18 @@ TEST(JaxNnParity, ElementwiseValuesAndGradients) {
     expect_allclose(y, vectors().get("act/" + name + "/value"), kRtol, kAtol, name + " value");
     expect_allclose(grad_of_sum(f, x), vectors().get("act/" + name + "/grad"), kRtol, kAtol,
                     name + " grad");
+  }
+}
+
+// Second derivatives through the custom_jvp rules and the kinks (grad of the sum of the
+// first derivative, elementwise f'').
+TEST(JaxNnParity, SecondDerivatives) {
+  const Array x = vectors().get("act/x");
+  for (const auto& [name, f] : elementwise()) {
+    SCOPED_TRACE(name);
+    auto d1 = [&](const Array& v) { return sum(grad_of_sum(f, v)); };
+    expect_allclose(grad(d1)(x), vectors().get("act/" + name + "/grad2"), 1e-5, 1e-6,
+                    name + " grad2");
   }
 }
 

@@ -121,22 +121,22 @@ Array exp2(const Array& x) {
 
 Array logaddexp(const Array& a, const Array& b) {
   auto [x1, x2] = inexact2("logaddexp", a, b);
-  return custom_jvp2("logaddexp", x1, x2, logaddexp_value,
-                     [](const Array& x1, const Array& x2, const Array& out, const Array& t1,
-                        const Array& t2) {
-                       Array o = replace_inf(out);
-                       return t1 * exp(replace_inf(x1) - o) + t2 * exp(replace_inf(x2) - o);
-                     });
+  return custom_jvp2(
+      "logaddexp", x1, x2, logaddexp_value,
+      [](const Array& x1, const Array& x2, const Array& out, const Array& t1, const Array& t2) {
+        Array o = replace_inf(out);
+        return t1 * exp(replace_inf(x1) - o) + t2 * exp(replace_inf(x2) - o);
+      });
 }
 
 Array logaddexp2(const Array& a, const Array& b) {
   auto [x1, x2] = inexact2("logaddexp2", a, b);
-  return custom_jvp2("logaddexp2", x1, x2, logaddexp2_value,
-                     [](const Array& x1, const Array& x2, const Array& out, const Array& t1,
-                        const Array& t2) {
-                       Array o = replace_inf(out);
-                       return t1 * exp2(replace_inf(x1) - o) + t2 * exp2(replace_inf(x2) - o);
-                     });
+  return custom_jvp2(
+      "logaddexp2", x1, x2, logaddexp2_value,
+      [](const Array& x1, const Array& x2, const Array& out, const Array& t1, const Array& t2) {
+        Array o = replace_inf(out);
+        return t1 * exp2(replace_inf(x1) - o) + t2 * exp2(replace_inf(x2) - o);
+      });
 }
 
 Array hypot(const Array& a, const Array& b) {
@@ -166,12 +166,12 @@ Array cbrt(const Array& x) {
 
 Array arctan2(const Array& y, const Array& x) {
   auto [x1, x2] = inexact2("arctan2", y, x);
-  return custom_jvp2("atan2", x1, x2, atan2_value,
-                     [](const Array& y, const Array& x, const Array&, const Array& ty,
-                        const Array& tx) {
-                       Array denom = square(y) + square(x);
-                       return ty * (x / denom) + tx * (-y / denom);
-                     });
+  return custom_jvp2(
+      "atan2", x1, x2, atan2_value,
+      [](const Array& y, const Array& x, const Array&, const Array& ty, const Array& tx) {
+        Array denom = square(y) + square(x);
+        return ty * (x / denom) + tx * (-y / denom);
+      });
 }
 
 Array deg2rad(const Array& x) { return inexact("deg2rad", x) * Array(kPi / 180); }
@@ -186,8 +186,7 @@ Array sinc(const Array& x) {
   // _sinc_maclaurin coefficients (value exactly 1 at 0). Evaluated at 0 off the zeros, so the
   // untaken branch stays finite (a zero cotangent times an infinite partial would be NaN).
   Array p = square(where(eq_zero, pi_x, zeros_like(pi_x)));
-  Array taylor =
-      1 + p * (-1.0 / 6 + p * (1.0 / 120 + p * (-1.0 / 5040 + p * (1.0 / 362880))));
+  Array taylor = 1 + p * (-1.0 / 6 + p * (1.0 / 120 + p * (-1.0 / 5040 + p * (1.0 / 362880))));
   return where(eq_zero, taylor, sin(safe) / safe);
 }
 
@@ -226,9 +225,7 @@ Array rint(const Array& x) {
 Array fmax(const Array& a, const Array& b) {
   return where(logical_or(greater(a, b), isnan(b)), a, b);
 }
-Array fmin(const Array& a, const Array& b) {
-  return where(logical_or(less(a, b), isnan(b)), a, b);
-}
+Array fmin(const Array& a, const Array& b) { return where(logical_or(less(a, b), isnan(b)), a, b); }
 
 Array heaviside(const Array& a, const Array& b) {
   auto [x1, x2] = inexact2("heaviside", a, b);

@@ -17,7 +17,8 @@ namespace graft {
 // ---- logarithms and exponentials (inexact) ----
 Array log2(const Array& x);   // log(x) / log(2)
 Array log10(const Array& x);  // log(x) * (1 / log(10))
-// 2^x. JAX binds the lax.exp2 primitive; here exp(x * ln 2) (equal within f32 rounding).
+// 2^x. JAX binds the lax.exp2 primitive; here power(2, x) (exact at integers; within f32
+// rounding of XLA's exp2 elsewhere). Derivative ln 2 * 2^x, as JAX's.
 Array exp2(const Array& x);
 // log(exp(a) + exp(b)) without overflow, and its base-2 twin. As in jax._src.lax.other, a
 // custom_jvp: the tangent is ta * exp(a - out) + tb * exp(b - out) with +inf replaced by 0,

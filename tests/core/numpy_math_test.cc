@@ -166,8 +166,7 @@ std::vector<Case> cases() {
       {"isclose", 2, [](const std::vector<Array>& x) { return isclose(x[0], x[1]); }},
       {"isclose_nan", 2,
        [](const std::vector<Array>& x) { return isclose(x[0], x[1], 1e-5, 1e-8, true); }},
-      {"isclose_tol", 2,
-       [](const std::vector<Array>& x) { return isclose(x[0], x[1], 0.5, 1.0); }},
+      {"isclose_tol", 2, [](const std::vector<Array>& x) { return isclose(x[0], x[1], 0.5, 1.0); }},
   };
 }
 
@@ -188,8 +187,7 @@ TEST(NumpyMath, ValuesMatchJax) {
   for (const Case& c : cases()) {
     const Vec& want = vectors().at("value " + c.name);
     Array y = c.f(inputs(c.arity));
-    EXPECT_EQ(dtype_name(y.dtype()), want.dtype == "bool" ? std::string("bool") : "f32")
-        << c.name;
+    EXPECT_EQ(dtype_name(y.dtype()), want.dtype == "bool" ? std::string("bool") : "f32") << c.name;
     expect_close(values_of(y), want.v, c.tol, true, "value " + c.name);
   }
 }
@@ -202,8 +200,11 @@ TEST(NumpyMath, GradientsMatchJax) {
     if (c.arity == 1) {
       gs.push_back(grad([&](const Array& x) { return sum(c.f({x})); })(xs[0]));
     } else {
-      auto [g0, g1] = grad([&](const Array& x, const Array& y) { return sum(c.f({x, y})); },
-                           argnums<0, 1>)(xs[0], xs[1]);
+      auto [g0, g1] = grad(
+          [&](const Array& x, const Array& y) {
+            return sum(c.f({x, y}));
+          },
+          argnums<0, 1>)(xs[0], xs[1]);
       gs = {g0, g1};
     }
     for (size_t i = 0; i < gs.size(); ++i) {
@@ -232,11 +233,10 @@ TEST(NumpyMath, SincHigherDerivativesAtZero) {
   auto d3 = grad([&](const Array& x) { return sum(d2(x)); });
   auto d4 = grad([&](const Array& x) { return sum(d3(x)); });
   Array zeros2 = f32({0.0, -0.0});
-  expect_close(values_of(d2(zeros2)),
-               {vectors().at("d2 sinc").v[0], vectors().at("d2 sinc").v[1]}, {}, false, "d2");
-  expect_close(values_of(d4(zeros2)),
-               {vectors().at("d4 sinc").v[0], vectors().at("d4 sinc").v[1]}, {1e-5, 1e-7},
-               false, "d4");
+  expect_close(values_of(d2(zeros2)), {vectors().at("d2 sinc").v[0], vectors().at("d2 sinc").v[1]},
+               {}, false, "d2");
+  expect_close(values_of(d4(zeros2)), {vectors().at("d4 sinc").v[0], vectors().at("d4 sinc").v[1]},
+               {1e-5, 1e-7}, false, "d4");
   EXPECT_NEAR(values_of(d2(zeros2))[0], -M_PI * M_PI / 3, 1e-5);
   EXPECT_EQ(values_of(d3(zeros2))[0], 0.0);
 }
@@ -275,8 +275,7 @@ TEST(NumpyMath, VmapMatchesEager) {
 TEST(NumpyMath, VmapOfGrad) {
   Array a = reshape(f32(input("binary_a")), {11, 11});
   Array bb = reshape(f32(input("binary_b")), {11, 11});
-  auto g = grad([](const Array& x, const Array& y) { return sum(logaddexp(x, y)); },
-                argnums<0, 1>);
+  auto g = grad([](const Array& x, const Array& y) { return sum(logaddexp(x, y)); }, argnums<0, 1>);
   auto [w0, w1] = g(a, bb);
   auto [v0, v1] = vmap([&](const Array& x, const Array& y) { return g(x, y); })(a, bb);
   expect_same(v0, w0, "vmap grad0 logaddexp");
@@ -304,8 +303,7 @@ TEST(NumpyMath, Promotion) {
   EXPECT_EQ(arctan2(array<int32_t>({1}), array<int32_t>({-1})).dtype(), DType::kF32);
   EXPECT_EQ(values_of(signbit(array<bf16>({bf16(-0.0f), bf16(1.0f)}))),
             (std::vector<double>{1, 0}));
-  EXPECT_EQ(values_of(signbit(array<double>({-0.0, 1.0, -2.0}))),
-            (std::vector<double>{1, 0, 1}));
+  EXPECT_EQ(values_of(signbit(array<double>({-0.0, 1.0, -2.0}))), (std::vector<double>{1, 0, 1}));
   EXPECT_TRUE(allclose(f32({1.0, 2.0}), f32({1.0, 2.00001})).item<bool>());
   EXPECT_FALSE(allclose(f32({1.0, NAN}), f32({1.0, NAN})).item<bool>());
   EXPECT_TRUE(allclose(f32({1.0, NAN}), f32({1.0, NAN}), 1e-5, 1e-8, true).item<bool>());

@@ -1,0 +1,302 @@
+// jax.numpy math functions (core/ops_numpy_math.h), each written as JAX 0.10.2 writes it in
+// jax/_src/numpy/ufuncs.py, lax_numpy.py and jax/_src/lax/other.py, over graft's public ops.
+// Where JAX binds a lax primitive graft does not have (atan2, cbrt, exp2) the value is a
+// composite and the derivative JAX's rule, attached with a custom_jvp (the custom_jvp_call
+// primitive), so grad, vmap and jit see JAX's derivative.
+#include <cmath>
+#include <limits>
+#include <numbers>
+
+#include "core/error.h"
+#include "core/ops.h"
+#include "core/ops_util.h"
+#include "core/primitives/call.h"
+#include "core/primitives/elementwise.h"
+
+namespace graft {
+
+using detail::check_valid;
+using detail::convert;
+using detail::promote_and_broadcast;
+using P = PrimitiveId;
+
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+constexpr double kPi = std::numbers::pi;
+
+// promote_args_inexact for one operand: integers and bool become the default float (f32),
+// weak if x is weak.
+Array inexact(const char* op, const Array& x) {
+  check_valid(op, x);
+  return is_floating(x.dtype()) ? x : convert(x, DType::kF32, x.weak_type());
+}
+
+// promote_args_inexact for two: the common type (then f32 if not floating), broadcast.
+std::pair<Array, Array> inexact2(const char* op, const Array& a, const Array& b) {
+  std::vector<Array> xs = promote_and_broadcast(op, {a, b});
+  if (!is_floating(xs[0].dtype())) {
+    bool weak = xs[0].weak_type();
+    xs[0] = convert(xs[0], DType::kF32, weak);
+    xs[1] = convert(xs[1], DType::kF32, weak);
+  }
+  return {xs[0], xs[1]};
+}
+
+// A custom_jvp of a function of two same-typed operands: `f` gives the value, `rule` the
+// tangent (linear in ta, tb) from the primals and the value.
+template <typename F, typename Rule>
+Array custom_jvp2(const char* name, const Array& a, const Array& b, F f, Rule rule) {
+  FlatFn fn = [f](const std::vector<Array>& xs) { return std::vector<Array>{f(xs[0], xs[1])}; };
+  detail::JvpRuleFn jr = [f, rule](const std::vector<Array>& ps, const std::vector<Array>& ts) {
+    Array out = f(ps[0], ps[1]);
+    Array t = rule(ps[0], ps[1], out, ts[0], ts[1]);
+    return std::pair{std::vector<Array>{out}, std::vector<Array>{t}};
+  };
+  return detail::bind_custom_jvp(name, fn, jr, {a, b})[0];
+}
+
+// lax.other._replace_inf: +inf -> 0.
+Array replace_inf(const Array& x) { return where(equal(x, kInf), zeros_like(x), x); }
+
+Array logaddexp_value(const Array& a, const Array& b) {
+  Array amax = maximum(a, b);
+  Array delta = a - b;
+  return where(isnan(delta), a + b, amax + log1p(exp(-abs(delta))));
+}
+
+Array logaddexp2_value(const Array& a, const Array& b) {
+  Array amax = maximum(a, b);
+  Array delta = a - b;
+  Array inv_ln2(1.0 / std::numbers::ln2);
+  return where(isnan(delta), a + b, amax + inv_ln2 * log1p(exp2(-abs(delta))));
+}
+
+// atan2(y, x) from atan of |y| / |x| in [0, pi/2], then reflected: pi - t where x's sign bit
+// is set, and negated where y's is. 0 / 0 and inf / inf are the cases the quotient misses.
+Array atan2_value(const Array& y, const Array& x) {
+  Array ay = abs(y), ax = abs(x);
+  Array t = atan(ay / ax);
+  t = where(logical_and(equal(ay, 0), equal(ax, 0)), zeros_like(t), t);
+  t = where(logical_and(isinf(ay), isinf(ax)), Array(kPi / 4), t);
+  t = where(signbit(x), Array(kPi) - t, t);
+  return where(signbit(y), -t, t);
+}
+
+// lax.round (half away from zero), as core/ops_elementwise.cc writes it.
+Array round_half_away(const Array& x) {
+  Array t = trunc(x);
+  return where(greater_equal(abs(x - t), 0.5), t + sign(x), t);
+}
+
+double finfo_max(DType d) {
+  switch (d) {
+    case DType::kF16:
+      return 65504.0;
+    case DType::kBF16:
+      return 3.3895313892515355e38;
+    case DType::kF32:
+      return std::numeric_limits<float>::max();
+    default:
+      return std::numeric_limits<double>::max();
+  }
+}
+
+}  // namespace
+
+Array log2(const Array& x) {
+  Array f = inexact("log2", x);
+  return log(f) / Array(std::numbers::ln2);
+}
+
+Array log10(const Array& x) {
+  Array f = inexact("log10", x);
+  return log(f) * Array(0.4342944819032518);  // exactly 1 / log(10) rounded, as jnp
+}
+
+Array exp2(const Array& x) {
+  Array f = inexact("exp2", x);
+  return power(full_like(f, 2.0), f);
+}
+
+Array logaddexp(const Array& a, const Array& b) {
+  auto [x1, x2] = inexact2("logaddexp", a, b);
+  return custom_jvp2(
+      "logaddexp", x1, x2, logaddexp_value,
+      [](const Array& x1, const Array& x2, const Array& out, const Array& t1, const Array& t2) {
+        Array o = replace_inf(out);
+        return t1 * exp(replace_inf(x1) - o) + t2 * exp(replace_inf(x2) - o);
+      });
+}
+
+Array logaddexp2(const Array& a, const Array& b) {
+  auto [x1, x2] = inexact2("logaddexp2", a, b);
+  return custom_jvp2(
+      "logaddexp2", x1, x2, logaddexp2_value,
+      [](const Array& x1, const Array& x2, const Array& out, const Array& t1, const Array& t2) {
+        Array o = replace_inf(out);
+        return t1 * exp2(replace_inf(x1) - o) + t2 * exp2(replace_inf(x2) - o);
+      });
+}
+
+Array hypot(const Array& a, const Array& b) {
+  auto [x1, x2] = inexact2("hypot", a, b);
+  x1 = abs(x1);
+  x2 = abs(x2);
+  Array idx_inf = logical_or(isposinf(x1), isposinf(x2));
+  Array hi = maximum(x1, x2), lo = minimum(x1, x2);
+  Array hi_zero = equal(hi, 0);
+  Array safe = where(hi_zero, ones_like(hi), hi);
+  Array r = where(hi_zero, hi, hi * sqrt(1 + square(lo / safe)));
+  return where(idx_inf, full_like(r, kInf), r);
+}
+
+Array cbrt(const Array& x) {
+  Array f = inexact("cbrt", x);
+  auto value = [](const Array& v) { return sign(v) * power(abs(v), Array(1.0 / 3.0)); };
+  FlatFn fn = [value](const std::vector<Array>& xs) { return std::vector<Array>{value(xs[0])}; };
+  detail::JvpRuleFn jr = [value](const std::vector<Array>& ps, const std::vector<Array>& ts) {
+    Array ans = value(ps[0]);
+    // JAX's cbrt jvp: g * (1/3 * ans^-2).
+    Array t = ts[0] * (Array(1.0 / 3.0) * (1 / (ans * ans)));
+    return std::pair{std::vector<Array>{ans}, std::vector<Array>{t}};
+  };
+  return detail::bind_custom_jvp("cbrt", fn, jr, {f})[0];
+}
+
+Array arctan2(const Array& y, const Array& x) {
+  auto [x1, x2] = inexact2("arctan2", y, x);
+  return custom_jvp2(
+      "atan2", x1, x2, atan2_value,
+      [](const Array& y, const Array& x, const Array&, const Array& ty, const Array& tx) {
+        Array denom = square(y) + square(x);
+        return ty * (x / denom) + tx * (-y / denom);
+      });
+}
+
+Array deg2rad(const Array& x) { return inexact("deg2rad", x) * Array(kPi / 180); }
+Array rad2deg(const Array& x) { return inexact("rad2deg", x) * Array(180 / kPi); }
+
+Array sinc(const Array& x) {
+  Array f = inexact("sinc", x);
+  Array eq_zero = equal(f, 0);
+  Array pi_x = Array(kPi) * f;
+  Array safe = where(eq_zero, ones_like(pi_x), pi_x);
+  // sin(y) / y = sum_k (-1)^k y^2k / (2k+1)!: its derivatives at 0 are JAX's
+  // _sinc_maclaurin coefficients (value exactly 1 at 0). Evaluated at 0 off the zeros, so the
+  // untaken branch stays finite (a zero cotangent times an infinite partial would be NaN).
+  Array p = square(where(eq_zero, pi_x, zeros_like(pi_x)));
+  Array taylor = 1 + p * (-1.0 / 6 + p * (1.0 / 120 + p * (-1.0 / 5040 + p * (1.0 / 362880))));
+  return where(eq_zero, taylor, sin(safe) / safe);
+}
+
+Array copysign(const Array& a, const Array& b) {
+  auto [x1, x2] = inexact2("copysign", a, b);
+  Array m = abs(x1);
+  return where(signbit(x2), -m, m);
+}
+
+Array signbit(const Array& x) {
+  check_valid("signbit", x);
+  DType d = x.dtype();
+  if (d == DType::kBool) return full(x.shape(), 0, DType::kBool);
+  if (is_integral(d)) return less(x, 0);
+  if (d == DType::kF64) {
+    Array bits = bitcast_convert_type(x, DType::kI64);
+    return not_equal(shift_right_logical(bits, scalar(63, DType::kI64)), scalar(0, DType::kI64));
+  }
+  // f16 and bf16 widen exactly (sign bits included) to f32; graft has no 16-bit integers.
+  Array bits = bitcast_convert_type(convert(x, DType::kF32), DType::kU32);
+  return not_equal(shift_right_logical(bits, scalar(31, DType::kU32)), scalar(0, DType::kU32));
+}
+
+Array trunc(const Array& x) {
+  check_valid("trunc", x);
+  if (!is_floating(x.dtype())) return x;
+  return where(less(x, 0), ceil(x), floor(x));
+}
+
+Array rint(const Array& x) {
+  check_valid("rint", x);
+  if (!is_floating(x.dtype())) return convert(x, DType::kF32);
+  return round(x);
+}
+
+Array fmax(const Array& a, const Array& b) {
+  return where(logical_or(greater(a, b), isnan(b)), a, b);
+}
+Array fmin(const Array& a, const Array& b) { return where(logical_or(less(a, b), isnan(b)), a, b); }
+
+Array heaviside(const Array& a, const Array& b) {
+  auto [x1, x2] = inexact2("heaviside", a, b);
+  Array zero = zeros_like(x1);
+  return where(less(x1, zero), zero,
+               where(greater(x1, zero), ones_like(x1), where(isnan(x1), x1, x2)));
+}
+
+Array float_power(const Array& a, const Array& b) {
+  auto [x1, x2] = inexact2("float_power", a, b);
+  return power(x1, x2);
+}
+
+Array positive(const Array& x) {
+  check_valid("positive", x);
+  return x;
+}
+Array fabs(const Array& x) { return abs(inexact("fabs", x)); }
+
+Array isposinf(const Array& x) {
+  check_valid("isposinf", x);
+  if (!is_floating(x.dtype())) return full(x.shape(), 0, DType::kBool);
+  return equal(x, kInf);
+}
+Array isneginf(const Array& x) {
+  check_valid("isneginf", x);
+  if (!is_floating(x.dtype())) return full(x.shape(), 0, DType::kBool);
+  return equal(x, -kInf);
+}
+
+Array nan_to_num(const Array& x, double nan, std::optional<double> posinf,
+                 std::optional<double> neginf) {
+  check_valid("nan_to_num", x);
+  DType d = x.dtype();
+  if (!is_floating(d)) return x;
+  double hi = posinf.value_or(finfo_max(d)), lo = neginf.value_or(-finfo_max(d));
+  Array out = where(isnan(x), scalar(nan, d), x);
+  out = where(isposinf(out), scalar(hi, d), out);
+  return where(isneginf(out), scalar(lo, d), out);
+}
+
+Array isclose(const Array& a, const Array& b, double rtol, double atol, bool equal_nan) {
+  auto [x, y] = inexact2("isclose", a, b);
+  DType d = x.dtype();
+  Array in_range = less_equal(abs(x - y), scalar(atol, d) + scalar(rtol, d) * abs(y));
+  Array out = logical_or(equal(x, y), logical_and(isfinite(y), in_range));
+  return equal_nan ? logical_or(out, logical_and(isnan(x), isnan(y))) : out;
+}
+
+Array allclose(const Array& a, const Array& b, double rtol, double atol, bool equal_nan) {
+  return all(isclose(a, b, rtol, atol, equal_nan));
+}
+
+Array fmod(const Array& a, const Array& b) {
+  std::vector<Array> xs = promote_and_broadcast("fmod", {a, b});
+  Array x = xs[0], y = xs[1];
+  if (x.dtype() == DType::kBool) fail("fmod", "is not defined for bool operands");
+  if (!is_floating(y.dtype())) y = where(equal(y, 0), ones_like(y), y);
+  return binary(P::kRem, x, y);
+}
+
+std::pair<Array, Array> divmod(const Array& a, const Array& b) {
+  std::vector<Array> xs = promote_and_broadcast("divmod", {a, b});
+  const Array &x1 = xs[0], &x2 = xs[1];
+  if (x1.dtype() == DType::kBool) fail("divmod", "is not defined for bool operands");
+  if (!is_floating(x1.dtype())) return {floor_divide(x1, x2), remainder(x1, x2)};
+  // jnp's _float_divmod (CPython's float_divmod).
+  Array mod = binary(P::kRem, x1, x2);
+  Array div = binary(P::kDiv, where(equal(x2, 0), x1, x1 - mod), x2);
+  Array ind = logical_and(not_equal(mod, 0), not_equal(sign(x2), sign(mod)));
+  return {round_half_away(where(ind, div - 1, div)), where(ind, mod + x2, mod)};
+}
+
+}  // namespace graft

@@ -40,6 +40,14 @@ Array cbrt(const Array& x);
 // dx * -y / (x^2 + y^2) (NaN at the origin, as in JAX).
 Array arctan2(const Array& y, const Array& x);
 inline Array atan2(const Array& y, const Array& x) { return arctan2(y, x); }
+
+// jnp's NumPy spellings of the inverse trigonometric and hyperbolic functions (core/ops.h).
+inline Array arccos(const Array& x) { return acos(x); }
+inline Array arcsin(const Array& x) { return asin(x); }
+inline Array arctan(const Array& x) { return atan(x); }
+inline Array arccosh(const Array& x) { return acosh(x); }
+inline Array arcsinh(const Array& x) { return asinh(x); }
+inline Array arctanh(const Array& x) { return atanh(x); }
 Array deg2rad(const Array& x);  // x * (pi / 180)
 Array rad2deg(const Array& x);  // x * (180 / pi)
 inline Array radians(const Array& x) { return deg2rad(x); }

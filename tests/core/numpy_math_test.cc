@@ -315,5 +315,15 @@ TEST(NumpyMath, Promotion) {
   EXPECT_EQ(values_of(fix(f32({-2.5})))[0], -2.0);
 }
 
+TEST(NumpyMathTest, NumpySpellingsOfTheInverseFunctionsAreTheSameOps) {
+  Array x = arange(-0.9, 0.9, 0.3), y = arange(1.5, 4.0, 0.5);
+  EXPECT_EQ(arccos(x).to_vector<float>(), acos(x).to_vector<float>());
+  EXPECT_EQ(arcsin(x).to_vector<float>(), asin(x).to_vector<float>());
+  EXPECT_EQ(arctan(x).to_vector<float>(), atan(x).to_vector<float>());
+  EXPECT_EQ(arctanh(x).to_vector<float>(), atanh(x).to_vector<float>());
+  EXPECT_EQ(arcsinh(x).to_vector<float>(), asinh(x).to_vector<float>());
+  EXPECT_EQ(arccosh(y).to_vector<float>(), acosh(y).to_vector<float>());
+}
+
 }  // namespace
 }  // namespace graft

@@ -191,7 +191,9 @@ TEST(NumpyArrayVectors, AllCasesPresent) {
   // Every non-einsum case of the file is run here.
   for (const auto& [key, v] : vectors()) {
     std::string name = key.substr(0, key.find('.'));
-    if (name.rfind("einsum_", 0) != 0) EXPECT_TRUE(cases().count(name)) << name;
+    if (name.rfind("einsum_", 0) != 0) {
+      EXPECT_TRUE(cases().count(name)) << name;
+    }
   }
 }
 

@@ -86,7 +86,8 @@ Parsed parse(const std::string& subscripts_in, const std::vector<Array>& ops) {
     if (out_str.find("->") != std::string::npos || out_str.find(',') != std::string::npos) {
       fail("einsum", "subscripts '", subscripts_in, "' have more than one output");
     }
-  } else if (subscripts.find('-') != std::string::npos || subscripts.find('>') != std::string::npos) {
+  } else if (subscripts.find('-') != std::string::npos ||
+             subscripts.find('>') != std::string::npos) {
     fail("einsum", "invalid '->' in subscripts '", subscripts_in, "'");
   }
   std::vector<std::string> terms;
@@ -271,8 +272,8 @@ Plan prepare(const std::string& subscripts, const std::vector<Array>& operands) 
       int64_t& s = size.try_emplace(p.inputs[i][d], n).first->second;
       if (s == 1) s = n;
       if (n != 1 && n != s) {
-        fail("einsum", "label has sizes ", s, " and ", n, " in '", subscripts,
-             "' (operand ", i, " of shape ", shape_str(operands[i].shape()), ")");
+        fail("einsum", "label has sizes ", s, " and ", n, " in '", subscripts, "' (operand ", i,
+             " of shape ", shape_str(operands[i].shape()), ")");
       }
     }
   }
@@ -379,7 +380,8 @@ Array einsum(const std::string& subscripts, const std::vector<Array>& operands) 
   }
   std::vector<int> perm;
   for (int l : plan.output) {
-    perm.push_back(static_cast<int>(std::find(r.names.begin(), r.names.end(), l) - r.names.begin()));
+    perm.push_back(
+        static_cast<int>(std::find(r.names.begin(), r.names.end(), l) - r.names.begin()));
   }
   bool identity = true;
   for (size_t k = 0; k < perm.size(); ++k) identity = identity && perm[k] == static_cast<int>(k);

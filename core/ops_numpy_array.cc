@@ -128,9 +128,7 @@ Array tri_mask(const char* op, const Array& m, int64_t k) {
 }
 }  // namespace
 
-Array tril(const Array& m, int64_t k) {
-  return where(tri_mask("tril", m, k), m, zeros_like(m));
-}
+Array tril(const Array& m, int64_t k) { return where(tri_mask("tril", m, k), m, zeros_like(m)); }
 
 Array triu(const Array& m, int64_t k) {
   return where(tri_mask("triu", m, k - 1), zeros_like(m), m);
@@ -151,8 +149,8 @@ Array diagonal(const Array& a, int64_t offset, int64_t axis1, int64_t axis2) {
   perm.push_back(static_cast<int>(ax2));
   Array t = transpose(a, perm);
   int64_t n = a.shape()[ax1], m = a.shape()[ax2];
-  int64_t len = std::max<int64_t>(0, std::min(n + std::min<int64_t>(offset, 0),
-                                               m - std::max<int64_t>(offset, 0)));
+  int64_t len = std::max<int64_t>(
+      0, std::min(n + std::min<int64_t>(offset, 0), m - std::max<int64_t>(offset, 0)));
   Shape lead(t.shape().begin(), t.shape().end() - 2);
   Shape flat = lead;
   flat.push_back(n * m);
@@ -270,9 +268,13 @@ Array hstack(const std::vector<Array>& xs) {
   return concatenate(a, a[0].ndim() == 1 ? 0 : 1);
 }
 
-Array vstack(const std::vector<Array>& xs) { return concatenate(each("vstack", xs, atleast_2d), 0); }
+Array vstack(const std::vector<Array>& xs) {
+  return concatenate(each("vstack", xs, atleast_2d), 0);
+}
 
-Array dstack(const std::vector<Array>& xs) { return concatenate(each("dstack", xs, atleast_3d), 2); }
+Array dstack(const std::vector<Array>& xs) {
+  return concatenate(each("dstack", xs, atleast_3d), 2);
+}
 
 Array column_stack(const std::vector<Array>& xs) {
   if (xs.empty()) fail("column_stack", "needs at least one array");
@@ -382,19 +384,17 @@ Array cross(const Array& a_in, const Array& b_in, int64_t axisa, int64_t axisb, 
     fail("cross", "vector dims must be 2 or 3, got ", shape_str(a_in.shape()), " and ",
          shape_str(b_in.shape()));
   }
-  auto comp = [](const Array& x, int64_t i) {
-    return squeeze(slice_axis(x, -1, i, i + 1), {-1});
-  };
+  auto comp = [](const Array& x, int64_t i) { return squeeze(slice_axis(x, -1, i, i + 1), {-1}); };
   if (na == 2 && nb == 2) {
     return subtract(multiply(comp(a, 0), comp(b, 1)), multiply(comp(a, 1), comp(b, 0)));
   }
   Array a0 = comp(a, 0), a1 = comp(a, 1), b0 = comp(b, 0), b1 = comp(b, 1);
   Array a2 = na == 3 ? comp(a, 2) : zeros_like(a0);
   Array b2 = nb == 3 ? comp(b, 2) : zeros_like(b0);
-  Array c = stack({subtract(multiply(a1, b2), multiply(a2, b1)),
-                   subtract(multiply(a2, b0), multiply(a0, b2)),
-                   subtract(multiply(a0, b1), multiply(a1, b0))},
-                  0);
+  Array c = stack(
+      {subtract(multiply(a1, b2), multiply(a2, b1)), subtract(multiply(a2, b0), multiply(a0, b2)),
+       subtract(multiply(a0, b1), multiply(a1, b0))},
+      0);
   return moveaxis(c, 0, axisc);
 }
 

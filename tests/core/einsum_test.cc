@@ -172,6 +172,22 @@ TEST(EinsumTransforms, JitMatchesEager) {
   }
 }
 
+TEST(EinsumTransforms, JitOfGradMatchesGrad) {
+  for (const char* name : {"einsum_chain", "einsum_diag_pair", "einsum_ellipsis_bcast"}) {
+    SCOPED_TRACE(name);
+    std::string s = cases().at(name);
+    Array ct = to_array(vectors().at(std::string(name) + ".ct"));
+    auto loss = [s, ct](const std::vector<Array>& xs) { return sum(multiply(einsum(s, xs), ct)); };
+    std::vector<Array> g = grad(loss)(inputs(name)), jg = jit(grad(loss))(inputs(name));
+    ASSERT_EQ(g.size(), jg.size());
+    for (size_t k = 0; k < g.size(); ++k) {
+      std::vector<float> a = g[k].to_vector<float>(), b = jg[k].to_vector<float>();
+      ASSERT_EQ(a.size(), b.size());
+      for (size_t i = 0; i < a.size(); ++i) EXPECT_NEAR(a[i], b[i], 1e-5 * (1 + std::fabs(a[i])));
+    }
+  }
+}
+
 // vmap over a new leading axis of the first operand (the others unbatched) equals the loop.
 TEST(EinsumTransforms, VmapMatchesLoop) {
   for (const char* spec : {"ij,jk->ik", "ii->i", "ij,jk,kl->il", "...ij,...jk->...ik", "ij->"}) {

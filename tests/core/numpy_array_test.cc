@@ -21,6 +21,7 @@
 #include "gtest/gtest.h"
 #include "transforms/autodiff.h"
 #include "transforms/jit.h"
+#include "transforms/vmap.h"
 
 namespace graft {
 namespace {
@@ -116,7 +117,9 @@ const std::map<std::string, Fn>& cases() {
   using V = const std::vector<Array>&;
   static const auto* c = new std::map<std::string, Fn>{
       {"tensordot_2", one([](V x) { return tensordot(x[0], x[1], 2); })},
-      {"tensordot_pairs", one([](V x) { return tensordot(x[0], x[1], {0, 2}, {1, 0}); })},
+      {"tensordot_pairs", one([](V x) {
+         return tensordot(x[0], x[1], {0, 2}, {1, 0});
+       })},
       {"tensordot_0", one([](V x) { return tensordot(x[0], x[1], 0); })},
       {"inner", one([](V x) { return inner(x[0], x[1]); })},
       {"vdot", one([](V x) { return vdot(x[0], x[1]); })},
@@ -145,13 +148,19 @@ const std::map<std::string, Fn>& cases() {
       {"trace_axes", one([](V x) { return trace(x[0], 0, 2, 0); })},
       {"roll_flat", one([](V x) { return roll(x[0], 2); })},
       {"roll_axis", one([](V x) { return roll(x[0], -1, 1); })},
-      {"roll_multi", one([](V x) { return roll(x[0], std::vector<int64_t>{1, 5}, {0, 1}); })},
+      {"roll_multi", one([](V x) {
+         return roll(x[0], std::vector<int64_t>{1, 5}, {0, 1});
+       })},
       {"fliplr", one([](V x) { return fliplr(x[0]); })},
       {"flipud", one([](V x) { return flipud(x[0]); })},
       {"rot90_1", one([](V x) { return rot90(x[0]); })},
       {"rot90_2", one([](V x) { return rot90(x[0], 2); })},
-      {"rot90_3_axes", one([](V x) { return rot90(x[0], 3, {1, 2}); })},
-      {"rot90_m1_axes", one([](V x) { return rot90(x[0], -1, {2, 0}); })},
+      {"rot90_3_axes", one([](V x) {
+         return rot90(x[0], 3, {1, 2});
+       })},
+      {"rot90_m1_axes", one([](V x) {
+         return rot90(x[0], -1, {2, 0});
+       })},
       {"atleast_1d_s", one([](V x) { return atleast_1d(x[0]); })},
       {"atleast_2d_s", one([](V x) { return atleast_2d(x[0]); })},
       {"atleast_2d_v", one([](V x) { return atleast_2d(x[0]); })},
@@ -174,7 +183,9 @@ const std::map<std::string, Fn>& cases() {
       {"average_plain", one([](V x) { return average(x[0], {0}); })},
       {"average_w_same", one([](V x) { return average(x[0], {}, abs(x[1])); })},
       {"average_w_axis", one([](V x) { return average(x[0], {1}, abs(x[1])); })},
-      {"average_w_axes", one([](V x) { return average(x[0], {2, 0}, abs(x[1])); })},
+      {"average_w_axes", one([](V x) {
+         return average(x[0], {2, 0}, abs(x[1]));
+       })},
       {"cross_3", one([](V x) { return cross(x[0], x[1]); })},
       {"cross_3_2", one([](V x) { return cross(x[0], x[1]); })},
       {"cross_2", one([](V x) { return cross(x[0], x[1]); })},
@@ -201,7 +212,8 @@ TEST(NumpyArrayVectors, OutputsMatchJax) {
   for (const auto& [name, fn] : cases()) {
     SCOPED_TRACE(name);
     std::vector<Array> out = fn(inputs(name));
-    for (size_t k = 0; k < out.size(); ++k) expect_matches(out[k], name + ".out" + std::to_string(k));
+    for (size_t k = 0; k < out.size(); ++k)
+      expect_matches(out[k], name + ".out" + std::to_string(k));
     EXPECT_FALSE(has_vec(name + ".out" + std::to_string(out.size()))) << "JAX gave more outputs";
   }
 }
@@ -226,13 +238,46 @@ TEST(NumpyArrayVectors, JitMatchesEager) {
     SCOPED_TRACE(name);
     const Fn& fn = cases().at(name);
     std::vector<Array> eager = fn(inputs(name));
-    std::vector<Array> jitted = jit([&](const std::vector<Array>& xs) { return fn(xs); })(inputs(name));
+    std::vector<Array> jitted =
+        jit([&](const std::vector<Array>& xs) { return fn(xs); })(inputs(name));
     ASSERT_EQ(eager.size(), jitted.size());
     for (size_t k = 0; k < eager.size(); ++k) {
       EXPECT_EQ(eager[k].shape(), jitted[k].shape());
       EXPECT_EQ(eager[k].to_vector<float>(), jitted[k].to_vector<float>());
     }
   }
+}
+
+// vmap over a new leading axis of every input (three scaled copies) equals the loop.
+TEST(NumpyArrayTransforms, VmapMatchesLoop) {
+  int checked = 0;
+  for (const auto& [name, fn] : cases()) {
+    std::vector<Array> xs = inputs(name);
+    if (xs.empty()) continue;
+    SCOPED_TRACE(name);
+    std::vector<std::vector<Array>> copies;
+    for (float s : {1.0f, -2.0f, 0.5f}) {
+      std::vector<Array> c;
+      for (const Array& x : xs) c.push_back(multiply(x, Array(s)));
+      copies.push_back(c);
+    }
+    std::vector<Array> stacked;
+    for (size_t k = 0; k < xs.size(); ++k) {
+      stacked.push_back(stack({copies[0][k], copies[1][k], copies[2][k]}, 0));
+    }
+    std::vector<Array> got = vmap([&](const std::vector<Array>& x) { return fn(x); })(stacked);
+    for (size_t o = 0; o < got.size(); ++o) {
+      std::vector<Array> per;
+      for (const auto& c : copies) per.push_back(fn(c)[o]);
+      Array want = stack(per, 0);
+      ASSERT_EQ(got[o].shape(), want.shape());
+      std::vector<float> g = astype(got[o], DType::kF32).to_vector<float>();
+      std::vector<float> w = astype(want, DType::kF32).to_vector<float>();
+      for (size_t i = 0; i < g.size(); ++i) EXPECT_NEAR(g[i], w[i], 1e-5 * (1 + std::fabs(w[i])));
+    }
+    ++checked;
+  }
+  EXPECT_GE(checked, 50);
 }
 
 template <typename F>

@@ -58,6 +58,9 @@ CASES = {
     "einsum_attention": (ein("bhqd,bhkd->bhqk"), [(2, 2, 3, 4), (2, 2, 5, 4)], True),
     "einsum_sum_unique": (ein("ijk,jl->il"), [(2, 3, 4), (3, 5)], True),
     "einsum_batch_out_perm": (ein("bij,bjk->kbi"), [(2, 3, 4), (2, 4, 5)], True),
+    "einsum_upper_implicit": (ein("bA,Cb"), [(3, 4), (2, 3)], True),
+    "einsum_ellipsis_implicit": (ein("...ij,...jk"), [(2, 3, 4), (4, 5)], True),
+    "einsum_ellipsis_summed": (ein("...ij->ij"), [(2, 3, 4)], True),
     # contractions
     "tensordot_2": (lambda a, b: jnp.tensordot(a, b, 2), [(2, 3, 4), (3, 4, 5)], True),
     "tensordot_pairs": (lambda a, b: jnp.tensordot(a, b, [(0, 2), (1, 0)]),

@@ -126,6 +126,9 @@ const std::map<std::string, std::string>& cases() {
       {"einsum_attention", "bhqd,bhkd->bhqk"},
       {"einsum_sum_unique", "ijk,jl->il"},
       {"einsum_batch_out_perm", "bij,bjk->kbi"},
+      {"einsum_upper_implicit", "bA,Cb"},
+      {"einsum_ellipsis_implicit", "...ij,...jk"},
+      {"einsum_ellipsis_summed", "...ij->ij"},
   };
   return *c;
 }

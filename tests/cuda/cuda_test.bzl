@@ -1,6 +1,8 @@
-"""cuda_test: a test of the CUDA backend. It compiles in every build: with --config=cuda it
-gets -DGRAFT_CUDA and `cuda_deps`; without, it is a test whose GPU cases skip ("built without
-CUDA"). Tagged "gpu" unless `gpu = False` (tests that need no device: emitters, NVRTC)."""
+"""cuda_test: a test of the CUDA backend. With --config=cuda it gets -DGRAFT_CUDA and
+`cuda_deps`, and its GPU cases skip at run time when there is no device. A GPU test (`gpu`,
+tagged "gpu") is incompatible with a build without CUDA, so `bazel test //...` there skips it
+without building it; a test that needs no device (`gpu = False`: emitters, NVRTC, planning)
+builds in every configuration."""
 
 def cuda_test(name, srcs = None, deps = [], cuda_deps = [], gpu = True, **kwargs):
     native.cc_test(
@@ -11,6 +13,10 @@ def cuda_test(name, srcs = None, deps = [], cuda_deps = [], gpu = True, **kwargs
             "//conditions:default": [],
         }),
         tags = (["gpu"] if gpu else []) + kwargs.pop("tags", []),
+        target_compatible_with = select({
+            "//core/backend/cuda:enabled": [],
+            "//conditions:default": ["//tests/cuda:cuda_build"] if gpu else [],
+        }),
         deps = deps + ["@system_libs//:gtest_main"] + select({
             "//core/backend/cuda:enabled": cuda_deps,
             "//conditions:default": [],

@@ -5,6 +5,7 @@
 
 #include "core/backend/cpu/kernel.h"
 #include "core/backend/cpu/parallel.h"
+#include "core/backend/threefry_block.h"
 #include "core/primitives/random.h"
 
 // -O2's "very cheap" vectorizer skips loops of unknown trip count; this loop is worth it.
@@ -15,43 +16,6 @@ namespace {
 
 constexpr int64_t kGrain = 1 << 14;
 
-__attribute__((always_inline)) inline uint32_t rotl(uint32_t v, int r) {
-  return (v << r) | (v >> (32 - r));
-}
-
-// Threefry-2x32 with 20 rounds (Salmon et al., "Parallel random numbers: as easy as 1, 2,
-// 3", SC11), in the order JAX's threefry2x32_p lowers it.
-__attribute__((always_inline)) inline void threefry_block(uint32_t k0, uint32_t k1, uint32_t& x0,
-                                                          uint32_t& x1) {
-  const uint32_t k2 = k0 ^ k1 ^ 0x1BD11BDAu;
-  uint32_t a = x0 + k0, b = x1 + k1;
-#define GRAFT_ROUND(r) \
-  a += b;              \
-  b = rotl(b, r) ^ a;
-#define GRAFT_ROUNDS_0 GRAFT_ROUND(13) GRAFT_ROUND(15) GRAFT_ROUND(26) GRAFT_ROUND(6)
-#define GRAFT_ROUNDS_1 GRAFT_ROUND(17) GRAFT_ROUND(29) GRAFT_ROUND(16) GRAFT_ROUND(24)
-  GRAFT_ROUNDS_0
-  a += k1;
-  b += k2 + 1u;
-  GRAFT_ROUNDS_1
-  a += k2;
-  b += k0 + 2u;
-  GRAFT_ROUNDS_0
-  a += k0;
-  b += k1 + 3u;
-  GRAFT_ROUNDS_1
-  a += k1;
-  b += k2 + 4u;
-  GRAFT_ROUNDS_0
-  a += k2;
-  b += k0 + 5u;
-#undef GRAFT_ROUNDS_1
-#undef GRAFT_ROUNDS_0
-#undef GRAFT_ROUND
-  x0 = a;
-  x1 = b;
-}
-
 // kStride1/kStride2: 0 when that key word is a scalar (broadcast), 1 when it is per element.
 template <int kStride1, int kStride2>
 void threefry_range(const uint32_t* __restrict k1, const uint32_t* __restrict k2,
@@ -59,7 +23,7 @@ void threefry_range(const uint32_t* __restrict k1, const uint32_t* __restrict k2
                     uint32_t* __restrict y1, uint32_t* __restrict y2, int64_t b, int64_t e) {
   for (int64_t i = b; i < e; ++i) {
     uint32_t a = x1[i], c = x2[i];
-    threefry_block(k1[i * kStride1], k2[i * kStride2], a, c);
+    threefry2x32_block(k1[i * kStride1], k2[i * kStride2], a, c);
     y1[i] = a;
     y2[i] = c;
   }

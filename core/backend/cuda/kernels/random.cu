@@ -1,44 +1,11 @@
 // launch_threefry2x32 (random.h): one thread per 4 counters (16-byte loads and stores when
-// the buffers allow), the block function written as the CPU's, round for round.
+// the buffers allow), the CPU's block function (core/backend/threefry_block.h).
 #include "core/backend/cuda/kernels/elementwise_device.h"
+#include "core/backend/threefry_block.h"
 #include "core/backend/cuda/kernels/random.h"
 
 namespace graft::cuda {
 namespace {
-
-__device__ __forceinline__ uint32_t rotl(uint32_t v, int r) { return (v << r) | (v >> (32 - r)); }
-
-// Threefry-2x32, 20 rounds (Salmon et al., SC11), in the order of JAX's threefry2x32_p.
-__device__ __forceinline__ void threefry_block(uint32_t k0, uint32_t k1, uint32_t& x0,
-                                               uint32_t& x1) {
-  const uint32_t k2 = k0 ^ k1 ^ 0x1BD11BDAu;
-  uint32_t a = x0 + k0, b = x1 + k1;
-#define GRAFT_ROUND(r) \
-  a += b;              \
-  b = rotl(b, r) ^ a;
-#define GRAFT_ROUNDS_0 GRAFT_ROUND(13) GRAFT_ROUND(15) GRAFT_ROUND(26) GRAFT_ROUND(6)
-#define GRAFT_ROUNDS_1 GRAFT_ROUND(17) GRAFT_ROUND(29) GRAFT_ROUND(16) GRAFT_ROUND(24)
-  GRAFT_ROUNDS_0
-  a += k1;
-  b += k2 + 1u;
-  GRAFT_ROUNDS_1
-  a += k2;
-  b += k0 + 2u;
-  GRAFT_ROUNDS_0
-  a += k0;
-  b += k1 + 3u;
-  GRAFT_ROUNDS_1
-  a += k1;
-  b += k2 + 4u;
-  GRAFT_ROUNDS_0
-  a += k2;
-  b += k0 + 5u;
-#undef GRAFT_ROUNDS_1
-#undef GRAFT_ROUNDS_0
-#undef GRAFT_ROUND
-  x0 = a;
-  x1 = b;
-}
 
 constexpr int V = 4;
 using Pack4 = ew::Pack<uint32_t, V>;
@@ -66,13 +33,13 @@ __global__ void __launch_bounds__(ew::kThreads)
       for (int k = 0; k < V; ++k) kb.v[k] = k2[0];
     }
 #pragma unroll
-    for (int k = 0; k < V; ++k) threefry_block(ka.v[k], kb.v[k], a.v[k], b.v[k]);
+    for (int k = 0; k < V; ++k) threefry2x32_block(ka.v[k], kb.v[k], a.v[k], b.v[k]);
     reinterpret_cast<Pack4*>(y1)[p] = a;
     reinterpret_cast<Pack4*>(y2)[p] = b;
   }
   for (int64_t i = n_vec * V + t; i < n; i += stride) {
     uint32_t a = x1[i], b = x2[i];
-    threefry_block(k1[i * s1], k2[i * s2], a, b);
+    threefry2x32_block(k1[i * s1], k2[i * s2], a, b);
     y1[i] = a;
     y2[i] = b;
   }

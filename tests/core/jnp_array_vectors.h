@@ -1,0 +1,102 @@
+// The JAX-recorded cases of tests/core/testdata/jnp_array_vectors.txt
+// (tools/make_jnp_array_vectors.py), shared by einsum_test and numpy_array_test: one vector
+// per line, "name dtype shape values...", read once from the runfiles; expect_matches compares
+// an array with a stored vector (shape and dtype exactly, values to 1e-5 absolute + 1e-5
+// relative).
+#pragma once
+
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "core/ops.h"
+#include "gtest/gtest.h"
+
+namespace graft::jnp_vectors {
+
+struct Vec {
+  std::string dtype;
+  Shape shape;
+  std::vector<double> values;
+};
+
+inline std::map<std::string, Vec> load_vectors() {
+  std::string path = "tests/core/testdata/jnp_array_vectors.txt";
+  std::ifstream in(path);
+  if (!in) {
+    const char* srcdir = std::getenv("TEST_SRCDIR");
+    if (srcdir) in.open(std::string(srcdir) + "/graft/" + path);
+  }
+  std::map<std::string, Vec> out;
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    std::istringstream ls(line);
+    std::string name, shape;
+    Vec v;
+    ls >> name >> v.dtype >> shape;
+    if (shape != "scalar") {
+      std::istringstream ss(shape);
+      for (std::string d; std::getline(ss, d, ',');) v.shape.push_back(std::stoll(d));
+    }
+    for (double x; ls >> x;) v.values.push_back(x);
+    out[name] = std::move(v);
+  }
+  return out;
+}
+
+inline const std::map<std::string, Vec>& vectors() {
+  static const auto* v = new std::map<std::string, Vec>(load_vectors());
+  return *v;
+}
+
+inline bool has_vec(const std::string& key) { return vectors().count(key) > 0; }
+
+inline Array to_array(const Vec& v) {
+  std::vector<float> f(v.values.begin(), v.values.end());
+  return array(f, v.shape);
+}
+
+inline std::vector<Array> inputs(const std::string& name) {
+  std::vector<Array> xs;
+  for (int k = 0; has_vec(name + ".in" + std::to_string(k)); ++k) {
+    xs.push_back(to_array(vectors().at(name + ".in" + std::to_string(k))));
+  }
+  return xs;
+}
+
+inline const char* dtype_word(DType d) {
+  switch (d) {
+    case DType::kF32:
+      return "float32";
+    case DType::kI32:
+      return "int32";
+    case DType::kBool:
+      return "bool";
+    default:
+      return "other";
+  }
+}
+
+inline void expect_matches(const Array& got, const std::string& key) {
+  SCOPED_TRACE(key);
+  ASSERT_TRUE(has_vec(key)) << "no vector " << key;
+  const Vec& want = vectors().at(key);
+  ASSERT_EQ(got.shape(), want.shape);
+  EXPECT_STREQ(dtype_word(got.dtype()), want.dtype.c_str());
+  std::vector<double> g = astype(got, DType::kF64).to_vector<double>();
+  ASSERT_EQ(g.size(), want.values.size());
+  int bad = 0;
+  for (size_t i = 0; i < g.size() && bad < 5; ++i) {
+    if (!(std::fabs(g[i] - want.values[i]) <= 1e-5 + 1e-5 * std::fabs(want.values[i]))) {
+      ADD_FAILURE() << "at " << i << ": got " << g[i] << ", want " << want.values[i];
+      ++bad;
+    }
+  }
+}
+
+}  // namespace graft::jnp_vectors

@@ -1,5 +1,6 @@
-// The JAX-recorded cases of tests/core/testdata/jnp_array_vectors.txt
-// (tools/make_jnp_array_vectors.py), shared by einsum_test and numpy_array_test: one vector
+// The JAX-recorded cases of tests/core/testdata/jnp_array_vectors.txt and
+// jnp_linalg_vectors.txt (tools/make_jnp_*_vectors.py), shared by einsum_test,
+// numpy_array_test and numpy_linalg_test: one vector
 // per line, "name dtype shape values...", read once from the runfiles; expect_matches compares
 // an array with a stored vector (shape and dtype exactly, values to 1e-5 absolute + 1e-5
 // relative).
@@ -19,25 +20,27 @@
 namespace graft::jnp_vectors {
 
 struct Vec {
+  std::string file;  // the testdata file it came from
   std::string dtype;
   Shape shape;
   std::vector<double> values;
 };
 
-inline std::map<std::string, Vec> load_vectors() {
-  std::string path = "tests/core/testdata/jnp_array_vectors.txt";
+// Reads one vectors file into `out` (a missing file adds nothing: the tests then fail on the
+// first vector they look for).
+inline void load_file(const std::string& path, std::map<std::string, Vec>& out) {
   std::ifstream in(path);
   if (!in) {
     const char* srcdir = std::getenv("TEST_SRCDIR");
     if (srcdir) in.open(std::string(srcdir) + "/graft/" + path);
   }
-  std::map<std::string, Vec> out;
   std::string line;
   while (std::getline(in, line)) {
     if (line.empty() || line[0] == '#') continue;
     std::istringstream ls(line);
     std::string name, shape;
     Vec v;
+    v.file = path.substr(path.rfind('/') + 1);
     ls >> name >> v.dtype >> shape;
     if (shape != "scalar") {
       std::istringstream ss(shape);
@@ -46,6 +49,14 @@ inline std::map<std::string, Vec> load_vectors() {
     for (double x; ls >> x;) v.values.push_back(x);
     out[name] = std::move(v);
   }
+}
+
+// The array cases and the jnp.linalg cases (tools/make_jnp_linalg_vectors.py), whose names
+// do not overlap.
+inline std::map<std::string, Vec> load_vectors() {
+  std::map<std::string, Vec> out;
+  load_file("tests/core/testdata/jnp_array_vectors.txt", out);
+  load_file("tests/core/testdata/jnp_linalg_vectors.txt", out);
   return out;
 }
 

@@ -123,6 +123,7 @@ TEST(NumpyArrayVectors, AllCasesPresent) {
   }
   // Every non-einsum case of the file is run here.
   for (const auto& [key, v] : vectors()) {
+    if (v.file != "jnp_array_vectors.txt") continue;  // numpy_linalg_test's cases
     std::string name = key.substr(0, key.find('.'));
     if (name.rfind("einsum_", 0) != 0) {
       EXPECT_TRUE(cases().count(name)) << name;

@@ -1,0 +1,156 @@
+#include "core/ops_numpy_linalg.h"
+
+#include <cmath>
+#include <limits>
+
+#include "core/error.h"
+#include "core/ops.h"
+
+namespace graft {
+namespace {
+
+// Promotes integer and bool inputs to f32, as jnp's promote_args_inexact.
+Array inexact(const Array& x) { return is_floating(x.dtype()) ? x : astype(x, DType::kF32); }
+
+void require_matrix(const char* op, const Array& x) {
+  if (x.ndim() < 2) fail(op, "needs at least 2 dims, got shape ", shape_str(x.shape()));
+}
+
+}  // namespace
+
+Array matrix_transpose(const Array& x) {
+  require_matrix("matrix_transpose", x);
+  return swapaxes(x, -2, -1);
+}
+
+Array vecdot(const Array& x1, const Array& x2, int64_t axis) { return sum(x1 * x2, {axis}); }
+
+Array matvec(const Array& x1, const Array& x2) {
+  require_matrix("matvec", x1);
+  if (x2.ndim() < 1) fail("matvec", "needs a vector, got a scalar");
+  return squeeze(matmul(x1, expand_dims(x2, {-1})), {-1});
+}
+
+Array vecmat(const Array& x1, const Array& x2) {
+  require_matrix("vecmat", x2);
+  if (x1.ndim() < 1) fail("vecmat", "needs a vector, got a scalar");
+  return squeeze(matmul(expand_dims(x1, {-2}), x2), {-2});
+}
+
+namespace linalg {
+
+Array vector_norm(const Array& x_in, double ord, const Axes& axes, bool keepdims) {
+  const Array x = inexact(x_in);
+  const Array a = abs(x);
+  if (ord == 2.0) return sqrt(sum(x * x, axes, keepdims));
+  if (ord == std::numeric_limits<double>::infinity()) return max(a, axes, keepdims);
+  if (ord == -std::numeric_limits<double>::infinity()) return min(a, axes, keepdims);
+  if (ord == 0.0)
+    return astype(sum(astype(not_equal(x, zeros_like(x)), x.dtype()), axes, keepdims), x.dtype());
+  if (ord == 1.0) return sum(a, axes, keepdims);
+  return power(sum(power(a, ord), axes, keepdims), 1.0 / ord);
+}
+
+Array matrix_norm(const Array& x_in, const std::string& ord, bool keepdims) {
+  require_matrix("matrix_norm", x_in);
+  const Array x = inexact(x_in);
+  const int64_t r = x.ndim();
+  if (ord == "fro") return sqrt(sum(x * x, {r - 2, r - 1}, keepdims));
+  const Array a = abs(x);
+  // Column sums (over the rows, axis -2) for ord 1 / -1, row sums for inf / -inf.
+  if (ord == "1" || ord == "-1") {
+    Array sums = sum(a, {r - 2}, keepdims);
+    const int64_t col = keepdims ? r - 1 : r - 2;
+    return ord == "1" ? max(sums, {col}, keepdims) : min(sums, {col}, keepdims);
+  }
+  if (ord == "inf" || ord == "-inf") {
+    Array sums = sum(a, {r - 1}, keepdims);
+    return ord == "inf" ? max(sums, {r - 2}, keepdims) : min(sums, {r - 2}, keepdims);
+  }
+  fail("matrix_norm", "ord \"", ord,
+       "\" is not fro, 1, -1, inf or -inf (2, -2 and nuc need singular values: not yet)");
+}
+
+Array norm(const Array& x, const std::optional<std::string>& ord) {
+  if (!ord) return vector_norm(ravel(x));
+  if (x.ndim() == 2) return matrix_norm(x, *ord);
+  if (x.ndim() != 1)
+    fail("norm", "with an ord needs a 1-D or 2-D array, got shape ", shape_str(x.shape()));
+  const std::string& o = *ord;
+  const double inf = std::numeric_limits<double>::infinity();
+  if (o == "inf") return vector_norm(x, inf);
+  if (o == "-inf") return vector_norm(x, -inf);
+  char* end = nullptr;
+  const double p = std::strtod(o.c_str(), &end);
+  if (o.empty() || *end != '\0') fail("norm", "ord \"", o, "\" is not a number, inf or -inf");
+  return vector_norm(x, p);
+}
+
+Array matrix_power(const Array& a, int64_t n) {
+  require_matrix("matrix_power", a);
+  const Shape& s = a.shape();
+  if (s[s.size() - 1] != s[s.size() - 2]) {
+    fail("matrix_power", "needs square matrices, got shape ", shape_str(s));
+  }
+  if (n < 0) fail("matrix_power", "n = ", n, " needs inv, which graft does not have yet");
+  if (n == 0) return broadcast_to(eye(s.back(), std::nullopt, 0, a.dtype()), s);
+  // Repeated squaring, as JAX: the binary digits of n from the lowest.
+  Array result, z = a;
+  bool have = false;
+  for (int64_t k = n;;) {
+    if (k & 1) {
+      result = have ? matmul(result, z) : z;
+      have = true;
+    }
+    k >>= 1;
+    if (k == 0) break;
+    z = matmul(z, z);
+  }
+  return result;
+}
+
+Array multi_dot(const std::vector<Array>& arrays) {
+  if (arrays.size() < 2) fail("multi_dot", "needs at least 2 arrays, got ", arrays.size());
+  std::vector<Array> m = arrays;
+  const bool first_vec = m.front().ndim() == 1, last_vec = m.back().ndim() == 1;
+  if (first_vec) m.front() = expand_dims(m.front(), {0});
+  if (last_vec) m.back() = expand_dims(m.back(), {1});
+  for (size_t i = 0; i < m.size(); ++i) {
+    if (m[i].ndim() != 2) {
+      fail("multi_dot", "array ", i, " has shape ", shape_str(arrays[i].shape()),
+           ": only the first and last may be 1-D, the others must be 2-D");
+    }
+  }
+  Array out = m[0];
+  for (size_t i = 1; i < m.size(); ++i) out = matmul(out, m[i]);
+  if (last_vec) out = squeeze(out, {1});
+  if (first_vec) out = squeeze(out, {0});
+  return out;
+}
+
+Array vecdot(const Array& x1, const Array& x2, int64_t axis) { return graft::vecdot(x1, x2, axis); }
+
+Array diagonal(const Array& x, int64_t offset) {
+  require_matrix("linalg.diagonal", x);
+  return graft::diagonal(x, offset, -2, -1);
+}
+
+Array trace(const Array& x, int64_t offset) {
+  require_matrix("linalg.trace", x);
+  return sum(graft::diagonal(x, offset, -2, -1), {-1});
+}
+
+Array tensordot(const Array& x1, const Array& x2, int64_t axes) {
+  return graft::tensordot(x1, x2, axes);
+}
+
+Array cross(const Array& x1, const Array& x2) {
+  if (x1.ndim() < 1 || x2.ndim() < 1 || x1.shape().back() != 3 || x2.shape().back() != 3) {
+    fail("linalg.cross", "needs 3-vectors along the last axis, got shapes ", shape_str(x1.shape()),
+         " and ", shape_str(x2.shape()));
+  }
+  return graft::cross(x1, x2);
+}
+
+}  // namespace linalg
+}  // namespace graft

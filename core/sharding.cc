@@ -1,7 +1,5 @@
 #include "core/sharding.h"
 
-#include <cstring>
-
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "core/backend/backend.h"
@@ -50,8 +48,8 @@ int64_t Mesh::axis_size(const std::string& name) const {
 
 std::vector<Device> Mesh::devices() const {
   if (first_device_ + size() > device_count()) {
-    fail("Mesh", str(), " needs ", first_device_ + size(), " devices, there are ",
-         device_count(), " (set GRAFT_CPU_DEVICES)");
+    fail("Mesh", str(), " needs ", first_device_ + size(), " devices, there are ", device_count(),
+         " (set GRAFT_CPU_DEVICES)");
   }
   return std::vector<Device>(graft::devices().begin() + first_device_,
                              graft::devices().begin() + first_device_ + size());
@@ -171,7 +169,6 @@ ShardIndex NamedSharding::shard_index(const Shape& shape, int64_t k) const {
   return index;
 }
 
-
 namespace detail {
 
 DimAxes dim_axes(const char* op, const Mesh& mesh, const PartitionSpec& spec) {
@@ -225,8 +222,8 @@ Array device_put(const Array& x, const Device& device) {
     if (x.is_tracer()) fail("device_put", "cannot place a traced value on ", device.str());
     const std::vector<Device> on = devices(device.platform);  // fails for an unknown platform
     if (device.id < 0 || device.id >= static_cast<int>(on.size())) {
-      fail("device_put", "there is no device ", device.str(), " (", on.size(), " ",
-           device.platform, " devices)");
+      fail("device_put", "there is no device ", device.str(), " (", on.size(), " ", device.platform,
+           " devices)");
     }
     std::shared_ptr<Buffer> b = x.buffer();
     if (b->device() == device.id) return x;
@@ -234,11 +231,10 @@ Array device_put(const Array& x, const Device& device) {
     auto moved = device_backend()->copy_from_host(host->data(), host->bytes(), device.id);
     return Array::from_buffer(std::move(moved), x.shape(), x.dtype(), x.weak_type());
   }
-  if (!x.buffer()->on_host()) {  // back from a GPU
-    std::shared_ptr<const Buffer> host = x.host_buffer();
-    auto copy = Buffer::make(host->bytes());
-    if (host->bytes()) std::memcpy(copy->data(), host->data(), host->bytes());
-    return device_put(Array::from_buffer(std::move(copy), x.shape(), x.dtype(), x.weak_type()),
+  if (std::shared_ptr<Buffer> b = x.buffer(); !b->on_host()) {  // back from a GPU
+    auto host = Buffer::make(b->bytes());
+    device_backend()->copy_to_host(*b, host->data(), b->bytes());
+    return device_put(Array::from_buffer(std::move(host), x.shape(), x.dtype(), x.weak_type()),
                       device);
   }
   if (device.id < 0 || device.id >= device_count()) {

@@ -8,51 +8,13 @@
 #include "core/ops.h"
 #include "gtest/gtest.h"
 #include "optim/optim.h"
+#include "tests/optim/optax_fixture.h"
 #include "tests/util/test_vectors.h"
 
 namespace graft::optim {
 namespace {
 
-using Params = std::map<std::string, Array>;
-using graft::testing::expect_allclose;
-using graft::testing::TestVectors;
-
-constexpr int kSteps = 6;
-constexpr double kRtol = 1e-5, kAtol = 1e-6;
-
-const TestVectors& vectors() {
-  static const TestVectors* tv = [] {
-    auto loaded = TestVectors::Load("tests/optim/testdata/optax_vectors.json");
-    if (!loaded.ok()) {
-      ADD_FAILURE() << loaded.status();
-      return new TestVectors();
-    }
-    return new TestVectors(*std::move(loaded));
-  }();
-  return *tv;
-}
-
-Params tree(const std::string& prefix) {
-  Params p;
-  for (const char* k : {"b", "s", "v", "w"}) p[k] = vectors().get(prefix + "/" + k);
-  return p;
-}
-
-// Runs `opt` over the recorded gradients and checks the params after every step.
-void check_against_optax(const GradientTransformation& opt, const std::string& name) {
-  Params params = tree("params0");
-  State state = opt.init(params);
-  for (int t = 0; t < kSteps; ++t) {
-    Params g = tree("grads/" + std::to_string(t));
-    auto [updates, next] = opt.update(g, state, params);
-    params = apply_updates(params, updates);
-    state = next;
-    for (const auto& [k, v] : params) {
-      std::string what = name + "/" + std::to_string(t) + "/" + k;
-      expect_allclose(v, vectors().get(what), kRtol, kAtol, what);
-    }
-  }
-}
+using namespace optax_fixture;
 
 TEST(OptaxVectors, Sgd) {
   check_against_optax(sgd({.learning_rate = 0.1}), "sgd");

@@ -31,7 +31,23 @@ class CudaExecutable : public Executable {
         break;
       }
     }
-    return execute_on(device, program(), plan_, args);
+    // Host arguments go to the device once here, not once per instruction that reads them;
+    // a failed run gives the caller its host buffers back.
+    Buffers host(args.size());
+    for (size_t i = 0; i < args.size(); ++i) {
+      if (args[i] && args[i]->on_host()) {
+        host[i] = args[i];
+        args[i] = upload(device, *host[i]);
+      }
+    }
+    try {
+      return execute_on(device, program(), plan_, args);
+    } catch (...) {
+      for (size_t i = 0; i < args.size(); ++i) {
+        if (host[i]) args[i] = std::move(host[i]);
+      }
+      throw;
+    }
   }
   int64_t peak_bytes() const override { return plan_.peak_bytes; }
   int64_t total_bytes() const override { return plan_.total_bytes; }

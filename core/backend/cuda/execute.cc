@@ -1,5 +1,6 @@
 #include "core/backend/cuda/execute.h"
 
+#include <iterator>
 #include <map>
 #include <mutex>
 #include <utility>
@@ -12,7 +13,6 @@
 #include "core/error.h"
 
 namespace graft::cuda {
-namespace {
 
 std::shared_ptr<Buffer> upload(int device, const Buffer& host) {
   std::shared_ptr<Buffer> b = allocate_buffer(device, host.bytes(), "a host operand");
@@ -22,6 +22,8 @@ std::shared_ptr<Buffer> upload(int device, const Buffer& host) {
   return b;
 }
 
+namespace {
+
 bool is_constant(const Program& p, const std::shared_ptr<Buffer>& b) {
   for (const Array& c : p.constant_values) {
     if (c.node()->evaluated() && c.node()->buffers[c.output_index()] == b) return true;
@@ -30,7 +32,9 @@ bool is_constant(const Program& p, const std::shared_ptr<Buffer>& b) {
 }
 
 // A program constant's copy on each device, kept while the host buffer lives (a dead host
-// buffer's address may come back for another constant: the weak pointer tells).
+// buffer's address may come back for another constant: the weak pointer tells). Copies of
+// constants whose host buffer died are dropped whenever a new one is made, so programs
+// compiled and discarded over a long run do not pin device memory.
 std::shared_ptr<Buffer> constant_on(int device, const std::shared_ptr<Buffer>& host) {
   struct Kept {
     std::weak_ptr<Buffer> host;
@@ -39,8 +43,13 @@ std::shared_ptr<Buffer> constant_on(int device, const std::shared_ptr<Buffer>& h
   static std::mutex mu;
   static auto* kept = new std::map<std::pair<const Buffer*, int>, Kept>();
   std::lock_guard<std::mutex> lock(mu);
+  auto it = kept->find({host.get(), device});
+  if (it != kept->end() && it->second.host.lock() == host) return it->second.device;
+  for (auto e = kept->begin(); e != kept->end();) {
+    e = e->second.host.expired() ? kept->erase(e) : std::next(e);
+  }
   Kept& k = (*kept)[{host.get(), device}];
-  if (!k.device || k.host.lock() != host) k = {host, upload(device, *host)};
+  k = {host, upload(device, *host)};
   return k.device;
 }
 

@@ -12,6 +12,9 @@
 
 namespace graft::cuda {
 
+// A copy of host memory `host` on `device` (synchronous).
+std::shared_ptr<Buffer> upload(int device, const Buffer& host);
+
 // `args` as execute's (moved from; given back on a throw).
 Buffers execute_on(int device, const Program& p, const BufferPlan& plan, Buffers& args);
 

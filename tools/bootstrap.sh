@@ -11,6 +11,7 @@ packages=(
   libgtest-dev
   libbenchmark-dev
   libdnnl-dev       # oneDNN: CPU GEMM
+  liblapacke-dev    # LAPACK + LAPACKE + BLAS: factorizations (cholesky, qr, svd, eigh, lu)
   llvm-14-dev       # LLVM's ORC JIT: fused elementwise groups compiled to native loops
   nlohmann-json3-dev   # JSON: checkpoint metadata, test vectors
   libtomlplusplus-dev  # TOML: training configs

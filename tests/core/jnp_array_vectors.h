@@ -2,13 +2,14 @@
 // jnp_linalg_vectors.txt (tools/make_jnp_*_vectors.py), shared by einsum_test,
 // numpy_array_test and numpy_linalg_test: one vector
 // per line, "name dtype shape values...", read once from the runfiles; expect_matches compares
-// an array with a stored vector (shape and dtype exactly, values to 1e-5 absolute + 1e-5
-// relative).
+// an array with a stored vector (shape and dtype exactly, values to tol absolute + tol
+// relative; 1e-5 unless a test says otherwise).
 #pragma once
 
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <sstream>
 #include <string>
@@ -57,6 +58,7 @@ inline std::map<std::string, Vec> load_vectors() {
   std::map<std::string, Vec> out;
   load_file("tests/core/testdata/jnp_array_vectors.txt", out);
   load_file("tests/core/testdata/jnp_linalg_vectors.txt", out);
+  load_file("tests/core/testdata/jnp_linalg_decomp_vectors.txt", out);  // only where a test has it
   return out;
 }
 
@@ -93,7 +95,7 @@ inline const char* dtype_word(DType d) {
   }
 }
 
-inline void expect_matches(const Array& got, const std::string& key) {
+inline void expect_matches(const Array& got, const std::string& key, double tol = 1e-5) {
   SCOPED_TRACE(key);
   ASSERT_TRUE(has_vec(key)) << "no vector " << key;
   const Vec& want = vectors().at(key);
@@ -103,10 +105,20 @@ inline void expect_matches(const Array& got, const std::string& key) {
   ASSERT_EQ(g.size(), want.values.size());
   int bad = 0;
   for (size_t i = 0; i < g.size() && bad < 5; ++i) {
-    if (!(std::fabs(g[i] - want.values[i]) <= 1e-5 + 1e-5 * std::fabs(want.values[i]))) {
+    if (!(std::fabs(g[i] - want.values[i]) <= tol + tol * std::fabs(want.values[i]))) {
       ADD_FAILURE() << "at " << i << ": got " << g[i] << ", want " << want.values[i];
       ++bad;
     }
+  }
+}
+
+// Expects f to throw a graft::Error whose message starts with `prefix` ("[op]").
+inline void expect_error(const std::function<void()>& f, const std::string& prefix) {
+  try {
+    f();
+    ADD_FAILURE() << "expected an error starting " << prefix;
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()).rfind(prefix, 0), 0u) << e.what();
   }
 }
 

@@ -96,15 +96,6 @@ TEST(NumpyLinalgTest, JitEqualsEager) {
   }
 }
 
-void expect_error(const std::function<void()>& f, const std::string& prefix) {
-  try {
-    f();
-    ADD_FAILURE() << "expected an error starting " << prefix;
-  } catch (const Error& e) {
-    EXPECT_EQ(std::string(e.what()).rfind(prefix, 0), 0u) << e.what();
-  }
-}
-
 TEST(NumpyLinalgTest, MisuseIsAnError) {
   const Array v = ones({3}), m = ones({2, 3});
   expect_error([&] { linalg::matrix_norm(v); }, "[matrix_norm]");

@@ -143,8 +143,9 @@ void svd(Call& call) {
   T* u = uv ? call.out<T>(1) : nullptr;
   T* vt = uv ? call.out<T>(2) : nullptr;
   std::vector<T> a(m * n);
-  // gesdd wants u / vt even for job 'N' on some paths: give it scratch of size one.
-  std::vector<T> su(1), svt(1);
+  // Job 'N' references neither u nor vt, but LAPACKE's row-major checks still want vt's
+  // leading dim >= n: scratch of that size.
+  std::vector<T> su(1), svt(std::max<int64_t>(n, 1));
   for (int64_t b = 0; b < d.batch; ++b) {
     T* sb = s + b * k;
     T* ub = uv ? u + b * m * uc : su.data();
@@ -160,7 +161,7 @@ void svd(Call& call) {
     std::memcpy(a.data(), call.in<T>(0) + b * m * n, sizeof(T) * m * n);
     const char job = !uv ? 'N' : full ? 'A' : 'S';
     lapack_int info = gesdd(job, lp("svd", m), lp("svd", n), a.data(), sb, ub,
-                            uv ? lp("svd", uc) : 1, vb, uv ? lp("svd", n) : 1);
+                            uv ? lp("svd", uc) : 1, vb, lp("svd", n));
     if (info != 0) {
       fill_nan(sb, k);
       if (uv) {

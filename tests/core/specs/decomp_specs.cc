@@ -329,7 +329,9 @@ GRAFT_SPEC(Qr) {
     auto fn = [full](const std::vector<Array>& in) {
       QrResult f = qr(in[0], full);
       Array sg = sign(::graft::diagonal(f.r, 0, -2, -1));
-      return flat({f.q * expand_dims(sg, {-2}), f.r * expand_dims(sg, {-1})});
+      // triu: r's zeros scaled by -1 would be -0; the table pins the sign of zeros, the
+      // reference has +0.
+      return flat({f.q * expand_dims(sg, {-2}), triu(f.r * expand_dims(sg, {-1}))});
     };
     std::vector<double> qs, rs;
     per_batch(x, [&](const Mat& m, int64_t r, int64_t cc) {

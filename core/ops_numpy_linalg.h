@@ -1,7 +1,7 @@
 // The jnp.linalg functions that are compositions of graft's ops (issue 17), with JAX's names
 // and defaults, in namespace graft::linalg. The factorizations (cholesky, qr, svd, eigh,
-// solve, inv, det, lstsq, ...) need LAPACK and are not here yet, so neither are the norms
-// that need singular values (ord 2, -2, "nuc").
+// solve, inv, det, lstsq, ...) are in core/ops_decomp.h; the norms that need singular values
+// (ord 2, -2, "nuc") are not here yet.
 #pragma once
 
 #include <optional>

@@ -1,6 +1,7 @@
 // The JAX-recorded cases of tests/core/testdata/jnp_array_vectors.txt and
-// jnp_linalg_vectors.txt (tools/make_jnp_*_vectors.py), shared by einsum_test,
-// numpy_array_test and numpy_linalg_test: one vector
+// jnp_linalg_vectors.txt (tools/make_jnp_*_vectors.py) and conv_vectors.txt
+// (tools/make_conv_vectors.py), shared by einsum_test, numpy_array_test, numpy_linalg_test
+// and conv_test: one vector
 // per line, "name dtype shape values...", read once from the runfiles; expect_matches compares
 // an array with a stored vector (shape and dtype exactly, values to 1e-5 absolute + 1e-5
 // relative).
@@ -51,12 +52,14 @@ inline void load_file(const std::string& path, std::map<std::string, Vec>& out) 
   }
 }
 
-// The array cases and the jnp.linalg cases (tools/make_jnp_linalg_vectors.py), whose names
-// do not overlap.
+// The array cases, the jnp.linalg cases (tools/make_jnp_linalg_vectors.py) and the
+// convolution cases (tools/make_conv_vectors.py), whose names do not overlap. A test reads
+// the files its BUILD rule lists as data.
 inline std::map<std::string, Vec> load_vectors() {
   std::map<std::string, Vec> out;
   load_file("tests/core/testdata/jnp_array_vectors.txt", out);
   load_file("tests/core/testdata/jnp_linalg_vectors.txt", out);
+  load_file("tests/core/testdata/conv_vectors.txt", out);
   return out;
 }
 

@@ -73,16 +73,9 @@ CASES = {
 
 
 def main():
-  base.CASES.clear()
-  base.CASES.update(CASES)
-  base.OUT = OUT
-  base.main()
-  with open(OUT) as f:
-    lines = f.read().split("\n")
-  lines[0] = "# lax convolution / reduce_window results for graft's tests/core/conv_test.cc."
-  lines[1] = lines[1].replace("make_jnp_array_vectors", "make_conv_vectors")
-  with open(OUT, "w") as f:
-    f.write("\n".join(lines))
+  base.main_for(CASES, OUT,
+                "# lax convolution / reduce_window results for graft's tests/core/conv_test.cc.",
+                "make_conv_vectors")
 
 
 if __name__ == "__main__":

@@ -63,16 +63,7 @@ CASES = {
 
 
 def main():
-  base.CASES.clear()
-  base.CASES.update(CASES)
-  base.OUT = OUT
-  base.main()
-  with open(OUT) as f:
-    lines = f.read().split("\n")
-  lines[0] = "# jnp.linalg results for graft's tests/core/numpy_linalg_test.cc."
-  lines[1] = lines[1].replace("make_jnp_array_vectors", "make_jnp_linalg_vectors")
-  with open(OUT, "w") as f:
-    f.write("\n".join(lines))
+  base.main_for(CASES, OUT, "# jnp.linalg results for graft's tests/core/numpy_linalg_test.cc.", "make_jnp_linalg_vectors")
 
 
 if __name__ == "__main__":

@@ -17,6 +17,7 @@
 
 #include "core/ops.h"
 #include "gtest/gtest.h"
+#include "transforms/autodiff.h"
 
 namespace graft::jnp_vectors {
 
@@ -111,6 +112,34 @@ inline void expect_matches(const Array& got, const std::string& key) {
       ++bad;
     }
   }
+}
+
+// Checks each case's output against <name>.out0 and, where a cotangent <name>.ct is stored,
+// d sum(out0 * ct) / d in<k> against <name>.grad<k>; returns how many cases had gradients.
+template <typename Fn>
+int expect_cases_match(const std::map<std::string, Fn>& cases) {
+  int with_grads = 0;
+  for (const auto& [name, fn] : cases) {
+    SCOPED_TRACE(name);
+    std::vector<Array> xs = inputs(name);
+    if (xs.empty()) {
+      ADD_FAILURE() << "no inputs recorded";
+      continue;
+    }
+    expect_matches(fn(xs), name + ".out0");
+    if (!has_vec(name + ".ct")) continue;
+    ++with_grads;
+    const Array ct = to_array(vectors().at(name + ".ct"));
+    for (size_t k = 0; k < xs.size(); ++k) {
+      auto f = [&, k](const Array& xk) {
+        std::vector<Array> a = xs;
+        a[k] = xk;
+        return sum(fn(a) * ct);
+      };
+      expect_matches(grad(f)(xs[k]), name + ".grad" + std::to_string(k));
+    }
+  }
+  return with_grads;
 }
 
 }  // namespace graft::jnp_vectors

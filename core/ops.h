@@ -322,3 +322,4 @@ std::vector<Array> debug_print(const std::string& fmt, const Array& first, const
 #include "core/ops_numpy_array.h"
 #include "core/ops_numpy_linalg.h"
 #include "core/ops_decomp.h"
+#include "core/ops_conv.h"

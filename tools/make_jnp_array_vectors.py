@@ -180,5 +180,21 @@ def main():
   print(f"wrote {len(CASES)} cases to {OUT}")
 
 
+def main_for(cases, out, title, script):
+  """Runs main() on other cases into another file, whose first line is `title` and second
+  names `script` (the scripts that reuse this writer)."""
+  global OUT
+  CASES.clear()
+  CASES.update(cases)
+  OUT = out
+  main()
+  with open(out) as f:
+    lines = f.read().split("\n")
+  lines[0] = title
+  lines[1] = lines[1].replace("make_jnp_array_vectors", script)
+  with open(out, "w") as f:
+    f.write("\n".join(lines))
+
+
 if __name__ == "__main__":
   main()

@@ -21,7 +21,6 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import make_jnp_array_vectors as base  # noqa: E402  (sets JAX_PLATFORMS=cpu first)
-import make_jnp_linalg_vectors as lin  # noqa: E402
 
 import jax.numpy as jnp  # noqa: E402
 
@@ -97,9 +96,9 @@ CASES = {
 
 
 def main():
-  lin.record(CASES, OUT,
-             "jnp.linalg factorizations for graft's tests/core/numpy_linalg_decomp_test.cc.",
-             "make_jnp_linalg_decomp_vectors")
+  base.main_for(CASES, OUT,
+                "# jnp.linalg factorizations for graft's tests/core/numpy_linalg_decomp_test.cc.",
+                "make_jnp_linalg_decomp_vectors")
 
 
 if __name__ == "__main__":

@@ -62,23 +62,9 @@ CASES = {
 }
 
 
-def record(cases, out, title, script):
-  """Writes `cases` to `out` with base's writer, under a header naming `title` and `script`."""
-  base.CASES.clear()
-  base.CASES.update(cases)
-  base.OUT = out
-  base.main()
-  with open(out) as f:
-    lines = f.read().split("\n")
-  lines[0] = f"# {title}"
-  lines[1] = lines[1].replace("make_jnp_array_vectors", script)
-  with open(out, "w") as f:
-    f.write("\n".join(lines))
-
-
 def main():
-  record(CASES, OUT, "jnp.linalg results for graft's tests/core/numpy_linalg_test.cc.",
-         "make_jnp_linalg_vectors")
+  base.main_for(CASES, OUT, "# jnp.linalg results for graft's tests/core/numpy_linalg_test.cc.",
+                "make_jnp_linalg_vectors")
 
 
 if __name__ == "__main__":

@@ -114,6 +114,8 @@
   X(Eigh, "eigh", decomp, Other, kAny, 0)                                                   \
   X(Lu, "lu", decomp, Other, kAny, 0)                                                       \
   X(TriangularSolve, "triangular_solve", decomp, Other, kAny, 0)                            \
+  /* convolution (lax.conv_general_dilated; core/primitives/conv.h) */                      \
+  X(ConvGeneralDilated, "conv_general_dilated", conv, Other, kAny, 0)                       \
   /* fused attention */                                                                     \
   X(FlashAttention, "flash_attention", attention, Other, kAny, 0)                           \
   X(FlashAttentionGrad, "flash_attention_grad", attention, Other, kAny, 0)                  \
@@ -169,7 +171,7 @@ enum class PrimitiveId : int {
 inline constexpr int kNumPrimitives = 0 GRAFT_PRIMITIVES(GRAFT_COUNT);
 #undef GRAFT_COUNT
 // Bump deliberately when the list changes: the op-spec table and kernel table follow it.
-static_assert(kNumPrimitives == 106, "primitive list changed: update specs, kernels and this count");
+static_assert(kNumPrimitives == 107, "primitive list changed: update specs, kernels and this count");
 
 inline constexpr const char* kPrimitiveNames[] = {
 #define GRAFT_NAME(name, str, ...) str,

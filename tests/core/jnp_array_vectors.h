@@ -1,6 +1,7 @@
 // The JAX-recorded cases of tests/core/testdata/jnp_array_vectors.txt and
-// jnp_linalg_vectors.txt (tools/make_jnp_*_vectors.py), shared by einsum_test,
-// numpy_array_test and numpy_linalg_test: one vector
+// jnp_linalg_vectors.txt (tools/make_jnp_*_vectors.py) and conv_vectors.txt
+// (tools/make_conv_vectors.py), shared by einsum_test, numpy_array_test, numpy_linalg_test
+// and conv_test: one vector
 // per line, "name dtype shape values...", read once from the runfiles; expect_matches compares
 // an array with a stored vector (shape and dtype exactly, values to tol absolute + tol
 // relative; 1e-5 unless a test says otherwise).
@@ -17,6 +18,7 @@
 
 #include "core/ops.h"
 #include "gtest/gtest.h"
+#include "transforms/autodiff.h"
 
 namespace graft::jnp_vectors {
 
@@ -52,13 +54,15 @@ inline void load_file(const std::string& path, std::map<std::string, Vec>& out) 
   }
 }
 
-// The array cases and the jnp.linalg cases (tools/make_jnp_linalg_vectors.py), whose names
-// do not overlap.
+// The array cases, the jnp.linalg cases (tools/make_jnp_linalg_vectors.py) and the
+// convolution cases (tools/make_conv_vectors.py), whose names do not overlap. A test reads
+// the files its BUILD rule lists as data.
 inline std::map<std::string, Vec> load_vectors() {
   std::map<std::string, Vec> out;
   load_file("tests/core/testdata/jnp_array_vectors.txt", out);
   load_file("tests/core/testdata/jnp_linalg_vectors.txt", out);
   load_file("tests/core/testdata/jnp_linalg_decomp_vectors.txt", out);  // only where a test has it
+  load_file("tests/core/testdata/conv_vectors.txt", out);
   return out;
 }
 
@@ -120,6 +124,34 @@ inline void expect_error(const std::function<void()>& f, const std::string& pref
   } catch (const Error& e) {
     EXPECT_EQ(std::string(e.what()).rfind(prefix, 0), 0u) << e.what();
   }
+}
+
+// Checks each case's output against <name>.out0 and, where a cotangent <name>.ct is stored,
+// d sum(out0 * ct) / d in<k> against <name>.grad<k>; returns how many cases had gradients.
+template <typename Fn>
+int expect_cases_match(const std::map<std::string, Fn>& cases) {
+  int with_grads = 0;
+  for (const auto& [name, fn] : cases) {
+    SCOPED_TRACE(name);
+    std::vector<Array> xs = inputs(name);
+    if (xs.empty()) {
+      ADD_FAILURE() << "no inputs recorded";
+      continue;
+    }
+    expect_matches(fn(xs), name + ".out0");
+    if (!has_vec(name + ".ct")) continue;
+    ++with_grads;
+    const Array ct = to_array(vectors().at(name + ".ct"));
+    for (size_t k = 0; k < xs.size(); ++k) {
+      auto f = [&, k](const Array& xk) {
+        std::vector<Array> a = xs;
+        a[k] = xk;
+        return sum(fn(a) * ct);
+      };
+      expect_matches(grad(f)(xs[k]), name + ".grad" + std::to_string(k));
+    }
+  }
+  return with_grads;
 }
 
 }  // namespace graft::jnp_vectors

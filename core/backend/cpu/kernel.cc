@@ -38,6 +38,7 @@ struct Table {
     register_index_kernels(k);
     register_linalg_kernels(k);
     register_decomp_kernels(k);
+    register_conv_kernels(k);
     register_attention_kernels(k);
     register_random_kernels(k);
     register_call_kernels(k);

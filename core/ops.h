@@ -323,3 +323,8 @@ std::vector<Array> debug_print(const std::string& fmt, const Array& first, const
 #include "core/ops_numpy_linalg.h"
 #include "core/ops_decomp.h"
 #include "core/ops_conv.h"
+#include "core/ops_numpy_stats.h"
+#include "core/ops_numpy_search.h"
+#include "core/ops_numpy_construct.h"
+#include "core/ops_numpy_shapes.h"
+#include "core/ops_numpy_poly.h"

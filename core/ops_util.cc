@@ -63,6 +63,13 @@ std::vector<int> reduction_axes(std::string_view op, const Array& x, const Axes&
   return normalize_axes(op, axes, x.ndim());
 }
 
+std::vector<Array> promote_dtypes(const std::vector<Array>& xs) {
+  TypeInfo t = result_type(xs);
+  std::vector<Array> out;
+  for (const Array& x : xs) out.push_back(convert(x, t.dtype, t.weak));
+  return out;
+}
+
 DType float_dtype_for(const Array& x) { return is_floating(x.dtype()) ? x.dtype() : DType::kF32; }
 
 Array add_any(const Array& a, const Array& b) {

@@ -37,4 +37,8 @@ Array add_any(const Array& a, const Array& b);
 // The default floating dtype for x: x's dtype if floating, else f32 (weak if x is weak).
 DType float_dtype_for(const Array& x);
 
+// jnp's promote_dtypes: every operand converted to their common type (weak iff all are weak),
+// shapes untouched.
+std::vector<Array> promote_dtypes(const std::vector<Array>& xs);
+
 }  // namespace graft::detail

@@ -321,3 +321,5 @@ std::vector<Array> debug_print(const std::string& fmt, const Array& first, const
 #include "core/ops_numpy_math.h"
 #include "core/ops_numpy_array.h"
 #include "core/ops_numpy_linalg.h"
+#include "core/ops_numpy_complex.h"
+#include "core/ops_numpy_fft.h"

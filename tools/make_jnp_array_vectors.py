@@ -180,5 +180,20 @@ def main():
   print(f"wrote {len(CASES)} cases to {OUT}")
 
 
+def main_for(cases, out, title, script):
+  """Writes `cases` to `out` like main(), with the header naming `title` and `script`."""
+  CASES.clear()
+  CASES.update(cases)
+  global OUT
+  OUT = out
+  main()
+  with open(out) as f:
+    lines = f.read().split("\n")
+  lines[0] = "# " + title
+  lines[1] = lines[1].replace("make_jnp_array_vectors", script)
+  with open(out, "w") as f:
+    f.write("\n".join(lines))
+
+
 if __name__ == "__main__":
   main()

@@ -328,3 +328,5 @@ std::vector<Array> debug_print(const std::string& fmt, const Array& first, const
 #include "core/ops_numpy_construct.h"
 #include "core/ops_numpy_shapes.h"
 #include "core/ops_numpy_poly.h"
+#include "core/ops_numpy_complex.h"
+#include "core/ops_numpy_fft.h"

@@ -186,11 +186,16 @@ def main_for(cases, out, title, script):
   global OUT
   CASES.clear()
   CASES.update(cases)
+  """Writes `cases` to `out` like main(), with the header naming `title` and `script`."""
+  CASES.clear()
+  CASES.update(cases)
+  global OUT
   OUT = out
   main()
   with open(out) as f:
     lines = f.read().split("\n")
   lines[0] = title
+  lines[0] = "# " + title
   lines[1] = lines[1].replace("make_jnp_array_vectors", script)
   with open(out, "w") as f:
     f.write("\n".join(lines))

@@ -20,6 +20,7 @@
 #include "gtest/gtest.h"
 #include "tests/core/random_vectors.h"
 #include "transforms/jit.h"
+#include "transforms/vmap.h"
 
 namespace graft {
 namespace {
@@ -242,6 +243,17 @@ TEST(RandomDistTransforms, GammaUnderJitAndVmap) {
   auto eager = random::gamma(key(31), a).to_vector<float>();
   auto jitted = jit([](const Array& k, const Array& x) { return random::gamma(k, x); })(key(31), a);
   EXPECT_EQ(jitted.to_vector<float>(), eager);
+  // vmap over a with one key: element i is gamma(key, a[i]) of a scalar a (one split each),
+  // so the batched nested loops must give each element's unbatched draw.
+  Array keys = random::split(key(32), 4);
+  auto batched = vmap([](const Array& k, const Array& x) { return random::loggamma(k, x); })(
+      keys, a);
+  auto got = batched.to_vector<float>();
+  for (int64_t i = 0; i < 4; ++i) {
+    Array ki = reshape(slice(keys, {i, 0}, {i + 1, 2}), {2});
+    Array ai = reshape(slice(a, {i}, {i + 1}), {});
+    EXPECT_EQ(got[i], random::loggamma(ki, ai).item<float>()) << i;
+  }
 }
 
 // ---- parameter errors: graft::Error naming the function

@@ -16,6 +16,7 @@
 
 #include "core/array.h"
 #include "core/ops.h"
+#include "core/random_distributions.h"  // the other distributions of jax.random
 
 namespace graft::random {
 

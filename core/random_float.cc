@@ -15,46 +15,61 @@ namespace graft::random {
 
 using namespace internal;  // NOLINT: the family's own helpers
 
+namespace internal {
+void check_float(std::string_view op, DType dtype) {
+  if (!is_floating(dtype)) fail(op, "dtype must be floating, got ", dtype_name(dtype));
+}
+}  // namespace internal
+
 namespace {
 
 constexpr double kSqrt2 = 1.41421356237309504880;
 
-void check_float(std::string_view op, DType dtype) {
-  if (!is_floating(dtype)) fail(op, "dtype must be floating, got ", dtype_name(dtype));
-}
-
 Array f64(double v) { return scalar(v, DType::kF64); }
+
+}  // namespace
+
+namespace internal {
 
 // Floats in [0, 1) of `dtype` from the top mantissa bits (JAX's _uniform before the
 // affine step). f16 / bf16 draws are assembled in f32 and converted exactly: graft has no
 // 16-bit integer dtype to bitcast from, and the values are representable either way.
-Array unit_float(const Array& key, const Shape& shape, DType dtype) {
+Array unit_float_words(const Array& y1, const Array& y2, DType dtype) {
   switch (dtype) {
     case DType::kF32: {
-      Array m = shift_right_logical(bits32(key, shape), u32(9)) | u32(0x3F800000);
+      Array m = shift_right_logical(y1 ^ y2, u32(9)) | u32(0x3F800000);
       return bitcast_convert_type(m, DType::kF32) - scalar(1, DType::kF32);
     }
     case DType::kF64: {
       // ((y1 << 32 | y2) >> 12) = (y1 << 20) | (y2 >> 12): no bit leaves the 64.
-      auto [y1, y2] = block(key, shape);
       Array m = shift_left(astype(y1, DType::kI64), i64(20)) |
                 astype(shift_right_logical(y2, u32(12)), DType::kI64) | i64(0x3FF0000000000000);
       return bitcast_convert_type(m, DType::kF64) - f64(1);
     }
     case DType::kF16: {
       // 16 random bits; the top 10 become the f16 mantissa (f32 bits 22..13).
-      Array m = shift_left(bits32(key, shape) & u32(0xFFC0), u32(7)) | u32(0x3F800000);
+      Array m = shift_left((y1 ^ y2) & u32(0xFFC0), u32(7)) | u32(0x3F800000);
       return astype(bitcast_convert_type(m, DType::kF32) - scalar(1, DType::kF32), dtype);
     }
     case DType::kBF16: {
       // JAX draws only 8 bits for bf16 (its mantissa has 7 < 8 bits); the top 7 are used.
-      Array m = shift_left(bits32(key, shape) & u32(0xFE), u32(15)) | u32(0x3F800000);
+      Array m = shift_left((y1 ^ y2) & u32(0xFE), u32(15)) | u32(0x3F800000);
       return astype(bitcast_convert_type(m, DType::kF32) - scalar(1, DType::kF32), dtype);
     }
     default:
       fail("uniform", "dtype must be floating, got ", dtype_name(dtype));
   }
 }
+
+Array unit_float(const Array& key, const Shape& shape, DType dtype) {
+  check_float("uniform", dtype);
+  auto [y1, y2] = block(key, shape);
+  return unit_float_words(y1, y2, dtype);
+}
+
+}  // namespace internal
+
+namespace {
 
 // Knuth's TwoSum: s = a + b rounded, and e with s + e == a + b exactly.
 std::pair<Array, Array> two_sum(const Array& a, const Array& b) {
@@ -79,6 +94,10 @@ std::pair<Array, Array> veltkamp(const Array& x) {
   Array hi = g - (g - x);
   return {hi, x - hi};
 }
+
+}  // namespace
+
+namespace internal {
 
 double host_round(double v, DType dtype) { return scalar(v, dtype).item<double>(); }
 
@@ -105,7 +124,7 @@ double next_toward(double v, DType dtype, double dir) {
   }
 }
 
-}  // namespace
+}  // namespace internal
 
 namespace detail {
 
@@ -203,10 +222,9 @@ Array truncated_normal(const Array& key, double lower, double upper, const Shape
               scalar(next_toward(h, dtype, -INFINITY), dtype));
 }
 
-Array gumbel(const Array& key, const Shape& shape, DType dtype) {
-  check_key("gumbel", key);
-  check_shape("gumbel", shape);
-  check_float("gumbel", dtype);
+namespace internal {
+
+Array uniform_tiny_to_one(const Array& key, const Shape& shape, DType dtype) {
   // JAX draws u = uniform(tiny, 1): the span 1 - tiny rounds to 1, and with these constants
   // XLA folds (f - 1) + tiny into f + rnd(tiny - 1) = f, so u = max(tiny, f). (Computing
   // f + tiny instead would differ for f16, where tiny = 2^-14 is not negligible.)
@@ -219,8 +237,16 @@ Array gumbel(const Array& key, const Shape& shape, DType dtype) {
       return static_cast<double>(std::numeric_limits<T>::min());
     }
   });
-  Array u = maximum(scalar(tiny, dtype), unit_float(key, shape, dtype));
-  return -log(-log(u));
+  return maximum(scalar(tiny, dtype), unit_float(key, shape, dtype));
+}
+
+}  // namespace internal
+
+Array gumbel(const Array& key, const Shape& shape, DType dtype) {
+  check_key("gumbel", key);
+  check_shape("gumbel", shape);
+  check_float("gumbel", dtype);
+  return -log(-log(uniform_tiny_to_one(key, shape, dtype)));
 }
 
 Array bernoulli(const Array& key, double p, const Shape& shape) {

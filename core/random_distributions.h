@@ -1,0 +1,85 @@
+// The distributions of jax.random beyond the basics in core/random.h, with JAX's signatures:
+// parameters are arrays (C++ numbers convert) that broadcast against `shape`; when `shape` is
+// nullopt it is the parameters' broadcast shape; otherwise broadcasting the parameters into
+// it must give `shape` exactly (JAX's _check_shape). Parameters are converted to `dtype`.
+// Each follows JAX 0.10.2's algorithm and key use (tools/jax_random_algorithms.md, section
+// 18); tests/core/random_dist_test.cc states per function whether graft's f32 values equal
+// JAX's bit for bit or within which tolerance, and why.
+// Errors: graft::Error "[op] ..." for a bad key, shape, dtype or parameter.
+#pragma once
+
+#include <optional>
+
+#include "core/array.h"
+
+namespace graft::random {
+
+using OptShape = std::optional<Shape>;
+
+// ---- one uniform or normal draw, transformed (core/random_continuous.cc)
+Array exponential(const Array& key, const Shape& shape = {}, DType dtype = DType::kF32);
+Array laplace(const Array& key, const Shape& shape = {}, DType dtype = DType::kF32);
+Array logistic(const Array& key, const Shape& shape = {}, DType dtype = DType::kF32);
+Array cauchy(const Array& key, const Shape& shape = {}, DType dtype = DType::kF32);
+Array rayleigh(const Array& key, const Array& scale, OptShape shape = std::nullopt,
+               DType dtype = DType::kF32);
+Array weibull_min(const Array& key, const Array& scale, const Array& concentration,
+                  const Shape& shape = {}, DType dtype = DType::kF32);
+Array pareto(const Array& key, const Array& b, OptShape shape = std::nullopt,
+             DType dtype = DType::kF32);
+// The norm of 3 standard normals: draws normal(key, (*shape, 3)).
+Array maxwell(const Array& key, const Shape& shape = {}, DType dtype = DType::kF32);
+// Result shape: shape + broadcast(loc, scale) (shape () means the parameters' shape), as JAX.
+Array double_sided_maxwell(const Array& key, const Array& loc, const Array& scale,
+                           const Shape& shape = {}, DType dtype = DType::kF32);
+Array lognormal(const Array& key, const Array& sigma = 1.0, OptShape shape = std::nullopt,
+                DType dtype = DType::kF32);
+Array triangular(const Array& key, const Array& left, const Array& mode, const Array& right,
+                 OptShape shape = std::nullopt, DType dtype = DType::kF32);
+Array wald(const Array& key, const Array& mean, OptShape shape = std::nullopt,
+           DType dtype = DType::kF32);
+
+// ---- discrete (core/random_discrete.cc)
+// -1 or +1 with equal probability, in `dtype` (i32 by default, as JAX's int).
+Array rademacher(const Array& key, const Shape& shape = {}, DType dtype = DType::kI32);
+// Trials until the first success, >= 1 (integer dtype, i32 by default).
+Array geometric(const Array& key, const Array& p, OptShape shape = std::nullopt,
+                DType dtype = DType::kI32);
+// jax.random.choice over arange(n) (i32) or over x's slices along `axis` (the result has
+// `shape` in place of that axis). `p` (1-D, n or x.shape[axis] long) weights the items;
+// without replacement it uses the Gumbel top-k trick, as JAX.
+Array choice(const Array& key, int64_t n, const Shape& shape = {}, bool replace = true,
+             const std::optional<Array>& p = std::nullopt);
+Array choice(const Array& key, const Array& x, const Shape& shape = {}, bool replace = true,
+             const std::optional<Array>& p = std::nullopt, int64_t axis = 0);
+
+// ---- gamma and what is built on it (core/random_gamma.cc): Marsaglia-Tsang with JAX's
+// rejection loops (while_loop primitives) and one key per element, split(key, a.size).
+// Not differentiable w.r.t. `a` yet (JAX's random_gamma_grad is missing).
+Array gamma(const Array& key, const Array& a, OptShape shape = std::nullopt,
+            DType dtype = DType::kF32);
+Array loggamma(const Array& key, const Array& a, OptShape shape = std::nullopt,
+               DType dtype = DType::kF32);
+Array beta(const Array& key, const Array& a, const Array& b, OptShape shape = std::nullopt,
+           DType dtype = DType::kF32);
+// alpha (..., k); the result is shape + (k,) (shape defaults to alpha.shape[:-1]).
+Array dirichlet(const Array& key, const Array& alpha, OptShape shape = std::nullopt,
+                DType dtype = DType::kF32);
+Array chisquare(const Array& key, const Array& df, OptShape shape = std::nullopt,
+                DType dtype = DType::kF32);
+Array f(const Array& key, const Array& dfnum, const Array& dfden, OptShape shape = std::nullopt,
+        DType dtype = DType::kF32);
+Array t(const Array& key, const Array& df, OptShape shape = std::nullopt,
+        DType dtype = DType::kF32);
+Array generalized_normal(const Array& key, const Array& p, const Shape& shape = {},
+                         DType dtype = DType::kF32);
+// Uniform in the unit Lp ball of dimension d: shape + (d,).
+Array ball(const Array& key, int64_t d, const Array& p = 2.0, const Shape& shape = {},
+           DType dtype = DType::kF32);
+
+// ---- keys as data: graft keys are already their u32[..., 2] data (JAX's raw keys), so these
+// check the layout and return the same array.
+Array key_data(const Array& keys);
+Array wrap_key_data(const Array& key_bits);
+
+}  // namespace graft::random

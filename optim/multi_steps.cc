@@ -35,24 +35,13 @@ GradientTransformation::UpdateFn multi_update(GradientTransformation inner, int 
     auto [final_updates, inner_next] = inner.update_parts(acc_cast, inner_state, p);
 
     Array emit = mini == full({}, k - 1, DType::kI32);
-    std::vector<Slots> out_state(state.size());
+    std::vector<Slots> out_state(1);
     out_state[0]["mini_step"] = {remainder(safe_increment(mini), full({}, k, DType::kI32))};
     out_state[0]["gradient_step"] = {where(emit, safe_increment(gstep), gstep)};
     std::vector<Array>& acc_out = out_state[0]["acc_grads"];
     for (const Array& a : acc_new) acc_out.push_back(where(emit, zeros_like(a), a));
-    for (size_t part = 0; part < inner_state.size(); ++part) {
-      for (const auto& [name, olds] : inner_state[part]) {
-        auto it = inner_next[part].find(name);
-        if (it == inner_next[part].end() || it->second.size() != olds.size()) {
-          fail("optim.MultiSteps", inner.name(), " changed the layout of its state slot '", name,
-               "'");
-        }
-        const std::vector<Array>& news = it->second;
-        std::vector<Array>& dst = out_state[part + 1][name];
-        for (size_t i = 0; i < olds.size(); ++i) {
-          dst.push_back(astype(where(emit, news[i], olds[i]), olds[i].dtype()));
-        }
-      }
+    for (Slots& s : where_parts(emit, inner_next, inner_state, "optim.MultiSteps")) {
+      out_state.push_back(std::move(s));
     }
     std::vector<Array> out;
     for (const Array& u : final_updates) out.push_back(where(emit, u, zeros_like(u)));

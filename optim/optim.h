@@ -8,3 +8,4 @@
 #include "optim/state.h"
 #include "optim/transform.h"
 #include "optim/transformations.h"
+#include "optim/wrappers.h"

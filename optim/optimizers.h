@@ -149,4 +149,28 @@ struct AdafactorOptions {
 };
 GradientTransformation adafactor(const AdafactorOptions& options = {});
 
+// optax.contrib.muon: 2-D leaves get chain(scale_by_muon, scale_by_shape(consistent_rms),
+// add_decayed_weights(weight_decay, mask), scale_by_learning_rate(lr)); every other leaf gets
+// adamw(adam_learning_rate or lr, adam_b1, adam_b2, eps, adam_eps_root, adam_weight_decay,
+// nesterov), as a multi_transform with labels "adam" and "muon". Optax's
+// muon_weight_dimension_numbers (muon on reshaped N-D leaves) is not supported.
+struct MuonOptions {
+  Schedule learning_rate = 2e-2;
+  std::vector<std::array<double, 3>> ns_coeffs = {{3.4445, -4.7750, 2.0315}};
+  int ns_steps = 5;
+  double beta = 0.95;
+  double eps = 1e-8;
+  Schedule weight_decay = 0.0;
+  Mask weight_decay_mask;
+  bool nesterov = true;
+  bool adaptive = false;
+  double adam_b1 = 0.9;
+  double adam_b2 = 0.999;
+  double adam_eps_root = 0.0;
+  Schedule adam_weight_decay = 0.0;
+  std::optional<Schedule> adam_learning_rate;
+  std::optional<double> consistent_rms;
+};
+GradientTransformation muon(const MuonOptions& options = {});
+
 }  // namespace graft::optim

@@ -136,6 +136,27 @@ std::vector<Array> zeros_for(const FlatParams& params) {
   return z;
 }
 
+std::vector<Slots> where_parts(const Array& cond, const std::vector<Slots>& on_true,
+                               const std::vector<Slots>& on_false, const std::string& who) {
+  if (on_true.size() != on_false.size()) {
+    fail(who, "the inner state changed from ", on_false.size(), " to ", on_true.size(), " parts");
+  }
+  std::vector<Slots> out(on_false.size());
+  for (size_t part = 0; part < on_false.size(); ++part) {
+    for (const auto& [name, olds] : on_false[part]) {
+      auto it = on_true[part].find(name);
+      if (it == on_true[part].end() || it->second.size() != olds.size()) {
+        fail(who, "the inner transformation changed the layout of its state slot '", name, "'");
+      }
+      std::vector<Array>& dst = out[part][name];
+      for (size_t i = 0; i < olds.size(); ++i) {
+        dst.push_back(astype(where(cond, it->second[i], olds[i]), olds[i].dtype()));
+      }
+    }
+  }
+  return out;
+}
+
 Array safe_increment(const Array& count) {
   Array max_value = full({}, static_cast<double>(INT32_MAX), DType::kI32);
   return where(count < max_value, count + full({}, 1, DType::kI32), max_value);

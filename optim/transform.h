@@ -131,5 +131,10 @@ Array safe_increment(const Array& count);
 Array zero_count();
 // One zero array per leaf (the initial value of a moment or momentum slot).
 std::vector<Array> zeros_for(const FlatParams& params);
+// Slot by slot where(cond, on_true, on_false), each in on_false's dtype: how a wrapper keeps or
+// replaces an inner state without a C++ branch. `who` names the wrapper in the error thrown
+// when the two layouts differ.
+std::vector<Slots> where_parts(const Array& cond, const std::vector<Slots>& on_true,
+                               const std::vector<Slots>& on_false, const std::string& who);
 
 }  // namespace graft::optim

@@ -2,7 +2,9 @@
 // Optimizers (optimizers.h) are chains of these.
 #pragma once
 
+#include <array>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -126,5 +128,39 @@ GradientTransformation scale_by_factored_rms(const FactoredRmsOptions& options =
 GradientTransformation clip_by_block_rms(double threshold);
 // Each leaf times max-like(rms(param), min_scale) (min_scale when rms <= min_scale).
 GradientTransformation scale_by_param_block_rms(double min_scale = 1e-3);
+
+// Issue 17 (Optax breadth): elementwise clipping, NaN zeroing, EMA, accumulation, Muon's
+// scaling. Semantics and state as Optax 0.2.8's functions of the same names.
+
+// Each update clipped to [-max_delta, max_delta] (optax.clip). No state.
+GradientTransformation clip(double max_delta);
+// NaNs in the updates replaced by 0 (optax.zero_nans). Slot "found_nan": one bool scalar per
+// leaf, true when that leaf had a NaN at the last update.
+GradientTransformation zero_nans();
+// ema = decay * ema + (1 - decay) * g; updates = ema (divided by 1 - decay^t when debias)
+// (optax.ema). Slots "count" (i32), "ema" (param dtype).
+GradientTransformation ema(double decay, bool debias = true);
+// Sums updates over k calls and emits the sum on every k-th call, zeros otherwise
+// (optax.apply_every). Slots "count" (i32, modulo k), "grad_acc". k must be >= 1.
+GradientTransformation apply_every(int k = 1);
+
+// Muon's scaling (optax.contrib.scale_by_muon) for 2-D leaves: mu = beta * mu + (1 - beta) * g;
+// mu_hat bias-corrected (Nesterov: beta * mu_hat' + (1 - beta) * g_hat); then Newton-Schulz
+// orthogonalization of mu_hat: x = mu_hat / (|mu_hat|_F + eps) (transposed when rows > cols),
+// and per step x = c0 x + (c1 A + c2 A A) x with A = x x^T. `ns_coeffs` holds one triple (used
+// ns_steps times) or one per step (at most ns_steps rows, each used once, as Optax).
+// Only Optax's 'frobenius' preconditioning. Slots "count", "mu". Leaves must be 2-D.
+struct ScaleByMuonOptions {
+  std::vector<std::array<double, 3>> ns_coeffs = {{3.4445, -4.7750, 2.0315}};
+  int ns_steps = 5;
+  double beta = 0.95;
+  double eps = 1e-8;
+  bool nesterov = true;
+  bool adaptive = false;  // scale by <mu_hat, orth> (the dual norm), as Optax
+};
+GradientTransformation scale_by_muon(const ScaleByMuonOptions& options = {});
+// Muon's width scaling (optax.contrib.scale_by_shape) of 2-D leaves (fan_in = rows, fan_out =
+// cols): sqrt(max(1, fan_out / fan_in)), or sqrt(max(fan_in, fan_out)) * consistent_rms.
+GradientTransformation scale_by_shape(std::optional<double> consistent_rms = std::nullopt);
 
 }  // namespace graft::optim

@@ -11,6 +11,10 @@ What is recorded:
     that clip_by_global_norm both clips and passes through).
   * <opt>/<t>/{b,s,v,w}: the params after step t (t = 0..STEPS-1) for each optimizer below,
     computed with opt.init / opt.update / optax.apply_updates under jax.jit.
+  * inject_sgd_set_lr/<t>/...: inject_hyperparams(sgd) with the learning rate overwritten in
+    the state before step INJECT_AT; <name>/<t>/... for NAN_OPTIMIZERS run on nan_grads (the
+    gradients with NaNs put at NAN_STEPS), with apply_if_finite's counters / zero_nans'
+    found_nan per step.
   * <opt>/<t>/lr: for optimizers with a schedule, the schedule value at count t.
   * global_norm/<t>: optax.tree.norm(grads at t).
   * sched/<name>: a schedule evaluated at the int32 steps in sched/steps.
@@ -151,7 +155,73 @@ OPTIMIZERS = {
     "lars": (optax.lars(0.1, weight_decay=0.01), None),
     "lars_nesterov": (optax.lars(0.1, weight_decay=0.01, trust_coefficient=0.5,
                                  momentum=0.8, nesterov=True), None),
+    # Breadth (issue 17, second part): muon, clip, ema, multi_transform, inject_hyperparams,
+    # apply_every (apply_if_finite and zero_nans run on NAN_GRADS, below).
+    "muon": (optax.contrib.muon(0.02), None),
+    "muon_dion_wd": (optax.contrib.muon(0.02, ns_coeffs="dion", weight_decay=0.1,
+                                        nesterov=False, adam_learning_rate=0.01,
+                                        consistent_rms=0.2), None),
+    "muon_adaptive_3steps": (optax.contrib.muon(0.05, ns_steps=3, beta=0.9, adaptive=True),
+                             None),
+    "clip_sgd": (optax.chain(optax.clip(0.3), optax.sgd(0.1)), None),
+    "ema_sgd": (optax.chain(optax.ema(0.9), optax.sgd(0.1)), None),
+    "ema_no_debias_sgd": (optax.chain(optax.ema(0.8, debias=False), optax.sgd(0.1)), None),
+    "multi_transform": (optax.multi_transform(
+        {"mat": optax.adam(0.01), "vec": optax.sgd(0.1, momentum=0.9)},
+        lambda p: {k: ("mat" if k in ("v", "w") else "vec") for k in p}), None),
+    "inject_adam_linear_lr": (optax.inject_hyperparams(optax.adam)(
+        learning_rate=optax.linear_schedule(0.02, 0.0, 5)), None),
+    "apply_every_sgd": (optax.chain(optax.apply_every(3), optax.sgd(0.1, momentum=0.5)), None),
 }
+
+# inject_hyperparams with the learning rate overwritten in the state before step INJECT_AT.
+INJECT_AT, INJECT_LR = 3, 0.03
+NAN_STEPS = {1: [("b", 1)], 3: [("w", 2)], 4: [("b", 0), ("s", 0)]}
+NAN_OPTIMIZERS = {
+    "apply_if_finite_sgd": optax.apply_if_finite(optax.sgd(0.1, momentum=0.9), 2),
+    "apply_if_finite_adam": optax.apply_if_finite(optax.adam(0.01), 2),
+    "zero_nans_sgd": optax.chain(optax.zero_nans(), optax.sgd(0.1)),
+}
+
+
+def nan_grads(t):
+  """grads(t) with NaN at the (leaf, flat index) places NAN_STEPS lists for step t.
+
+  Not recorded (JSON has no NaN): the C++ test puts NaNs at the same places."""
+  g = {k: np.array(v) for k, v in grads(t).items()}
+  for k, i in NAN_STEPS.get(t, []):
+    g[k].reshape(-1)[i] = np.nan
+  return {k: jnp.asarray(v) for k, v in g.items()}
+
+
+def record_wrappers(arrays):
+  """inject_hyperparams with a state override; apply_if_finite and zero_nans on NaNs."""
+  opt = optax.inject_hyperparams(optax.sgd)(learning_rate=0.1, momentum=0.9)
+  params, state = params0(), None
+  state = opt.init(params)
+  for t in range(STEPS):
+    if t == INJECT_AT:
+      state.hyperparams["learning_rate"] = jnp.float32(INJECT_LR)
+    updates, state = opt.update(grads(t), state, params)
+    params = optax.apply_updates(params, updates)
+    for k, v in params.items():
+      record(arrays, f"inject_sgd_set_lr/{t}/{k}", v)
+  for name, opt in NAN_OPTIMIZERS.items():
+    params = params0()
+    state = opt.init(params)
+    for t in range(STEPS):
+      updates, state = opt.update(nan_grads(t), state, params)
+      params = optax.apply_updates(params, updates)
+      for k, v in params.items():
+        record(arrays, f"{name}/{t}/{k}", v)
+      if name.startswith("apply_if_finite"):
+        record(arrays, f"{name}/{t}/notfinite_count", state.notfinite_count)
+        record(arrays, f"{name}/{t}/total_notfinite", state.total_notfinite)
+        record(arrays, f"{name}/{t}/last_finite", np.int32(state.last_finite))
+      else:
+        found = state[0].found_nan
+        record(arrays, f"{name}/{t}/found_nan",
+               np.array([bool(found[k]) for k in sorted(found)], np.int32))
 
 
 def record_losses(arrays):
@@ -232,6 +302,7 @@ def main():
     record(arrays, f"sched/{name}", np.array(vals, np.float32))
 
   record_losses(arrays)
+  record_wrappers(arrays)
 
   meta = {"generator": "tools/make_optax_vectors.py", "optax": optax.__version__,
           "jax": jax.__version__, "numpy": np.__version__, "steps": STEPS,

@@ -159,6 +159,34 @@ auto vjp(F f, const Args&... args) {
   return std::pair{out, pullback};
 }
 
+// vjp(f, has_aux, args...) for f returning pair(outputs, aux) -> tuple(outputs, pullback, aux)
+// (JAX's vjp(f, *primals, has_aux=True)): aux is returned as computed and gets no cotangent.
+template <typename F, typename... Args>
+auto vjp(F f, HasAux, const Args&... args) {
+  using Pair = std::decay_t<decltype(f(args...))>;
+  using Result = std::decay_t<typename Pair::first_type>;
+  using Aux = std::decay_t<typename Pair::second_type>;
+  auto all = std::tuple<Args...>(args...);
+  auto [leaves, def] = tree_flatten(all);
+  TreeDef pair_def;
+  FlatFn fn = detail::flat_fn<std::tuple<Args...>, Pair>(f, def, &pair_def);
+  detail::VjpResult v = detail::vjp_flat(fn, leaves);
+  if (pair_def.children.size() != 2) fail("vjp", "has_aux needs f to return a pair");
+  auto out_def = std::make_shared<TreeDef>(pair_def.children[0]);
+  const size_t n_out = static_cast<size_t>(out_def->num_leaves);
+  Result out = tree_unflatten<Result>(
+      *out_def, std::vector<Array>(v.outputs.begin(), v.outputs.begin() + n_out));
+  Aux aux = tree_unflatten<Aux>(pair_def.children[1],
+                                std::vector<Array>(v.outputs.begin() + n_out, v.outputs.end()));
+  auto pullback = [pb = v.pullback, out_def, def = def, n_all = v.outputs.size()](const Result& ct) {
+    auto [ctl, cd] = tree_flatten(ct);
+    check_same_structure("vjp", *out_def, cd);
+    ctl.resize(n_all);  // empty handles: no cotangent for aux
+    return tree_unflatten<std::tuple<Args...>>(def, pb(ctl));
+  };
+  return std::tuple{out, pullback, aux};
+}
+
 // jvp(f, primals, tangents): primals and tangents are tuples of the arguments (like JAX's).
 // Returns pair(outputs, output tangents).
 template <typename F, typename... Args>

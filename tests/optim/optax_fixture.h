@@ -3,6 +3,7 @@
 // gradients, the params compared after every step to f32 rounding.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <string>
 
@@ -38,20 +39,26 @@ inline Params tree(const std::string& prefix) {
   return p;
 }
 
-// Runs `opt` over the recorded gradients and checks the params after every step.
-inline void check_against_optax(const GradientTransformation& opt, const std::string& name) {
+inline Params recorded_grads(int t) { return tree("grads/" + std::to_string(t)); }
+
+// Runs `opt` over the gradients (the recorded ones unless given) and checks the params after
+// every step; `after_step(t, state)` may look at (and check) the state after step t.
+inline void check_against_optax(
+    const GradientTransformation& opt, const std::string& name,
+    const std::function<Params(int)>& grads = recorded_grads,
+    const std::function<void(int, const State&)>& after_step = nullptr) {
   SCOPED_TRACE(name);
   Params params = tree("params0");
   State state = opt.init(params);
   for (int t = 0; t < kSteps; ++t) {
-    Params g = tree("grads/" + std::to_string(t));
-    auto [updates, next] = opt.update(g, state, params);
+    auto [updates, next] = opt.update(grads(t), state, params);
     params = apply_updates(params, updates);
     state = next;
     for (const auto& [k, v] : params) {
       std::string what = name + "/" + std::to_string(t) + "/" + k;
       expect_allclose(v, vectors().get(what), kRtol, kAtol, what);
     }
+    if (after_step) after_step(t, state);
   }
 }
 

@@ -181,21 +181,16 @@ def main():
 
 
 def main_for(cases, out, title, script):
-  """Runs main() on other cases into another file, whose first line is `title` and second
-  names `script` (the scripts that reuse this writer)."""
+  """Writes `cases` to `out` like main(), with the header naming `title` and `script` (the
+  scripts that reuse this writer)."""
   global OUT
   CASES.clear()
   CASES.update(cases)
-  """Writes `cases` to `out` like main(), with the header naming `title` and `script`."""
-  CASES.clear()
-  CASES.update(cases)
-  global OUT
   OUT = out
   main()
   with open(out) as f:
     lines = f.read().split("\n")
-  lines[0] = title
-  lines[0] = "# " + title
+  lines[0] = title if title.startswith("#") else "# " + title
   lines[1] = lines[1].replace("make_jnp_array_vectors", script)
   with open(out, "w") as f:
     f.write("\n".join(lines))

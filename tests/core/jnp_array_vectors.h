@@ -121,29 +121,6 @@ inline void expect_matches(const Array& got, const std::string& key, double tol 
 
 // Expects f to throw a graft::Error whose message starts with `prefix` ("[op]").
 inline void expect_error(const std::function<void()>& f, const std::string& prefix) {
-// Checks fn(inputs of `name`) against <name>.out0 and, when a cotangent <name>.ct is stored,
-// grad of sum(fn(...) * ct) with respect to each input against <name>.grad<k>. Returns
-// whether gradients were checked.
-inline bool expect_case(const std::string& name,
-                        const std::function<Array(const std::vector<Array>&)>& fn) {
-  SCOPED_TRACE(name);
-  std::vector<Array> xs = inputs(name);
-  expect_matches(fn(xs), name + ".out0");
-  if (!has_vec(name + ".ct")) return false;
-  const Array ct = to_array(vectors().at(name + ".ct"));
-  for (size_t k = 0; k < xs.size(); ++k) {
-    auto f = [&, k](const Array& xk) {
-      std::vector<Array> a = xs;
-      a[k] = xk;
-      return sum(fn(a) * ct);
-    };
-    expect_matches(grad(f)(xs[k]), name + ".grad" + std::to_string(k));
-  }
-  return true;
-}
-
-// Expects f to throw a graft::Error whose message starts with `prefix`.
-inline void expect_op_error(const std::function<void()>& f, const std::string& prefix) {
   try {
     f();
     ADD_FAILURE() << "expected an error starting " << prefix;

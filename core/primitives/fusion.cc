@@ -29,6 +29,11 @@ bool scalar_broadcast(const Program& b, const Instr& instr, const Shape& shape, 
 
 }  // namespace
 
+bool rounds_to_half(PrimitiveId op, DType operand, DType result) {
+  const bool half = result == DType::kF16 || result == DType::kBF16;
+  return half && op == PrimitiveId::kConvertElementType && operand != result;
+}
+
 bool fusion_supports(const Primitive& p, const std::vector<Aval>& in, const Aval& out) {
   auto ok = [](DType d) { return is_floating(d) || d == DType::kBool; };
   if (!ok(out.dtype)) return false;

@@ -22,6 +22,15 @@ namespace graft {
 // unfused).
 bool fusion_supports(const Primitive& p, const std::vector<Aval>& in, const Aval& out);
 
+// Precision inside a group, as XLA's default (xla_allow_excess_precision): f16 / bf16 values
+// are carried in f32 from step to step and rounded to their type only where they leave the
+// group (its outputs) or where the body converts to that type from another one
+// (convert_element_type). So a jitted result can differ from the eager one (which rounds after
+// every op) by the rounding of intermediates, as jax.jit's does from eager JAX. Every backend's
+// fused kernel follows this rule: true when step `op` (operand dtype `operand`, result
+// `result`) rounds its f32 value to `result`.
+bool rounds_to_half(PrimitiveId op, DType operand, DType result);
+
 // One elementwise application of the kernels' view of the body. Operand slots:
 // [0, num_inputs) are the group's inputs, num_inputs + k is step k's result (k earlier).
 struct FusedStep {

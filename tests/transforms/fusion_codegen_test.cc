@@ -140,8 +140,8 @@ TEST(FusionCodegenTest, BinaryOpsEqualEagerBitForBit) {
   }
 }
 
-// bf16 groups: loaded widened to f32, every step rounded to bf16 as the interpreter rounds it
-// (ties to even, NaN kept), stored narrowed. Compiled and interpreted runs of the same jitted
+// bf16 groups: loaded widened to f32, carried in f32, rounded to bf16 (ties to even, NaN kept)
+// at explicit converts and on store, as the interpreter does (core/primitives/fusion.h). Compiled and interpreted runs of the same jitted
 // function (set_codegen switches per call) agree bit for bit, for every op, with broadcast
 // scalars, converts to and from f32 and a bool mask in the group.
 TEST(FusionCodegenTest, Bf16GroupsEqualTheInterpreterBitForBit) {

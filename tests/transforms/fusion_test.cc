@@ -124,6 +124,36 @@ TEST(FusionTest, FusedMatchesUnfusedForFloatDtypes) {
   }
 }
 
+// Precision inside a fused group (core/primitives/fusion.h, as XLA's default excess
+// precision): f16 / bf16 arithmetic is carried in f32 between steps and rounded only on
+// store or at an explicit convert. (x + 256) - 256 on x in [1, 2): eager rounds x + 256 to a
+// multiple of 2 in bf16 (of 1/4 in f16) and loses x's low bits; the fused group keeps the f32
+// sum and gives x back. With an explicit astype to bf16 in between, jit rounds there as eager
+// does. Both the interpreter (small arrays) and the compiled loop (16,384 elements and up).
+TEST(FusionTest, HalfGroupsCarryF32BetweenStepsAndRoundOnStoreOrConvert) {
+  auto carried = jit([](const Array& x) { return (x + 256.0) - 256.0; });
+  auto converted = jit([](const Array& x) {
+    Array wide = astype(x, DType::kF32) + 256.0f;
+    return astype(wide, x.dtype()) - 256.0;
+  });
+  for (DType d : {DType::kBF16, DType::kF16}) {
+    for (int64_t n : {int64_t{7}, int64_t{40000}}) {
+      Array x = astype(random::uniform(random::key(3), {n}, DType::kF32, 1.0, 2.0), d);
+      std::vector<double> xs = x.to_vector<double>();
+      std::vector<double> jit_vals = carried(x).to_vector<double>();
+      std::vector<double> eager_vals = ((x + 256.0) - 256.0).to_vector<double>();
+      std::vector<double> conv_vals = converted(x).to_vector<double>();
+      int eager_differs = 0;
+      for (int64_t i = 0; i < n; ++i) {
+        ASSERT_EQ(jit_vals[i], xs[i]) << dtype_name(d) << " n=" << n << " at " << i;
+        ASSERT_EQ(conv_vals[i], eager_vals[i]) << dtype_name(d) << " n=" << n << " at " << i;
+        eager_differs += eager_vals[i] != xs[i];
+      }
+      EXPECT_GT(eager_differs, 0) << dtype_name(d) << " n=" << n;  // the test can fail
+    }
+  }
+}
+
 // The vectorized f32 steps on the values where lanes differ from plain arithmetic: NaN on
 // either side of max / min, infinities, signed zeros, exp's subnormal results (x < -87, fixed
 // in f64) and overflow, tanh's clamp and tiny inputs. Equal to eager bit for bit; 37 elements

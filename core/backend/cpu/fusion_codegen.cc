@@ -59,8 +59,8 @@ std::atomic<Codegen>& mode() {
   return m;
 }
 
-// Slots held in f32 lanes: f32, and bf16 (widened on load, rounded after each step as the
-// unfused op rounds when it stores, narrowed on store), as the interpreter holds them.
+// Slots held in f32 lanes: f32, and bf16 (widened on load, carried in f32 and rounded where
+// core/primitives/fusion.h's rounds_to_half says and on store), as the interpreter holds them.
 bool is_f32(DType d) { return d == DType::kF32 || d == DType::kBF16; }
 bool is_bool(DType d) { return d == DType::kBool; }
 
@@ -574,9 +574,9 @@ std::unique_ptr<llvm::Module> build(llvm::LLVMContext& ctx, const llvm::DataLayo
   auto store = [&](llvm::Value* v, llvm::Value* p, DType d) {
     if (d == DType::kF32) {
       b.CreateAlignedStore(v, at(p, f32, vt), llvm::Align(4));
-    } else if (d == DType::kBF16) {  // v is already rounded: keep
-                                     // its top half
-      llvm::Value* h = b.CreateTrunc(b.CreateLShr(b.CreateBitCast(v, words), 16), halves);
+    } else if (d == DType::kBF16) {  // rounded here: steps carry f32 (fusion.h)
+      llvm::Value* h =
+          b.CreateTrunc(b.CreateLShr(b.CreateBitCast(round_bf16(v), words), 16), halves);
       b.CreateAlignedStore(h, at(p, i16, halves), llvm::Align(2));
     } else {
       b.CreateAlignedStore(b.CreateZExt(v, bytes), at(p, i8, bytes), llvm::Align(1));
@@ -597,7 +597,9 @@ std::unique_ptr<llvm::Module> build(llvm::LLVMContext& ctx, const llvm::DataLayo
       arg.push_back(dtype[x]);
     }
     slot[n_in + k] = emitter.emit(s, a, arg);
-    if (s.aval.dtype == DType::kBF16) slot[n_in + k] = round_bf16(slot[n_in + k]);
+    if (rounds_to_half(s.prim->id(), arg[0], s.aval.dtype)) {
+      slot[n_in + k] = round_bf16(slot[n_in + k]);
+    }
   }
   for (size_t o = 0; o < f.outputs().size(); ++o) {
     store(slot[f.outputs()[o]], out_base[o], dtype[f.outputs()[o]]);

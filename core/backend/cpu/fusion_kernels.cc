@@ -1,7 +1,8 @@
 // CPU kernel of fused_elementwise: the element range is cut into tiles of kTile elements,
 // whole tiles are split over the thread pool, and each tile runs every step into small
-// per-thread tile buffers that stay in L1 (f32 for f16/bf16, rounded after each step as the
-// unfused ops round), writing only the group's outputs. f32/f64/bool inputs are read in place
+// per-thread tile buffers that stay in L1 (f32 for f16/bf16: carried in f32 through the
+// group and rounded where a value leaves it or is explicitly converted, as XLA's default
+// excess precision does; see fusion.h), writing only the group's outputs. f32/f64/bool inputs are read in place
 // and f32/f64/bool outputs are written in place, so a chain of ops costs one read of its
 // inputs and one write of its outputs. Steps: fusion_kernels_steps.cc. Groups of f32 steps
 // run as compiled loops instead (fusion_codegen.cc: intermediates stay in registers).
@@ -188,8 +189,10 @@ void fused_kernel(Call& c) {
         const int o = out_of[slot];
         void* dst = o >= 0 && !is_half(d) ? outs[o] + s * dtype_size(d) : tile(slot);
         fusion::run_step(steps[k], kinds.data(), ptr.data(), dst, kinds[slot], len);
-        if (d == DType::kF16) round_as<f16>(static_cast<float*>(dst), len);
-        if (d == DType::kBF16) round_as<bf16>(static_cast<float*>(dst), len);
+        if (rounds_to_half(steps[k].prim->id(), dtypes[steps[k].args[0]], d)) {
+          if (d == DType::kF16) round_as<f16>(static_cast<float*>(dst), len);
+          if (d == DType::kBF16) round_as<bf16>(static_cast<float*>(dst), len);
+        }
         ptr[slot] = dst;
         if (o >= 0 && is_half(d)) {
           const float* v = static_cast<const float*>(dst);

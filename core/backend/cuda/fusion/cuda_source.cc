@@ -1,8 +1,9 @@
 // Emits a fused_elementwise group's CUDA source (see the header). Every step is one line,
 // `const <lane> v<slot> = <expr>;`, with <expr> a call of the prelude's g_<op> overload for
-// the operands' lanes (device_exact.cuh, device_math.cuh), wrapped in g_round_f16 / bf16 for a
-// 16-bit result: the same order of f32 operations as the CPU's tile interpreter and compiled
-// loops, and NVRTC does not contract them into FMAs (--fmad=false), so exact ops give its bits.
+// the operands' lanes (device_exact.cuh, device_math.cuh), wrapped in g_round_f16 / bf16 where
+// core/primitives/fusion.h's rounds_to_half says (16-bit values are carried in f32 between
+// steps and rounded on store): the same order of f32 operations as the CPU's tile
+// interpreter and compiled loops, and NVRTC does not contract them into FMAs (--fmad=false), so exact ops give its bits.
 #include "core/backend/cuda/fusion/cuda_source.h"
 
 #include <optional>
@@ -10,6 +11,7 @@
 
 #include "core/error.h"
 #include "core/primitives/elementwise.h"
+#include "core/primitives/fusion.h"
 
 namespace graft::cuda::fusion {
 namespace {
@@ -114,8 +116,8 @@ std::string store(DType d, const std::string& value) {
       return "(unsigned char)" + value;
     case DType::kF16:
       return "g_to_f16(" + value + ")";
-    case DType::kBF16:  // every bf16 slot holds a rounded value
-      return "g_bf16_bits(" + value + ")";
+    case DType::kBF16:  // slots carry f32 (core/primitives/fusion.h): round as stored
+      return "g_bf16_bits(g_round_bf16(" + value + "))";
     default:
       return value;
   }
@@ -248,7 +250,7 @@ std::string cuda_source(const GroupSpec& g) {
       if (a < 0 || a >= at) fail_group("step ", k, " (", op_name(s.op), ") reads slot ", a);
     }
     std::string e = expression(s, dtype, static_cast<int>(k));
-    if (s.op != P::kSelectN) {  // a select's cases hold rounded values already
+    if (rounds_to_half(s.op, dtype[s.args.at(0)], s.dtype)) {  // else carried in f32
       if (s.dtype == DType::kF16) e = "g_round_f16(" + e + ")";
       if (s.dtype == DType::kBF16) e = "g_round_bf16(" + e + ")";
     }

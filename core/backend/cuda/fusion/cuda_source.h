@@ -2,8 +2,8 @@
 // a grid-stride loop over the group's elements that loads each input (a broadcast scalar
 // once, before the loop), evaluates the steps in order in registers and stores the outputs.
 // Values are held as the CPU backend holds them (core/backend/cpu/fusion_kernels.cc): f32,
-// f16 and bf16 in float lanes, f16 / bf16 results rounded after every step exactly as the CPU
-// rounds them; f64 in double lanes; bool in bool lanes (0 / 1 bytes in memory); integers in
+// f16 and bf16 in float lanes, carried in f32 and rounded where the CPU rounds them (at
+// explicit converts and on store: core/primitives/fusion.h's rounds_to_half); f64 in double lanes; bool in bool lanes (0 / 1 bytes in memory); integers in
 // their own type with XLA's wrapping semantics. Exact ops give the CPU's bits (device_exact.cuh),
 // transcendental ones call CUDA's accurate libdevice functions (device_math.cuh).
 //

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <optional>
+#include <string>
 
 #include "core/array.h"
 
@@ -76,6 +77,20 @@ Array generalized_normal(const Array& key, const Array& p, const Shape& shape = 
 // Uniform in the unit Lp ball of dimension d: shape + (d,).
 Array ball(const Array& key, int64_t d, const Array& p = 2.0, const Shape& shape = {},
            DType dtype = DType::kF32);
+
+// ---- built on jnp.linalg (core/random_linalg.cc), as JAX composes them: the same keys and
+// draws, values within the factorizations' rounding of JAX's.
+// A uniformly random orthogonal n x m matrix (semi-orthogonal when m != n; m defaults to n):
+// shape + (n, m), Q of a normal matrix's QR with the signs of R's diagonal (Mezzadri).
+Array orthogonal(const Array& key, int64_t n, const Shape& shape = {}, DType dtype = DType::kF32,
+                 std::optional<int64_t> m = std::nullopt);
+// mean (..., n), cov (..., n, n): batch + (n,), batch = shape or the broadcast of the batch
+// shapes; method "cholesky" (default), "svd" or "eigh" factors cov; dtype defaults to the
+// promoted (inexact) dtype of mean and cov.
+Array multivariate_normal(const Array& key, const Array& mean, const Array& cov,
+                          OptShape shape = std::nullopt,
+                          std::optional<DType> dtype = std::nullopt,
+                          const std::string& method = "cholesky");
 
 // ---- keys as data: graft keys are already their u32[..., 2] data (JAX's raw keys), so these
 // check the layout and return the same array.

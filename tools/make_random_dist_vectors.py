@@ -36,6 +36,16 @@ def cases():
   c = []
   add = lambda name, v: c.append((name, np.asarray(v)))
   # ---- transforms of one uniform / normal draw
+  # ---- built on jnp.linalg (graft compares these within an absolute tolerance)
+  add("orthogonal_k51_n4_f32", jr.orthogonal(K(51), 4))
+  add("orthogonal_k52_n3_m5_f32_2", jr.orthogonal(K(52), 3, (2,), m=5))
+  add("orthogonal_k53_n5_m2_f32", jr.orthogonal(K(53), 5, m=2))
+  mean = jnp.array([1.0, -2.0, 0.5], f32)
+  cov = jnp.array([[2.0, 0.3, -0.2], [0.3, 1.0, 0.4], [-0.2, 0.4, 1.5]], f32)
+  add("multivariate_normal_k54_cholesky_f32_6", jr.multivariate_normal(K(54), mean, cov, (6,)))
+  add("multivariate_normal_k55_svd_f32", jr.multivariate_normal(K(55), mean, cov, method="svd"))
+  add("multivariate_normal_k56_eigh_f32_2x4",
+      jr.multivariate_normal(K(56), mean, cov, (2, 4), method="eigh"))
   add("exponential_k1_f32_16", jr.exponential(K(1), (16,)))
   add("exponential_k2_f32_3x4", jr.exponential(K(2), (3, 4)))
   add("laplace_k3_f32_16", jr.laplace(K(3), (16,)))

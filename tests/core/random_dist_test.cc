@@ -55,10 +55,42 @@ constexpr int64_t kEigenKernel = 4, kReduceOrder = 2, kWald = 64, kRsqrt = 16;
 struct Case {
   std::function<Array()> fn;
   int64_t ulp = 0;  // 0: bit for bit
+  // > 0: compared as values within this absolute error instead of in ulp (the samplers built
+  // on LAPACK factorizations, whose rounding is not XLA's: entries near 0 would be many ulp
+  // apart for an error of 1e-7).
+  double abs_tol = 0;
 };
+
+// multivariate_normal's parameters (as tools/make_random_dist_vectors.py): mean (3,), an SPD
+// cov (3, 3).
+Array mvn_mean() { return array<float>({1.0f, -2.0f, 0.5f}); }
+Array mvn_cov() {
+  return array<float>({2.0f, 0.3f, -0.2f, 0.3f, 1.0f, 0.4f, -0.2f, 0.4f, 1.5f}, Shape{3, 3});
+}
 
 const std::map<std::string, Case>& cases() {
   static const auto* m = new std::map<std::string, Case>{
+      // Built on LAPACK (orthogonal: qr; multivariate_normal: cholesky / svd / eigh).
+      {"orthogonal_k51_n4_f32", {[] { return random::orthogonal(key(51), 4); }, 0, 2e-6}},
+      {"orthogonal_k52_n3_m5_f32_2",
+       {[] { return random::orthogonal(key(52), 3, {2}, DType::kF32, 5); }, 0, 2e-6}},
+      {"orthogonal_k53_n5_m2_f32",
+       {[] { return random::orthogonal(key(53), 5, {}, DType::kF32, 2); }, 0, 2e-6}},
+      {"multivariate_normal_k54_cholesky_f32_6",
+       {[] { return random::multivariate_normal(key(54), mvn_mean(), mvn_cov(), Shape{6}); },
+        0, 2e-5}},
+      {"multivariate_normal_k55_svd_f32",
+       {[] {
+          return random::multivariate_normal(key(55), mvn_mean(), mvn_cov(), std::nullopt,
+                                             std::nullopt, "svd");
+        },
+        0, 2e-5}},
+      {"multivariate_normal_k56_eigh_f32_2x4",
+       {[] {
+          return random::multivariate_normal(key(56), mvn_mean(), mvn_cov(), Shape{2, 4},
+                                             std::nullopt, "eigh");
+        },
+        0, 2e-5}},
       {"exponential_k1_f32_16", {[] { return random::exponential(key(1), {16}); }}},
       {"exponential_k2_f32_3x4", {[] { return random::exponential(key(2), {3, 4}); }}},
       {"laplace_k3_f32_16", {[] { return random::laplace(key(3), {16}); }}},
@@ -148,6 +180,20 @@ TEST(RandomDistVectors, EveryCaseMatchesJax) {
     ASSERT_EQ(shape_str(out.shape()), shape_str(g.shape));
     std::vector<uint64_t> got = bits_of(out, golden_bytes(g.dtype));
     ASSERT_EQ(got.size(), g.bits.size());
+    if (c.abs_tol > 0) {
+      ASSERT_EQ(g.dtype, "float32");
+      std::vector<float> vals = out.to_vector<float>();
+      double worst_err = 0;
+      for (size_t i = 0; i < vals.size(); ++i) {
+        float want;
+        const auto w = static_cast<uint32_t>(g.bits[i]);
+        std::memcpy(&want, &w, sizeof want);
+        worst_err = std::max(worst_err, std::fabs(double(vals[i]) - double(want)));
+        EXPECT_NEAR(vals[i], want, c.abs_tol) << "element " << i;
+      }
+      std::printf("%-45s worst %.3g abs (allowed %.3g)\n", name.c_str(), worst_err, c.abs_tol);
+      continue;
+    }
     int64_t worst = 0;
     for (size_t i = 0; i < got.size(); ++i) {
       int64_t d = g.dtype == "float32" ? ulp_distance(static_cast<uint32_t>(got[i]),
@@ -286,6 +332,62 @@ TEST(RandomDistErrors, NameTheFunction) {
   expect_error("ball", [] { random::ball(key(0), -1); });
   expect_error("wrap_key_data", [] { random::wrap_key_data(array<uint32_t>({1, 2, 3})); });
   expect_error("key_data", [] { random::key_data(array<float>({1, 2})); });
+  expect_error("orthogonal", [] { random::orthogonal(key(0), -1); });
+  expect_error("orthogonal", [] { random::orthogonal(key(0), 3, {}, DType::kI32); });
+  expect_error("multivariate_normal", [] {
+    random::multivariate_normal(key(0), mvn_mean(), ones({2, 2}));
+  });
+  expect_error("multivariate_normal", [] {
+    random::multivariate_normal(key(0), Array(1.0f), mvn_cov());
+  });
+  expect_error("multivariate_normal", [] {
+    random::multivariate_normal(key(0), mvn_mean(), mvn_cov(), std::nullopt, std::nullopt,
+                                "lu");
+  });
+  expect_error("multivariate_normal", [] {
+    random::multivariate_normal(key(0), zeros({2, 3}), mvn_cov(), Shape{4});
+  });
+}
+
+// orthogonal's rows or columns are orthonormal; multivariate_normal's sample mean and
+// covariance approach the parameters (40,000 draws, each method).
+TEST(RandomDistLinalg, OrthonormalAndCovariance) {
+  for (auto [n, m] : {std::pair<int64_t, int64_t>{4, 4}, {3, 6}, {6, 3}}) {
+    Array q = random::orthogonal(key(61), n, {2}, DType::kF64, m);
+    Array g = n <= m ? matmul(q, matrix_transpose(q)) : matmul(matrix_transpose(q), q);
+    const int64_t k = std::min(n, m);
+    auto v = g.to_vector<double>();
+    for (int64_t b = 0; b < 2; ++b) {
+      for (int64_t i = 0; i < k; ++i) {
+        for (int64_t j = 0; j < k; ++j) {
+          EXPECT_NEAR(v[(b * k + i) * k + j], i == j ? 1.0 : 0.0, 1e-12) << n << "x" << m;
+        }
+      }
+    }
+  }
+  const std::vector<double> mean = {1.0, -2.0, 0.5};
+  const std::vector<double> cov = {2.0, 0.3, -0.2, 0.3, 1.0, 0.4, -0.2, 0.4, 1.5};
+  for (const char* method : {"cholesky", "svd", "eigh"}) {
+    SCOPED_TRACE(method);
+    const int64_t N = 40000;
+    auto x = astype(random::multivariate_normal(key(62), mvn_mean(), mvn_cov(), Shape{N},
+                                                std::nullopt, method),
+                    DType::kF64)
+                 .to_vector<double>();
+    for (int i = 0; i < 3; ++i) {
+      double mi = 0;
+      for (int64_t r = 0; r < N; ++r) mi += x[r * 3 + i];
+      mi /= N;
+      EXPECT_NEAR(mi, mean[i], 5 * std::sqrt(cov[i * 4] / N));
+      for (int j = 0; j < 3; ++j) {
+        double mj = 0, c = 0;
+        for (int64_t r = 0; r < N; ++r) mj += x[r * 3 + j];
+        mj /= N;
+        for (int64_t r = 0; r < N; ++r) c += (x[r * 3 + i] - mi) * (x[r * 3 + j] - mj);
+        EXPECT_NEAR(c / (N - 1), cov[i * 3 + j], 0.05) << i << "," << j;
+      }
+    }
+  }
 }
 
 }  // namespace

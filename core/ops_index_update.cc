@@ -47,6 +47,8 @@ Array positions(std::string_view op, const Array& x, const std::vector<Index>& i
                 GatherMode mode) {
   const DType pd = x.size() <= std::numeric_limits<int32_t>::max() ? DType::kI32 : DType::kI64;
   Array p = reshape(iota(pd, {x.size()}), x.shape());
+  // The position of an out-of-range pick: negative even after scatter_add wraps it once.
+  const double dropped = -static_cast<double>(x.size()) - 1;
   // Expand the ellipsis (at most one) into full slices.
   int consumed = 0, ellipses = 0;
   for (const Index& e : idx) {
@@ -142,14 +144,14 @@ Array positions(std::string_view op, const Array& x, const std::vector<Index>& i
   if (stride == 0) {
     Shape out = b;
     out.insert(out.end(), flat.begin() + 1, flat.end());
-    return full(out, -1, pd);  // an empty axis: every index is out of range
+    return full(out, dropped, pd);  // an empty axis: every index is out of range
   }
   linear = where(bad, scalar(-1, ld), linear);
   Array out = take(p, linear, 0, GatherMode::kClip);
-  // Out-of-range picks: position -1 (whatever clip read).
+  // Out-of-range picks: position `dropped` (whatever clip read).
   std::vector<int> bd(b.size());
   for (size_t d = 0; d < b.size(); ++d) bd[d] = static_cast<int>(d);
-  out = where(broadcast_in_dim(bad, out.shape(), bd), scalar(-1, pd), out);
+  out = where(broadcast_in_dim(bad, out.shape(), bd), scalar(dropped, pd), out);
   // Adjacent advanced indices put their dims where the first one was (NumPy's rule).
   if (adjacent && adv[0].dim > 0) {
     const int nb = static_cast<int>(b.size());
@@ -295,7 +297,9 @@ Array put_impl(std::string_view op, const Array& a, const Array& ind, const Arra
   } else if (mode && *mode == GatherMode::kClip) {
     i = clip(i, scalar(0, DType::kI64), scalar(n - 1, DType::kI64));
   } else {
-    i = where(i < scalar(0, DType::kI64), i + scalar(n, DType::kI64), i);  // then dropped
+    // As JAX (through jnp.unravel_index): clipped into [-size, size), then negative ones wrap.
+    i = clip(i, scalar(-n, DType::kI64), scalar(n - 1, DType::kI64));
+    i = where(i < scalar(0, DType::kI64), i + scalar(n, DType::kI64), i);
   }
   return update_at(op, a, i, tile_to_size(v, ind.size()), Combine::kSet);
 }

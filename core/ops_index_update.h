@@ -76,8 +76,9 @@ class IndexUpdateRef {
 IndexUpdateRef at(const Array& x, std::vector<Index> idx);
 
 // jnp.put(a, ind, v, mode, inplace=False): a with its flattened positions ind set to v (v
-// flattened and cycled to ind's size). Out-of-range indices are dropped (mode none: negative
-// ones wrap once), clamped (kClip) or wrapped modulo a.size (put_wrap).
+// flattened and cycled to ind's size; where indices repeat, the last value wins). Indices
+// out of range are, as in JAX: mode none, clipped into [-size, size) and negative ones wrap
+// (jnp.unravel_index's rule); kClip, clamped into [0, size); put_wrap, taken modulo size.
 Array put(const Array& a, const Array& ind, const Array& v,
           std::optional<GatherMode> mode = std::nullopt);
 Array put_wrap(const Array& a, const Array& ind, const Array& v);

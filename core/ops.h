@@ -232,6 +232,11 @@ Array one_hot(const Array& indices, int64_t num_classes, DType dtype = DType::kF
 Array sort(const Array& x, int64_t axis = -1);
 std::pair<Array, Array> sort_key_val(const Array& keys, const Array& values, int64_t axis = -1);
 Array argsort(const Array& x, int64_t axis = -1);
+// lax.top_k: the k largest entries along the last axis, largest first, and their indices
+// (i32). Floats order as XLA's CPU top_k does, by their bits: -NaN < -inf < ... < -0 < +0 < ...
+// < inf < NaN; tied entries come lower index first. Differentiable in x (the tangent is
+// gathered at the indices), vmappable. k in [0, x.shape[-1]].
+std::pair<Array, Array> top_k(const Array& x, int64_t k);
 
 // -------------------------------------------------------------------- linalg (ops_linalg.cc)
 // lax.dot_general: contracting and batch dimension pairs (lhs dims, rhs dims). Output is
@@ -330,3 +335,5 @@ std::vector<Array> debug_print(const std::string& fmt, const Array& first, const
 #include "core/ops_numpy_poly.h"
 #include "core/ops_numpy_complex.h"
 #include "core/ops_numpy_fft.h"
+#include "core/ops_lax_scan.h"
+#include "core/ops_index_update.h"

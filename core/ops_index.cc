@@ -145,6 +145,42 @@ std::pair<Array, Array> sort_key_val(const Array& keys, const Array& values, int
   return {out[0], out[1]};
 }
 
+namespace {
+// Integer keys that order x as XLA's CPU top_k compares floats: by their bits, negative ones
+// flipped, so -0 < +0 and a NaN sorts by its sign past the infinities. Integers are their
+// own keys.
+Array total_order_key(const Array& x) {
+  if (!is_floating(x.dtype())) return x;
+  if (x.dtype() == DType::kF64) {
+    Array b = bitcast_convert_type(x, DType::kI64);
+    Array low = array<int64_t>({std::numeric_limits<int64_t>::max()}, Shape{});
+    return where(b < scalar(0, DType::kI64), b ^ low, b);
+  }
+  // f16 / bf16 widen to f32 exactly (order kept).
+  Array b = bitcast_convert_type(astype(x, DType::kF32), DType::kI32);
+  Array low = array<int32_t>({std::numeric_limits<int32_t>::max()}, Shape{});
+  return where(b < scalar(0, DType::kI32), b ^ low, b);
+}
+}  // namespace
+
+std::pair<Array, Array> top_k(const Array& x, int64_t k) {
+  detail::check_valid("top_k", x);
+  if (x.ndim() == 0) fail("top_k", "needs an array of rank >= 1, got ", x.aval().str());
+  if (x.dtype() == DType::kBool) fail("top_k", "needs a numeric dtype, got ", x.aval().str());
+  const int last = x.ndim() - 1;
+  const int64_t n = x.shape()[last];
+  if (k < 0 || k > n) fail("top_k", "k must be in [0, ", n, "] for ", x.aval().str(), ", got ", k);
+  if (n > std::numeric_limits<int32_t>::max()) {
+    fail("top_k", "the last axis is too long for i32 indices: ", x.aval().str());
+  }
+  // A stable ascending sort of the reversed rows, reversed back: largest first, and tied
+  // entries in index order. x rides along, so its tangents follow the sort's permutation.
+  Array idx = iota(DType::kI32, x.shape(), last);
+  std::vector<Array> s = sort_op(
+      "top_k", {flip(total_order_key(x), {last}), flip(x, {last}), flip(idx, {last})}, last);
+  return {slice_axis(flip(s[1], {last}), last, 0, k), slice_axis(flip(s[2], {last}), last, 0, k)};
+}
+
 Array argsort(const Array& x, int64_t axis) {
   detail::check_valid("argsort", x);
   int ax = normalize_axis("argsort", axis, x.ndim());

@@ -183,6 +183,16 @@ std::vector<Entry> entries() {
       API("jnp", "ptp", ptp(v())),
       API("jnp", "average", average(v())),
       API("jnp", "cross", cross(reshape(v(), {2, 3}), reshape(v(), {2, 3}))),
+      // lax indexing / scans area: jax.numpy cumulative reductions (core/ops_lax_scan.h).
+      API("jnp", "cumprod", cumprod(v())),
+      API("jnp", "cumulative_prod", cumulative_prod(v(), std::nullopt, true)),
+      API("jnp", "nancumprod", nancumprod(m(), 1)),
+      API("jnp", "nancumsum", nancumsum(m(), 0)),
+      // jax.numpy: indexed updates (core/ops_index_update.h).
+      API("jnp", "put", put(v(), array<int32_t>({0, 2}), array<float>({1, 2}))),
+      API("jnp", "put_along_axis",
+          put_along_axis(m(), array<int32_t>({0, 1}, Shape{2, 1}), Array(0.0f), 1)),
+      API("jnp", "place", place(v(), v() > 0.5, array<float>({9}))),
       // jnp.linalg without factorizations, and jnp's matrix-vector helpers
       // (core/ops_numpy_linalg.h).
       API("jnp.linalg", "linalg.vector_norm", linalg::vector_norm(v())),

@@ -12,6 +12,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "core/backend/cpu/all_to_all_blocks.h"
 #include "core/backend/cpu/kernel.h"
 #include "core/backend/cpu/strided_copy.h"
 #include "core/distributed/in_process.h"
@@ -208,47 +209,19 @@ void psum_scatter_kernel(Call& c) {
   });
 }
 
-// Member r's output block from member q is q's block r along the split dimension, placed at
-// block q along the concat dimension (non-tiled: the index r of the split dimension and q of
-// the concat one, each dimension dropped); one strided copy per member.
+// One strided copy per member (all_to_all_blocks.h).
 void all_to_all_kernel(Call& c) {
   const auto& p = c.params<AllToAll>();
-  const Shape& in_shape = c.in_aval(0).shape;
-  const Shape& out_shape = c.out_aval().shape;
   const auto esize = static_cast<int64_t>(dtype_size(c.in_aval(0).dtype));
-  const int n = static_cast<int>(p.sizes()[0]);
-  const int split = p.split(), concat = p.concat();
-  const Shape in_strides = row_major_strides(in_shape), out_strides = row_major_strides(out_shape);
   Published mine{c.in_raw(0), c.out_raw(0)};
-  Exchange x("all_to_all", p, &mine, numel(in_shape) * esize);
+  Exchange x("all_to_all", p, &mine, numel(c.in_aval(0).shape) * esize);
+  const AllToAllBlocks b = all_to_all_blocks(p, x.size(), c.in_aval(0).shape, c.out_aval().shape);
   const int r = x.me.rank;
-  Shape block;
-  std::vector<int64_t> src_strides, dst_strides;
-  int64_t src_step = 0, dst_step = 0;  // element offsets of block r in a source, q in the output
-  if (p.tiled()) {
-    block = in_shape;
-    block[split] /= n;
-    src_strides = in_strides;
-    dst_strides = out_strides;
-    src_step = block[split] * in_strides[split];
-    dst_step = out_shape[concat] / n * out_strides[concat];
-  } else {
-    for (size_t d = 0; d < in_shape.size(); ++d) {
-      if (static_cast<int>(d) == split) continue;
-      block.push_back(in_shape[d]);
-      src_strides.push_back(in_strides[d]);
-    }
-    for (size_t d = 0; d < out_shape.size(); ++d) {
-      if (static_cast<int>(d) != concat) dst_strides.push_back(out_strides[d]);
-    }
-    src_step = in_strides[split];
-    dst_step = out_strides[concat];
-  }
-  if (numel(block) == 0) return;
+  if (numel(b.block) == 0) return;
   auto* out = static_cast<char*>(mine.out);
   for (int q = 0; q < x.size(); ++q) {
-    strided_copy(esize, block, static_cast<const char*>(x.of(q).in) + r * src_step * esize,
-                 src_strides, out + q * dst_step * esize, dst_strides);
+    strided_copy(esize, b.block, static_cast<const char*>(x.of(q).in) + r * b.src_step * esize,
+                 b.src_strides, out + q * b.dst_step * esize, b.dst_strides);
   }
 }
 

@@ -61,16 +61,18 @@ class Stream {
 };
 
 std::mutex streams_mu;  // guards the list and orders submissions (see the header)
-std::vector<std::unique_ptr<Stream>>& streams() {
-  static auto* s = new std::vector<std::unique_ptr<Stream>>();  // threads live to exit
-  return *s;
+std::vector<std::unique_ptr<Stream>>& streams(StreamPool pool) {
+  // Threads live to exit.
+  static auto* s = new std::vector<std::unique_ptr<Stream>>[2];
+  return s[pool == StreamPool::kGpu ? 1 : 0];
 }
 
 bool is_abort(const std::exception_ptr& e) {
   try {
     std::rethrow_exception(e);
   } catch (const std::exception& x) {
-    return std::string(x.what()).find("another device of the shard_map failed") != std::string::npos;
+    return std::string(x.what()).find("another device of the shard_map failed") !=
+           std::string::npos;
   } catch (...) {
     return false;
   }
@@ -80,10 +82,11 @@ bool is_abort(const std::exception_ptr& e) {
 
 int current_device() { return this_device; }
 
-void run_on_devices(const std::vector<int>& on, const std::function<void(int)>& fn) {
+void run_on_devices(const std::vector<int>& on, const std::function<void(int)>& fn,
+                    StreamPool pool) {
   const int n = static_cast<int>(on.size());
   for (int d : on) {
-    if (d >= local_device_count()) {
+    if (pool == StreamPool::kCpu && d >= local_device_count()) {
       fail("pmap", "needs device ", d, " of this process, it has ", local_device_count());
     }
   }
@@ -99,7 +102,7 @@ void run_on_devices(const std::vector<int>& on, const std::function<void(int)>& 
   join->errors.resize(static_cast<size_t>(n));
   {
     std::lock_guard<std::mutex> lock(streams_mu);
-    std::vector<std::unique_ptr<Stream>>& s = streams();
+    std::vector<std::unique_ptr<Stream>>& s = streams(pool);
     for (int k = 0; k < n; ++k) {
       while (static_cast<int>(s.size()) <= on[k])
         s.push_back(std::make_unique<Stream>(static_cast<int>(s.size())));

@@ -12,13 +12,18 @@
 
 namespace graft::cpu {
 
-// Runs fn(i) on the stream of this process's device streams[i] (an index among
-// local_devices()) for every i, and returns when all have finished. If any threw, rethrows one
-// of the errors (a graft::Error other than "another device failed" first). fn must not itself
-// call run_on_devices (a shard_map inside another is refused when it is traced).
-void run_on_devices(const std::vector<int>& streams, const std::function<void(int)>& fn);
+// Which devices' streams: the CPU's virtual devices, or the GPUs (the CUDA backend's
+// shard_map drives GPU k from a host thread of its own, as the CPU drives virtual device k).
+enum class StreamPool { kCpu, kGpu };
 
-// The device whose stream this thread is (-1 on other threads).
+// Runs fn(i) on the stream of this process's device streams[i] (an index among
+// local_devices(), or a GPU's index for kGpu) for every i, and returns when all have finished. If
+// any threw, rethrows one of the errors (a graft::Error other than "another device failed" first).
+// fn must not itself call run_on_devices (a shard_map inside another is refused when it is traced).
+void run_on_devices(const std::vector<int>& streams, const std::function<void(int)>& fn,
+                    StreamPool pool = StreamPool::kCpu);
+
+// The device whose stream this thread is, of either pool (-1 on other threads).
 int current_device();
 
 }  // namespace graft::cpu

@@ -8,14 +8,15 @@
 // after the body (write_back).
 #include <algorithm>
 #include <cstring>
-#include <mutex>
 #include <exception>
 #include <memory>
+#include <mutex>
 #include <string>
 
 #include "core/backend/cpu/device_streams.h"
 #include "core/backend/cpu/kernel.h"
 #include "core/backend/cpu/run_body.h"
+#include "core/backend/cpu/shard_map_plan.h"
 #include "core/backend/cpu/strided_copy.h"
 #include "core/device.h"
 #include "core/distributed/in_process.h"
@@ -26,144 +27,12 @@
 namespace graft::cpu {
 namespace {
 
-constexpr int kMaxMeshAxes = 6;  // groups for every subset of the axes: 2^6 - 1 sets at most
-
-// Row-major linearization of coordinates `c` over the mesh axes `axes`.
-int64_t linear(const std::vector<int64_t>& c, const MeshAxes& mesh, const std::vector<int>& axes) {
-  int64_t r = 0;
-  for (int a : axes) r = r * mesh.sizes[a] + c[a];
-  return r;
-}
-
-// Where device `c`'s block of an array of shape `full` sits: the block's shape and the
-// element offset of its first element.
-struct Block {
-  Shape shape;
-  int64_t offset = 0;
-};
-
-Block block_at(const Shape& full, const DimAxes& spec, const MeshAxes& mesh,
-               const std::vector<int64_t>& c) {
-  Block b{full, 0};
-  Shape strides = row_major_strides(full);
-  for (size_t d = 0; d < spec.size(); ++d) {
-    int64_t n = 1;
-    for (int a : spec[d]) n *= mesh.sizes[a];
-    b.shape[d] = full[d] / n;
-    b.offset += linear(c, mesh, spec[d]) * b.shape[d] * strides[d];
-  }
-  return b;
-}
-
-bool split(const DimAxes& spec) {
-  for (const auto& axes : spec) {
-    if (!axes.empty()) return true;
-  }
-  return false;
-}
-
-// Whether the spec names mesh axis a.
-bool names(const DimAxes& spec, int a) {
-  for (const auto& axes : spec) {
-    for (int x : axes) {
-      if (x == a) return true;
-    }
-  }
-  return false;
-}
-
-// The groups of one set of mesh axes (a bit mask over mesh axis indices).
-struct AxisSet {
-  AxisMask axes = 0;         // global axis bits (core/axis.h)
-  std::vector<int> in, out;  // mesh axes in the set, and the others
-  std::vector<std::unique_ptr<distributed::InProcessGroup>> groups;
-  // Per group: where its members live, when some are on other processes (else null).
-  std::vector<std::unique_ptr<distributed::GroupLayout>> layouts;
-};
-
-std::vector<int64_t> coords(int64_t dev, const MeshAxes& mesh) {
-  const int k = static_cast<int>(mesh.names.size());
-  std::vector<int64_t> c(static_cast<size_t>(k));
-  for (int a = k; a-- > 0;) {
-    c[a] = dev % mesh.sizes[a];
-    dev /= mesh.sizes[a];
-  }
-  return c;
-}
-
-// The mesh axes a spec names: the coordinates on them say which block a device holds.
-std::vector<int> named_axes(const DimAxes& spec, int k) {
-  std::vector<int> out;
-  for (int a = 0; a < k; ++a) {
-    if (names(spec, a)) out.push_back(a);
-  }
-  return out;
-}
-
-// The groups of every set of mesh axes, with the layouts of those spanning processes.
-std::vector<AxisSet> make_groups(const MeshAxes& mesh, const std::vector<int>& process_of) {
-  const int k = static_cast<int>(mesh.names.size());
-  const int n = static_cast<int>(mesh.size());
-  const int me = process_index();
-  std::vector<AxisSet> sets;
-  for (int m = 1; m < (1 << k); ++m) {
-    AxisSet s;
-    int64_t size = 1;
-    for (int a = 0; a < k; ++a) {
-      if (m >> a & 1) {
-        s.in.push_back(a);
-        s.axes |= AxisMask{1} << axis_bit(mesh.names[a]);
-        size *= mesh.sizes[a];
-      } else {
-        s.out.push_back(a);
-      }
-    }
-    const int64_t count = n / size;
-    std::vector<distributed::GroupLayout> layout(static_cast<size_t>(count));
-    for (auto& g : layout) {
-      g.process.assign(static_cast<size_t>(size), 0);
-      g.local.assign(static_cast<size_t>(size), -1);
-    }
-    for (int dev = 0; dev < n; ++dev) {
-      const std::vector<int64_t> c = coords(dev, mesh);
-      layout[linear(c, mesh, s.out)].process[linear(c, mesh, s.in)] = process_of[dev];
-    }
-    for (int64_t g = 0; g < count; ++g) {
-      distributed::GroupLayout& l = layout[g];
-      for (int r = 0; r < size; ++r) {
-        if (l.process[r] == me) {
-          l.local[r] = static_cast<int>(l.here.size());
-          l.here.push_back(r);
-        }
-        if (std::find(l.procs.begin(), l.procs.end(), l.process[r]) == l.procs.end()) {
-          l.procs.push_back(l.process[r]);
-        }
-      }
-      std::sort(l.procs.begin(), l.procs.end());
-      const size_t np = l.procs.size();
-      l.count_of.assign(np, 0);
-      l.first_of.assign(np, 0);
-      for (int r = 0; r < size; ++r) {
-        const size_t j = std::find(l.procs.begin(), l.procs.end(), l.process[r]) - l.procs.begin();
-        l.slot.push_back(l.count_of[j]++);  // within its process for now
-      }
-      for (size_t j = 1; j < np; ++j) l.first_of[j] = l.first_of[j - 1] + l.count_of[j - 1];
-      for (int r = 0; r < size; ++r) {
-        const size_t j = std::find(l.procs.begin(), l.procs.end(), l.process[r]) - l.procs.begin();
-        l.slot[r] += l.first_of[j];
-      }
-      l.self = static_cast<int>(std::find(l.procs.begin(), l.procs.end(), me) - l.procs.begin());
-      l.tag = 1 + static_cast<int>(sets.size()) * n + static_cast<int>(g);  // 0: write_back
-      s.groups.push_back(std::make_unique<distributed::InProcessGroup>(
-          std::max<int>(1, static_cast<int>(l.here.size()))));
-      s.layouts.push_back(l.procs.size() > 1
-                              ? std::make_unique<distributed::GroupLayout>(std::move(l))
-                              : nullptr);
-    }
-    sets.push_back(std::move(s));
-  }
-  return sets;
-}
+using shard_plan::AxisSet;
+using shard_plan::Block;
+using shard_plan::block_at;
+using shard_plan::coords;
+using shard_plan::linear;
+using shard_plan::named_axes;
 
 // In a multi-process run every process ends with the whole of every output: each block is
 // sent by the process of the first mesh device holding it to the processes that hold it on no
@@ -242,10 +111,8 @@ std::mutex multi_process_mu;
 void shard_map_kernel(Call& c) {
   const auto& p = c.params<ShardMap>();
   const MeshAxes& mesh = p.mesh();
-  const int k = static_cast<int>(mesh.names.size());
-  if (k > kMaxMeshAxes) fail(p.name(), "at most ", kMaxMeshAxes, " mesh axes, got ", k);
+  shard_plan::check_mesh(p, device_count(), "");
   const int n = static_cast<int>(mesh.size());
-  if (n > device_count()) fail(p.name(), "needs ", n, " devices, there are ", device_count());
   // The mesh is the first n devices; this process runs the members on its own.
   std::vector<int> process_of(static_cast<size_t>(n)), members, streams;
   const int first_local = local_devices().front().id;
@@ -259,41 +126,20 @@ void shard_map_kernel(Call& c) {
   const bool multi = process_count() > 1;
   std::unique_lock<std::mutex> one_at_a_time(multi_process_mu, std::defer_lock);
   if (multi) one_at_a_time.lock();
-  std::vector<AxisSet> sets = make_groups(mesh, process_of);
+  std::vector<AxisSet> sets = shard_plan::make_groups(mesh, process_of);
   // Outputs are allocated here, on the calling thread; devices write their blocks.
   std::vector<char*> out(static_cast<size_t>(c.num_outputs()));
   for (int o = 0; o < c.num_outputs(); ++o) out[o] = static_cast<char*>(c.out_raw(o));
-  // Which member writes each output block: the first one here that holds it.
-  std::vector<std::vector<bool>> writes(static_cast<size_t>(c.num_outputs()));
-  for (int o = 0; o < c.num_outputs(); ++o) {
-    const std::vector<int> named = named_axes(p.out_specs()[o], k);
-    std::vector<bool> taken(static_cast<size_t>(n), false);
-    for (int dev : members) {
-      const int64_t key = linear(coords(dev, mesh), mesh, named);
-      writes[o].push_back(!taken[key]);
-      taken[key] = true;
-    }
-  }
-  auto abort_all = [&](const std::string& why) {
-    for (AxisSet& s : sets) {
-      for (auto& g : s.groups) g->abort(why);
-    }
-  };
+  const std::vector<std::vector<bool>> writes = shard_plan::first_writers(p, members);
   run_on_devices(streams, [&](int member) {
     const int dev = members[member];
     const std::vector<int64_t> coord = coords(dev, mesh);
-    std::vector<std::unique_ptr<distributed::MemberScope>> scopes;
-    for (AxisSet& s : sets) {
-      const int64_t g = linear(coord, mesh, s.out);
-      scopes.push_back(std::make_unique<distributed::MemberScope>(
-          s.axes, s.groups[g].get(), static_cast<int>(linear(coord, mesh, s.in)),
-          s.layouts[g].get()));
-    }
+    const auto scopes = shard_plan::join_groups(sets, mesh, dev);
     try {
       Buffers ins;
       for (int i = 0; i < c.num_inputs(); ++i) {
         const DimAxes& spec = p.in_specs()[i];
-        if (!split(spec)) {
+        if (!shard_plan::split(spec)) {
           ins.push_back(c.in_buffer(i));
           continue;
         }
@@ -318,10 +164,10 @@ void shard_map_kernel(Call& c) {
                      out[o] + b.offset * esize, row_major_strides(av.shape));
       }
     } catch (const std::exception& e) {
-      abort_all("device " + std::to_string(dev) + ": " + e.what());
+      shard_plan::abort_groups(sets, "device " + std::to_string(dev) + ": " + e.what());
       throw;
     } catch (...) {
-      abort_all("device " + std::to_string(dev) + " failed");
+      shard_plan::abort_groups(sets, "device " + std::to_string(dev) + " failed");
       throw;
     }
   });

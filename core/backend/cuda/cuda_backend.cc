@@ -21,7 +21,9 @@ namespace {
 class CudaExecutable : public Executable {
  public:
   CudaExecutable(std::shared_ptr<const Program> p, std::vector<bool> donate)
-      : Executable(std::move(p), std::move(donate)), plan_(plan_buffers(program(), donated())) {}
+      : Executable(std::move(p), std::move(donate)),
+        plan_(plan_buffers(program(), donated())),
+        epilogues_(plan_epilogues(program())) {}
 
   Buffers run_buffers(Buffers& args) const override {
     int device = 0;
@@ -41,7 +43,7 @@ class CudaExecutable : public Executable {
       }
     }
     try {
-      return execute_on(device, program(), plan_, args);
+      return execute_on(device, program(), plan_, args, &epilogues_);
     } catch (...) {
       for (size_t i = 0; i < args.size(); ++i) {
         if (host[i]) args[i] = std::move(host[i]);
@@ -54,6 +56,7 @@ class CudaExecutable : public Executable {
 
  private:
   BufferPlan plan_;
+  EpiloguePlan epilogues_;  // jit's dot + bias + relu chains, each one cuBLASLt GEMM
 };
 
 class CudaBackend : public Backend {

@@ -8,6 +8,7 @@
 
 #include "core/backend/cpu/run_body.h"
 #include "core/backend/cuda/kernel.h"
+#include "core/backend/cuda/linalg/dot_epilogue.h"
 #include "core/backend/cuda/runtime/allocator.h"
 #include "core/backend/cuda/runtime/stream.h"
 #include "core/error.h"
@@ -53,9 +54,57 @@ std::shared_ptr<Buffer> constant_on(int device, const std::shared_ptr<Buffer>& h
   return k.device;
 }
 
+// What run_instr gets: the device, and for a top-level program its epilogue chains.
+struct RunContext {
+  int device;
+  const EpiloguePlan* epilogues = nullptr;
+  EpilogueStash* stash = nullptr;
+};
+
+// An instruction's part in an epilogue chain (epilogue_run.h), given its operands in device
+// memory. False: not part of one, run its kernel.
+bool run_epilogue_part(const RunContext& r, const Program& p, const Instr& instr,
+                       std::shared_ptr<Buffer>* const* in, std::shared_ptr<Buffer>* outs) {
+  if (r.epilogues == nullptr || r.epilogues->matches.empty()) return false;
+  const EpiloguePlan::Part part = r.epilogues->parts[&instr - p.instrs.data()];
+  if (part.role == EpiloguePlan::Role::kNone) return false;
+  EpilogueStash::Operands& stash = r.stash->of[part.match];
+  switch (part.role) {
+    case EpiloguePlan::Role::kDot:
+      stash.a = *in[0];
+      stash.b = *in[1];
+      break;
+    case EpiloguePlan::Role::kBias:
+      stash.bias = *in[0];
+      break;
+    case EpiloguePlan::Role::kResult: {
+      const Instr& dot = p.instrs[r.epilogues->matches[part.match].dot];
+      std::shared_ptr<Buffer>* operands[2] = {&stash.a, &stash.b};
+      const Aval* in_avals[2] = {&p.avals[dot.in[0]], &p.avals[dot.in[1]]};
+      const Aval* out_aval = &p.avals[instr.out[0]];
+      DeviceGuard guard(r.device);
+      Call call(*dot.prim, operands, in_avals, 2, &out_aval, outs, 1, r.device,
+                compute_stream(r.device));
+      dot_general_epilogue(call, stash.bias ? stash.bias->data() : nullptr,
+                           r.epilogues->matches[part.match].relu);
+      stash = {};
+      return true;
+    }
+    default:
+      break;
+  }
+  // Values of the chain nobody reads: allocated, never written.
+  for (size_t o = 0; o < instr.out.size(); ++o) {
+    const Aval& a = p.avals[instr.out[o]];
+    outs[o] = allocate_buffer(r.device, numel(a.shape) * dtype_size(a.dtype), "epilogue chain");
+  }
+  return true;
+}
+
 void run_instr(const void* ctx, const Program& p, const Instr& instr, uint64_t,
                std::shared_ptr<Buffer>* const* in, std::shared_ptr<Buffer>* outs) {
-  const int device = *static_cast<const int*>(ctx);
+  const RunContext& r = *static_cast<const RunContext*>(ctx);
+  const int device = r.device;
   Kernel k = kernels()[static_cast<int>(instr.prim->id())];
   if (k == nullptr)
     graft::fail("cuda", "no CUDA kernel for ", instr.prim->name(), " (not written yet)");
@@ -75,6 +124,7 @@ void run_instr(const void* ctx, const Program& p, const Instr& instr, uint64_t,
     }
     in_avals[i] = &p.avals[instr.in[i]];
   }
+  if (run_epilogue_part(r, p, instr, slots.data(), outs)) return;
   for (size_t o = 0; o < instr.out.size(); ++o) out_avals[o] = &p.avals[instr.out[o]];
   DeviceGuard guard(device);
   Call call(*instr.prim, slots.data(), in_avals.data(), static_cast<int>(n), out_avals.data(), outs,
@@ -87,13 +137,42 @@ void run_instr(const void* ctx, const Program& p, const Instr& instr, uint64_t,
 
 }  // namespace
 
-Buffers execute_on(int device, const Program& p, const BufferPlan& plan, Buffers& args) {
-  return execute(p, plan, args, &run_instr, &device);
+EpiloguePlan plan_epilogues(const Program& p) {
+  EpiloguePlan plan;
+  plan.parts.resize(p.instrs.size());
+  for (MatmulEpilogue& m : match_matmul_epilogues(p)) {
+    const Instr& dot = p.instrs[m.dot];
+    const DType dt = p.avals[dot.out[0]].dtype;
+    const bool blaslt = dt == DType::kF32 || dt == DType::kF16 || dt == DType::kBF16;
+    if (!blaslt || numel(p.avals[dot.in[0]].shape) == 0 || numel(p.avals[dot.in[1]].shape) == 0)
+      continue;
+    const int j = static_cast<int>(plan.matches.size());
+    plan.parts[m.dot] = {EpiloguePlan::Role::kDot, j};
+    for (int i : m.absorbed) {
+      const bool bias = m.bias >= 0 && p.instrs[i].prim->id() == PrimitiveId::kBroadcastInDim &&
+                        p.instrs[i].in[0] == m.bias;
+      plan.parts[i] = {i == m.result ? EpiloguePlan::Role::kResult
+                       : bias        ? EpiloguePlan::Role::kBias
+                                     : EpiloguePlan::Role::kAbsorbed,
+                       j};
+    }
+    plan.matches.push_back(std::move(m));
+  }
+  return plan;
+}
+
+Buffers execute_on(int device, const Program& p, const BufferPlan& plan, Buffers& args,
+                   const EpiloguePlan* epilogues) {
+  EpilogueStash stash;
+  if (epilogues != nullptr) stash.of.resize(epilogues->matches.size());
+  const RunContext ctx{device, epilogues, &stash};
+  return execute(p, plan, args, &run_instr, &ctx);
 }
 
 Buffers run_body_on(int device, const ControlPrimitive& p, size_t i, Buffers args,
                     size_t first_donated) {
-  return cpu::run_body(p, i, std::move(args), first_donated, &run_instr, &device);
+  const RunContext ctx{device};
+  return cpu::run_body(p, i, std::move(args), first_donated, &run_instr, &ctx);
 }
 
 }  // namespace graft::cuda

@@ -8,6 +8,7 @@
 #include <cstddef>
 
 #include "core/backend/cpu/executable.h"
+#include "core/backend/cuda/epilogue_run.h"
 #include "core/primitives/control.h"
 
 namespace graft::cuda {
@@ -15,8 +16,10 @@ namespace graft::cuda {
 // A copy of host memory `host` on `device` (synchronous).
 std::shared_ptr<Buffer> upload(int device, const Buffer& host);
 
-// `args` as execute's (moved from; given back on a throw).
-Buffers execute_on(int device, const Program& p, const BufferPlan& plan, Buffers& args);
+// `args` as execute's (moved from; given back on a throw). `epilogues` (p's, from
+// plan_epilogues; optional): its dot + bias + relu chains run as one GEMM each.
+Buffers execute_on(int device, const Program& p, const BufferPlan& plan, Buffers& args,
+                   const EpiloguePlan* epilogues = nullptr);
 
 // A control or call primitive's body i on `device` (cpu::run_body's contract).
 Buffers run_body_on(int device, const ControlPrimitive& p, size_t i, Buffers args,

@@ -35,6 +35,7 @@ const KernelTable& kernels() {
     register_random_kernels(t->k);
     register_fusion_kernels(t->k);
     register_control_kernels(t->k);
+    register_collective_kernels(t->k);
     return t;
   }();
   return table->k;

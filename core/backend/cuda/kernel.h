@@ -61,6 +61,8 @@ GRAFT_CUDA_FAMILY_REGISTRAR(attention)
 GRAFT_CUDA_FAMILY_REGISTRAR(random)
 GRAFT_CUDA_FAMILY_REGISTRAR(fusion)
 GRAFT_CUDA_FAMILY_REGISTRAR(control)  // control flow, calls, debug_print (control_kernels.cc)
+// Collectives and shard_map over NCCL (collective_kernels.cc, shard_map_kernel.cc).
+GRAFT_CUDA_FAMILY_REGISTRAR(collective)
 #undef GRAFT_CUDA_FAMILY_REGISTRAR
 
 // The table, filled once. A null entry: the primitive has no CUDA kernel (running it is a

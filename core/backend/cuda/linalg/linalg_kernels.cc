@@ -12,6 +12,7 @@
 //    a float output are converted to f32 (f64) first.
 //  - integers into integers: a plain device kernel in the output dtype, wrapping like the CPU.
 #include "core/backend/cuda/kernel.h"
+#include "core/backend/cuda/linalg/dot_epilogue.h"
 #include "core/backend/cuda/linalg/linalg_device.h"
 #include "core/backend/cuda/linalg/operand.h"
 #include "core/backend/cuda/runtime/blaslt_matmul.h"
@@ -78,7 +79,8 @@ const void* materialize(const Side& s, const Operand& op, DType dtype, char* scr
   return scratch + op.offset;
 }
 
-void dot_general_kernel(Call& call) {
+// The GEMM, finished by cuBLASLt's epilogue when `bias` or `relu` asks for one.
+void dot_general(Call& call, const void* bias, bool relu) {
   const auto& p = call.params<DotGeneral>();
   const DotDims& dd = p.dims();
   const DType od = call.out_aval().dtype;
@@ -91,6 +93,9 @@ void dot_general_kernel(Call& call) {
   Side r = linalg::make_side(call.in_raw(1), call.in_aval(1), dd.rhs_batch, dd.rhs_contract,
                              true);  // [B, K, N]
   const int64_t B = l.size[0], M = l.size[1], K = l.size[2], N = r.size[2];
+  if (K == 0 && (bias != nullptr || relu)) {
+    graft::fail("dot_general", "a GEMM epilogue needs a contraction of size 1 or more");
+  }
   if (K == 0) {  // all-zero bits are zero in every numeric dtype
     check(cudaMemsetAsync(out, 0, out_bytes, stream), "cudaMemsetAsync");
     return;
@@ -139,14 +144,31 @@ void dot_general_kernel(Call& call) {
   desc.stride_b = sb[0];
   desc.a_type = desc.b_type = cuda_data_type(gemm_in);
   desc.c_type = cuda_data_type(gemm_out);
-  matmul(desc, pa, pb, c, nullptr, call.device(), stream);
+  const bool epilogue = bias != nullptr || relu;
+  if (epilogue) {
+    if (B != 1 || gemm_in != in || gemm_out != od || od == DType::kF64) {
+      graft::fail("dot_general",
+                  "a GEMM epilogue needs one unbatched f32 / f16 / bf16 product, got ",
+                  describe(desc));
+    }
+    desc.epilogue = bias == nullptr ? Epilogue::kRelu
+                    : relu          ? Epilogue::kBiasRelu
+                                    : Epilogue::kBias;
+  }
+  matmul(desc, pa, pb, c, bias, call.device(), stream);
   if (gemm_out != od) {
     linalg::convert(c, gemm_out, out, od, B * M * N, stream);
     check(cudaGetLastError(), "dot_general convert");
   }
 }
 
+void dot_general_kernel(Call& call) { dot_general(call, nullptr, false); }
+
 }  // namespace
+
+void dot_general_epilogue(Call& call, const void* bias, bool relu) {
+  dot_general(call, bias, relu);
+}
 
 void register_ragged_dot_kernel(KernelTable& table);  // ragged_dot_kernel.cc
 

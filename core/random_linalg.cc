@@ -39,7 +39,7 @@ Array multivariate_normal(const Array& key, const Array& mean, const Array& cov,
   if (method != "svd" && method != "eigh" && method != "cholesky") {
     fail("multivariate_normal", "method must be one of svd, eigh, cholesky, got ", method);
   }
-  std::vector<Array> mc = detail::promote_dtypes({mean, cov});
+  std::vector<Array> mc = graft::detail::promote_dtypes({mean, cov});
   Array mu = mc[0], sigma = mc[1];
   if (!is_floating(mu.dtype())) {  // promote_dtypes_inexact
     mu = astype(mu, DType::kF32);

@@ -395,7 +395,7 @@ std::vector<Entry> entries() {
 
 // Counts as of this commit: a module may only grow.
 const std::map<std::string, int> kAtLeast = {
-    {"jnp", 148}, {"jnp.linalg", 26}, {"jnp.fft", 4}, {"optax", 25}, {"jax.nn", 20}};
+    {"jnp", 166}, {"jnp.linalg", 26}, {"jnp.fft", 4}, {"optax", 25}, {"jax.nn", 20}};
 
 std::vector<std::string> checklist() {
   std::ifstream in("tests/api/jax_api_checklist.txt");

@@ -136,12 +136,8 @@ int expect_cases_match(const std::map<std::string, Fn>& cases) {
   int with_grads = 0;
   for (const auto& [name, fn] : cases) {
     SCOPED_TRACE(name);
-    std::vector<Array> xs = inputs(name);
-    if (xs.empty()) {
-      ADD_FAILURE() << "no inputs recorded";
-      continue;
-    }
-    expect_matches(fn(xs), name + ".out0");
+    std::vector<Array> xs = inputs(name);  // none for a creation function (fftfreq)
+    expect_matches(fn(xs), name + ".out0");  // fails if <name>.out0 was not recorded
     if (!has_vec(name + ".ct")) continue;
     ++with_grads;
     const Array ct = to_array(vectors().at(name + ".ct"));

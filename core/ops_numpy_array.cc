@@ -22,13 +22,6 @@ int64_t norm_axis(const char* op, int64_t axis, int64_t ndim) {
   return axis < 0 ? axis + ndim : axis;
 }
 
-std::vector<Array> promoted(const std::vector<Array>& xs) {
-  TypeInfo t = detail::result_type(xs);
-  std::vector<Array> out;
-  for (const Array& x : xs) out.push_back(detail::convert(x, t.dtype, t.weak));
-  return out;
-}
-
 }  // namespace
 
 // ------------------------------------------------------------------------- contractions
@@ -50,7 +43,7 @@ Array tensordot(const Array& a, const Array& b, const Axes& a_axes, const Axes& 
     dims.lhs_contract.push_back(static_cast<int>(x));
     dims.rhs_contract.push_back(static_cast<int>(y));
   }
-  auto ab = promoted({a, b});
+  auto ab = detail::promote_dtypes({a, b});
   return dot_general(ab[0], ab[1], dims);
 }
 
@@ -88,7 +81,7 @@ Array vdot(const Array& a, const Array& b) {
 Array kron(const Array& a_in, const Array& b_in) {
   detail::check_valid("kron", a_in);
   detail::check_valid("kron", b_in);
-  auto ab = promoted({a_in, b_in});
+  auto ab = detail::promote_dtypes({a_in, b_in});
   Array a = ab[0], b = ab[1];
   auto lead = [](const Array& x, int n) {
     Axes ax;

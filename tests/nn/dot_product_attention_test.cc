@@ -21,14 +21,7 @@ namespace {
 using testing::expect_allclose;
 using testing::TestVectors;
 
-const TestVectors& vectors() {
-  static const TestVectors* tv = [] {
-    auto r = TestVectors::Load("tests/nn/testdata/dot_product_attention_vectors.json");
-    if (!r.ok()) throw Error(std::string(r.status().message()));
-    return new TestVectors(*r);
-  }();
-  return *tv;
-}
+const TestVectors& vectors() { return TestVectors::Cached("tests/nn/testdata/dot_product_attention_vectors.json"); }
 
 bool has(const std::string& name) { return vectors().arrays().count(name) != 0; }
 

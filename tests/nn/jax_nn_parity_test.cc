@@ -29,14 +29,7 @@ namespace {
 using testing::expect_allclose;
 using testing::TestVectors;
 
-const TestVectors& vectors() {
-  static const TestVectors* tv = [] {
-    auto r = TestVectors::Load("tests/nn/testdata/jax_nn_vectors.json");
-    if (!r.ok()) throw Error(std::string(r.status().message()));
-    return new TestVectors(*r);
-  }();
-  return *tv;
-}
+const TestVectors& vectors() { return TestVectors::Cached("tests/nn/testdata/jax_nn_vectors.json"); }
 
 using Fn = std::function<Array(const Array&)>;
 

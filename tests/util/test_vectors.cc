@@ -2,6 +2,8 @@
 
 #include <cmath>
 #include <fstream>
+#include <map>
+#include <mutex>
 #include <sstream>
 
 #include "core/error.h"
@@ -23,6 +25,17 @@ absl::StatusOr<DType> dtype_from_numpy(const std::string& name) {
 }
 
 }  // namespace
+
+const TestVectors& TestVectors::Cached(const std::string& path) {
+  static std::mutex mu;
+  static auto* loaded = new std::map<std::string, TestVectors>;  // never freed: tests read it
+  std::lock_guard<std::mutex> lock(mu);
+  auto it = loaded->find(path);
+  if (it != loaded->end()) return it->second;
+  absl::StatusOr<TestVectors> r = Load(path);
+  if (!r.ok()) throw Error(std::string(r.status().message()));
+  return loaded->emplace(path, *std::move(r)).first->second;
+}
 
 absl::StatusOr<TestVectors> TestVectors::Load(const std::string& path) {
   std::ifstream in(path);

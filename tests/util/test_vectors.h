@@ -19,6 +19,9 @@ class TestVectors {
  public:
   // path is relative to the runfiles root, e.g. "tests/nn/testdata/llama_tiny.json".
   static absl::StatusOr<TestVectors> Load(const std::string& path);
+  // The file loaded once per process (later calls return the same object); a file that does
+  // not load is a graft::Error with Load's message.
+  static const TestVectors& Cached(const std::string& path);
 
   bool has(const std::string& name) const { return arrays_.count(name) > 0; }
   // The named array, evaluated; throws graft::Error naming the file if it is absent.

@@ -32,6 +32,8 @@ const KernelTable& kernels() {
     register_index_kernels(t->k);
     register_linalg_kernels(t->k);
     register_attention_kernels(t->k);
+    register_conv_kernels(t->k);
+    register_decomp_kernels(t->k);
     register_random_kernels(t->k);
     register_fusion_kernels(t->k);
     register_control_kernels(t->k);

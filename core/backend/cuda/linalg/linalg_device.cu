@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "core/backend/cuda/device_convert.cuh"
 #include "core/backend/cuda/linalg/linalg_device.h"
 
 namespace graft::cuda::linalg {
@@ -19,26 +20,6 @@ struct GatherDims {
   int64_t strides[kMaxGatherRank];
   int rank;
 };
-
-template <typename T>
-__device__ constexpr bool is_half() {
-  return std::is_same_v<T, __half> || std::is_same_v<T, __nv_bfloat16>;
-}
-
-template <typename D, typename S>
-__device__ D convert(S v) {
-  if constexpr (std::is_same_v<D, S>) {
-    return v;
-  } else if constexpr (is_half<S>()) {
-    return convert<D>(static_cast<float>(v));
-  } else if constexpr (std::is_same_v<D, __half>) {
-    return __float2half_rn(static_cast<float>(v));
-  } else if constexpr (std::is_same_v<D, __nv_bfloat16>) {
-    return __float2bfloat16_rn(static_cast<float>(v));
-  } else {
-    return static_cast<D>(v);
-  }
-}
 
 template <typename S, typename D>
 __global__ void gather_kernel(const S* src, D* dst, int64_t n, GatherDims dims) {

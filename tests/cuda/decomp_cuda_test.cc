@@ -6,6 +6,7 @@
 // rebuild the input. GPU tests: they skip without a device or a CUDA build.
 #include <cmath>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/ops.h"
@@ -35,24 +36,32 @@ const DType kTypes[] = {DType::kF32, DType::kF64};
 
 TEST(DecompCudaTest, CholeskyMatchesTheCpu) {
   GRAFT_REQUIRE_CUDA_DEVICE();
+  // Small batched matrices take potrfBatched; one matrix, or larger ones, a potrf each.
   for (DType d : kTypes) {
-    const Array x = spd(1, 3, 6, d);
-    const Array got = cholesky(on_gpu(x));
-    EXPECT_FALSE(got.buffer()->on_host());
-    EXPECT_LE(normalized_error(got, cholesky(x)), tol(d)) << dtype_name(d);
+    for (const auto& [batch, n] : {std::pair<int64_t, int64_t>{3, 6}, {1, 6}, {2, 40}}) {
+      const Array x = spd(1, batch, n, d);
+      const Array got = cholesky(on_gpu(x));
+      EXPECT_FALSE(got.buffer()->on_host());
+      EXPECT_LE(normalized_error(got, cholesky(x)), tol(d))
+          << dtype_name(d) << " batch " << batch << " n " << n;
+    }
   }
 }
 
 TEST(DecompCudaTest, CholeskyOfAnIndefiniteMatrixIsNan) {
   GRAFT_REQUIRE_CUDA_DEVICE();
-  // Batch 0 is positive definite, batch 1 is not: only batch 1 becomes NaN (as on the CPU).
-  const Array bad = reshape(astype(eye(4) * -1.0, DType::kF32), {1, 4, 4});
-  const Array x = concatenate({spd(2, 1, 4, DType::kF32), bad}, 0);
-  const Array want = cholesky(x), got = cholesky(on_gpu(x));
-  const std::vector<float> g = got.to_vector<float>(), w = want.to_vector<float>();
-  for (size_t i = 0; i < 16; ++i) EXPECT_FALSE(std::isnan(g[i])) << i;
-  for (size_t i = 16; i < 32; ++i) EXPECT_TRUE(std::isnan(g[i]) && std::isnan(w[i])) << i;
-  EXPECT_LE(normalized_error(got, want), 1e-5);
+  // Batch 0 is positive definite, batch 1 is not: only batch 1 becomes NaN (as on the CPU),
+  // through potrfBatched (n = 4) and through a potrf per matrix (n = 40).
+  for (int64_t n : {4, 40}) {
+    const Array bad = reshape(astype(eye(n) * -1.0, DType::kF32), {1, n, n});
+    const Array x = concatenate({spd(2, 1, n, DType::kF32), bad}, 0);
+    const Array want = cholesky(x), got = cholesky(on_gpu(x));
+    const std::vector<float> g = got.to_vector<float>(), w = want.to_vector<float>();
+    const size_t nn = static_cast<size_t>(n * n);
+    for (size_t i = 0; i < nn; ++i) EXPECT_FALSE(std::isnan(g[i])) << i;
+    for (size_t i = nn; i < 2 * nn; ++i) EXPECT_TRUE(std::isnan(g[i]) && std::isnan(w[i])) << i;
+    EXPECT_LE(normalized_error(got, want), 1e-5) << n;
+  }
 }
 
 TEST(DecompCudaTest, QrMatchesTheCpu) {
@@ -149,6 +158,13 @@ TEST(DecompCudaTest, TriangularSolveMatchesTheCpuForEveryFlag) {
       const Array want = triangular_solve(a, b, left, lower, trans, unit);
       const Array got = triangular_solve(on_gpu(a), on_gpu(b), left, lower, trans, unit);
       EXPECT_LE(normalized_error(got, want), tol(d)) << "flags " << flags << dtype_name(d);
+      // One matrix (no batch dims): a single trsm rather than trsmBatched.
+      const Array a0 = slice_axis(a, 0, 0, 1), b0 = slice_axis(b, 0, 0, 1);
+      const Array a1 = reshape(a0, {4, 4}), b1 = reshape(b0, {b.shape()[1], b.shape()[2]});
+      EXPECT_LE(normalized_error(triangular_solve(on_gpu(a1), on_gpu(b1), left, lower, trans, unit),
+                                 triangular_solve(a1, b1, left, lower, trans, unit)),
+                tol(d))
+          << "unbatched, flags " << flags << dtype_name(d);
     }
   }
 }

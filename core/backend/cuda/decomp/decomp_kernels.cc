@@ -1,7 +1,8 @@
 // CUDA kernels of the factorizations (core/primitives/decomp.h) through cuSOLVER's dense
 // routines and cuBLAS's trsm, with the CPU kernels' conventions (core/backend/cpu/
-// decomp_kernels.cc): row-major matrices in the last two dims, a loop over the leading batch
-// dims (cuSOLVER has no batched potrf / geqrf / syevd / gesvd for general sizes), and a
+// decomp_kernels.cc): row-major matrices in the last two dims, the leading dims a batch
+// (potrfBatched for small matrices and trsmBatched; a call per matrix for the rest, as
+// cuSOLVER has no batched geqrf / syevd / gesvd / getrf for general sizes), and a
 // factorization cuSOLVER reports as failed (info != 0) gives NaNs, never an error. Each info
 // stays on the device: a kernel turns it into NaNs, so nothing synchronizes.
 //
@@ -12,6 +13,7 @@
 #include <cstring>
 #include <limits>
 #include <string_view>
+#include <vector>
 
 #include "core/backend/cuda/decomp/decomp_device.h"
 #include "core/backend/cuda/decomp/solver_calls.h"
@@ -86,6 +88,24 @@ MatrixCopy to_col_major(int64_t batch, int64_t rows, int64_t cols) {
   return c;
 }
 
+// A device array of the batch's matrix pointers (base + b * stride), for the batched
+// routines. The host copy may go when this returns: a copy from pageable memory is staged
+// before cudaMemcpyAsync returns.
+template <typename T>
+T** matrix_pointers(Call& call, T* base, int64_t stride, int64_t batch) {
+  std::vector<T*> host(batch);
+  for (int64_t b = 0; b < batch; ++b) host[b] = base + b * stride;
+  T** dev = scratch<T*>(call, batch);
+  check(cudaMemcpyAsync(dev, host.data(), sizeof(T*) * batch, cudaMemcpyHostToDevice,
+                        call.stream()),
+        "cudaMemcpyAsync (matrix pointers)");
+  return dev;
+}
+
+// Batches of small matrices take the batched routines (as jaxlib does: many small
+// factorizations in one launch), larger ones a call per matrix.
+constexpr int64_t kBatchedMaxDim = 32;
+
 // The device workspace of a routine, asked for once per kernel (every matrix of the batch
 // has the same size).
 template <typename T>
@@ -105,14 +125,20 @@ void cholesky(Call& call) {
   // x's lower triangle (row-major) is the upper one of the column-major view; potrf's upper
   // factor U (x = U^T U) read row-major is L.
   Lease lease(call.device(), call.stream());
-  int lwork = 0;
-  T* work = workspace<T>(call, decomp::potrf_size(lease.solver(), CUBLAS_FILL_MODE_UPPER, n, out, &lwork),
-                         lwork, "cusolverDnXpotrf_bufferSize");
+  const cublasFillMode_t upper = CUBLAS_FILL_MODE_UPPER;
   int* info = scratch<int>(call, d.batch);
-  for (int64_t b = 0; b < d.batch; ++b) {
-    check(decomp::potrf(lease.solver(), CUBLAS_FILL_MODE_UPPER, n, out + b * nn, work, lwork,
-                        info + b),
-          "cusolverDnXpotrf");
+  if (d.batch > 1 && n <= kBatchedMaxDim) {
+    check(decomp::potrf_batched(lease.solver(), upper, n, matrix_pointers(call, out, nn, d.batch),
+                                info, lp("cholesky", d.batch)),
+          "cusolverDnXpotrfBatched");
+  } else {
+    int lwork = 0;
+    T* work = workspace<T>(call, decomp::potrf_size(lease.solver(), upper, n, out, &lwork), lwork,
+                           "cusolverDnXpotrf_bufferSize");
+    for (int64_t b = 0; b < d.batch; ++b) {
+      check(decomp::potrf(lease.solver(), upper, n, out + b * nn, work, lwork, info + b),
+            "cusolverDnXpotrf");
+    }
   }
   MatrixCopy c = row_major(d.batch, d.rows, d.rows);
   c.keep = Keep::kLower;
@@ -316,11 +342,16 @@ void triangular_solve(Call& call) {
   const cublasDiagType_t diag = p.unit_diagonal ? CUBLAS_DIAG_UNIT : CUBLAS_DIAG_NON_UNIT;
   const int mi = lp("triangular_solve", bn), ni = lp("triangular_solve", bm);
   const int lda = lp("triangular_solve", ma);
-  for (int64_t b = 0; b < db.batch; ++b) {
-    check(decomp::trsm(lease.blas(), side, uplo, t, diag, mi, ni, call.in<T>(0) + b * ma * ma, lda,
-                       x + b * bm * bn, mi),
-          "cublasXtrsm");
+  const T* a = call.in<T>(0);
+  if (db.batch > 1) {
+    check(decomp::trsm_batched(lease.blas(), side, uplo, t, diag, mi, ni,
+                               matrix_pointers(call, const_cast<T*>(a), ma * ma, db.batch), lda,
+                               matrix_pointers(call, x, bm * bn, db.batch), mi,
+                               lp("triangular_solve", db.batch)),
+          "cublasXtrsmBatched");
+    return;
   }
+  check(decomp::trsm(lease.blas(), side, uplo, t, diag, mi, ni, a, lda, x, mi), "cublasXtrsm");
 }
 
 // Dispatches a kernel template on the operand dtype (the shape rule allows f32 and f64).

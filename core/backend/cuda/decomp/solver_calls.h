@@ -55,6 +55,17 @@ namespace graft::cuda::decomp {
                                 int* info) {                                                      \
     return cusolverDn##X##getrf(h, m, n, a, m, w, ipiv, info);                                    \
   }                                                                                               \
+  inline cusolverStatus_t potrf_batched(cusolverDnHandle_t h, cublasFillMode_t u, int n, T** a,  \
+                                        int* info, int batch) {                                   \
+    return cusolverDn##X##potrfBatched(h, u, n, a, n, info, batch);                               \
+  }                                                                                               \
+  inline cublasStatus_t trsm_batched(cublasHandle_t h, cublasSideMode_t s, cublasFillMode_t u,   \
+                                     cublasOperation_t t, cublasDiagType_t d, int m, int n,       \
+                                     const T* const* a, int lda, T* const* b, int ldb, int batch) \
+  {                                                                                               \
+    const T one = 1;                                                                              \
+    return cublas##X##trsmBatched(h, s, u, t, d, m, n, &one, a, lda, b, ldb, batch);              \
+  }                                                                                               \
   inline cublasStatus_t trsm(cublasHandle_t h, cublasSideMode_t s, cublasFillMode_t u,           \
                              cublasOperation_t t, cublasDiagType_t d, int m, int n, const T* a,   \
                              int lda, T* b, int ldb) {                                            \

@@ -67,7 +67,7 @@ TEST(DecompCudaTest, CholeskyOfAnIndefiniteMatrixIsNan) {
 TEST(DecompCudaTest, QrMatchesTheCpu) {
   GRAFT_REQUIRE_CUDA_DEVICE();
   for (DType d : kTypes) {
-    for (const Shape& s : {Shape{2, 6, 4}, Shape{2, 3, 5}, Shape{1, 4, 4}}) {
+    for (const Shape& s : {Shape{2, 6, 4}, Shape{2, 3, 5}, Shape{1, 4, 4}, Shape{2, 3, 0}}) {
       const Array x = rand(3, s, d);
       for (bool full : {true, false}) {
         const QrResult want = qr(x, full), got = qr(on_gpu(x), full);
@@ -87,7 +87,7 @@ Array rebuild(const SvdResult& r, int64_t k) {
 TEST(DecompCudaTest, SvdMatchesTheCpu) {
   GRAFT_REQUIRE_CUDA_DEVICE();
   for (DType d : kTypes) {
-    for (const Shape& s : {Shape{2, 6, 4}, Shape{2, 3, 5}, Shape{1, 4, 4}}) {
+    for (const Shape& s : {Shape{2, 6, 4}, Shape{2, 3, 5}, Shape{1, 4, 4}, Shape{2, 3, 0}}) {
       const int64_t k = std::min(s[1], s[2]);
       const Array x = rand(4, s, d);
       for (bool full : {true, false}) {
@@ -136,7 +136,7 @@ TEST(DecompCudaTest, EighMatchesTheCpuForEitherTriangle) {
 TEST(DecompCudaTest, LuMatchesTheCpu) {
   GRAFT_REQUIRE_CUDA_DEVICE();
   for (DType d : kTypes) {
-    for (const Shape& s : {Shape{2, 5, 3}, Shape{2, 3, 5}, Shape{3, 4, 4}}) {
+    for (const Shape& s : {Shape{2, 5, 3}, Shape{2, 3, 5}, Shape{3, 4, 4}, Shape{2, 3, 0}}) {
       const Array x = rand(6, s, d);
       const LuResult want = lu(x), got = lu(on_gpu(x));
       EXPECT_LE(normalized_error(got.lu, want.lu), tol(d)) << shape_str(s);

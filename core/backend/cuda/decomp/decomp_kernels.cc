@@ -176,6 +176,10 @@ void qr(Call& call) {
   rc.keep = Keep::kUpper;
   copy_matrix(a, r, rc, call.stream());
   if (m == 0 || qc == 0) return;
+  if (k == 0) {  // no reflectors: q is the identity's first qc columns
+    copy_matrix(nullptr, q, row_major(d.batch, m, qc), call.stream());
+    return;
+  }
   // q: the reflectors (a's first k columns) expanded by orgqr to qc orthonormal columns.
   T* qa = scratch<T>(call, d.batch * m * qc);  // column-major, leading dim m
   MatrixCopy qin = from_col_major(d.batch, m, qc, m);

@@ -6,6 +6,7 @@
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
+#include <cstdint>
 #include <type_traits>
 
 namespace graft::cuda {
@@ -27,6 +28,34 @@ __device__ D convert(S v) {
     return __float2bfloat16_rn(static_cast<float>(v));
   } else {
     return static_cast<D>(v);
+  }
+}
+
+// graft::DType's numbering (checked with static_asserts by the host files that pass it).
+enum DeviceType { kBool, kU8, kU32, kI32, kI64, kF16, kBF16, kF32, kF64 };
+
+// Calls fn(T{}) with the device type of `type` (bool: nothing; no caller converts bool).
+template <typename Fn>
+void dispatch_device_type(int type, Fn&& fn) {
+  switch (type) {
+    case kU8:
+      return fn(uint8_t{});
+    case kU32:
+      return fn(uint32_t{});
+    case kI32:
+      return fn(int32_t{});
+    case kI64:
+      return fn(int64_t{});
+    case kF16:
+      return fn(__half{});
+    case kBF16:
+      return fn(__nv_bfloat16{});
+    case kF32:
+      return fn(float{});
+    case kF64:
+      return fn(double{});
+    default:
+      return;
   }
 }
 

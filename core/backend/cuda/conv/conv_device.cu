@@ -13,8 +13,6 @@
 namespace graft::cuda::conv {
 namespace {
 
-// graft::DType's numbering of the floating types (checked in conv_kernels.cc).
-enum Type { kF16 = 5, kBF16 = 6, kF32 = 7, kF64 = 8 };
 
 template <typename S, typename D>
 __global__ void arrange_kernel(const S* src, D* dst, int64_t n, Arrange a) {
@@ -35,19 +33,6 @@ __global__ void arrange_kernel(const S* src, D* dst, int64_t n, Arrange a) {
   }
 }
 
-template <typename Fn>
-void dispatch(int type, Fn&& fn) {
-  switch (type) {
-    case kF16:
-      return fn(__half{});
-    case kBF16:
-      return fn(__nv_bfloat16{});
-    case kF32:
-      return fn(float{});
-    default:
-      return fn(double{});
-  }
-}
 
 }  // namespace
 
@@ -58,8 +43,8 @@ void arrange(const void* src, int src_type, void* dst, int dst_type, const Arran
   if (n == 0) return;
   const int threads = 256;
   const int64_t blocks = (n + threads - 1) / threads;
-  dispatch(src_type, [&](auto s) {
-    dispatch(dst_type, [&](auto d) {
+  dispatch_device_type(src_type, [&](auto s) {
+    dispatch_device_type(dst_type, [&](auto d) {
       using S = decltype(s);
       using D = decltype(d);
       arrange_kernel<S, D><<<static_cast<unsigned>(blocks < 65536 ? blocks : 65536), threads, 0,

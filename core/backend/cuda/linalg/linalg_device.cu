@@ -12,8 +12,6 @@
 namespace graft::cuda::linalg {
 namespace {
 
-// graft::DType's numbering (checked in linalg_kernels.cc).
-enum Type { kBool, kU8, kU32, kI32, kI64, kF16, kBF16, kF32, kF64 };
 
 struct GatherDims {
   int64_t shape[kMaxGatherRank];
@@ -34,30 +32,6 @@ __global__ void gather_kernel(const S* src, D* dst, int64_t n, GatherDims dims) 
   }
 }
 
-// Calls fn(T{}) with the device type of `type`.
-template <typename Fn>
-void dispatch(int type, Fn&& fn) {
-  switch (type) {
-    case kU8:
-      return fn(uint8_t{});
-    case kU32:
-      return fn(uint32_t{});
-    case kI32:
-      return fn(int32_t{});
-    case kI64:
-      return fn(int64_t{});
-    case kF16:
-      return fn(__half{});
-    case kBF16:
-      return fn(__nv_bfloat16{});
-    case kF32:
-      return fn(float{});
-    case kF64:
-      return fn(double{});
-    default:
-      return;  // bool: the caller never asks (dot_general rejects bool operands)
-  }
-}
 
 // Same-type copies only move bytes: one instantiation per element size.
 template <typename Fn>
@@ -133,8 +107,8 @@ void gather_convert(const void* src, int src_type, void* dst, int dst_type, int 
     });
     return;
   }
-  dispatch(src_type, [&](auto s) {
-    dispatch(dst_type, [&](auto d) {
+  dispatch_device_type(src_type, [&](auto s) {
+    dispatch_device_type(dst_type, [&](auto d) {
       launch_gather<decltype(s), decltype(d)>(src, dst, n, dims, stream);
     });
   });

@@ -49,7 +49,8 @@ inline void load_file(const std::string& path, std::map<std::string, Vec>& out) 
       std::istringstream ss(shape);
       for (std::string d; std::getline(ss, d, ',');) v.shape.push_back(std::stoll(d));
     }
-    for (double x; ls >> x;) v.values.push_back(x);
+    // strtod, not >>, so that "nan" and "inf" read too.
+    for (std::string tok; ls >> tok;) v.values.push_back(std::strtod(tok.c_str(), nullptr));
     out[name] = std::move(v);
   }
 }

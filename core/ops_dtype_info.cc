@@ -5,7 +5,6 @@
 #include <limits>
 
 #include "core/error.h"
-#include "core/half.h"
 #include "core/ops_util.h"
 
 namespace graft {
@@ -41,35 +40,24 @@ bool safe_cast(DType from, DType to) {
   return a.nmant <= b.nmant && a.nexp <= b.nexp;
 }
 
-double round_to(DType d, double v) {
-  switch (d) {
-    case DType::kF16:
-      return static_cast<float>(f16(static_cast<float>(v)));
-    case DType::kBF16:
-      return static_cast<float>(bf16(static_cast<float>(v)));
-    case DType::kF32:
-      return static_cast<float>(v);
-    default:
-      return v;
-  }
-}
-
 }  // namespace
 
 FInfo finfo(DType dtype) {
+  // resolution: 10^-precision rounded to the dtype, as numpy stores it.
   int nmant, nexp;
+  double resolution;
   switch (dtype) {
     case DType::kF16:
-      nmant = 10, nexp = 5;
+      nmant = 10, nexp = 5, resolution = 0.0010004043579101562;
       break;
     case DType::kBF16:
-      nmant = 7, nexp = 8;
+      nmant = 7, nexp = 8, resolution = 0.010009765625;
       break;
     case DType::kF32:
-      nmant = 23, nexp = 8;
+      nmant = 23, nexp = 8, resolution = 1e-6f;
       break;
     case DType::kF64:
-      nmant = 52, nexp = 11;
+      nmant = 52, nexp = 11, resolution = 1e-15;
       break;
     default:
       fail("finfo", "data type ", dtype_name(dtype), " is not floating");
@@ -90,7 +78,7 @@ FInfo finfo(DType dtype) {
   f.tiny = f.smallest_normal = std::ldexp(1.0, f.minexp);
   f.smallest_subnormal = std::ldexp(1.0, f.minexp - nmant);
   f.precision = static_cast<int>(-std::log10(f.eps));
-  f.resolution = round_to(dtype, std::pow(10.0, -f.precision));
+  f.resolution = resolution;
   return f;
 }
 

@@ -37,6 +37,7 @@ os.environ.setdefault("JAX_PLATFORMS", "cpu")
 
 import jax  # noqa: E402
 import jax.numpy as jnp  # noqa: E402
+from make_jnp_tail_vectors import fmt, record  # noqa: E402  (the same line format)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 OUT = os.path.join(ROOT, "tests", "core", "testdata", "jnp_bits_vectors.txt")
@@ -172,49 +173,6 @@ CASTINGS = ["no", "equiv", "safe", "same_kind", "unsafe"]
 FINFO_FIELDS = ["bits", "eps", "epsneg", "max", "min", "tiny", "smallest_normal",
                 "smallest_subnormal", "resolution", "nmant", "nexp", "maxexp", "minexp",
                 "machep", "negep", "iexp", "precision"]
-
-
-def fmt(name, arr):
-  arr = np.asarray(arr)
-  dt = str(arr.dtype)
-  shape = ",".join(str(d) for d in arr.shape) if arr.ndim else "scalar"
-  if arr.dtype == np.bool_:
-    vals = ["1" if v else "0" for v in arr.ravel()]
-  elif np.issubdtype(arr.dtype, np.integer):
-    vals = [str(int(v)) for v in arr.ravel()]
-  else:
-    digits = 17 if arr.dtype == np.float64 else 9
-    vals = ["%.*g" % (digits, v) for v in arr.astype(np.float64).ravel()]
-  return " ".join([name, dt, shape] + vals)
-
-
-def outputs(r):
-  if isinstance(r, (tuple, list)):
-    return list(r)
-  return [r]
-
-
-def record(cases, lines):
-  for name, (fn, ins, grads) in cases.items():
-    ins = [np.asarray(x) for x in ins]
-    for k, x in enumerate(ins):
-      lines.append(fmt("%s.in%d" % (name, k), x))
-    outs = outputs(fn(*ins))
-    for k, o in enumerate(outs):
-      lines.append(fmt("%s.out%d" % (name, k), o))
-    if grads:
-      out0 = np.asarray(outs[0])
-      ct = (1 + 0.25 * np.arange(out0.size)).astype(out0.dtype).reshape(out0.shape)
-      for k, x in enumerate(ins):
-        if not np.issubdtype(x.dtype, np.floating):
-          continue
-
-        def loss(xk, k=k):
-          args = list(ins)
-          args[k] = xk
-          return jnp.sum(outputs(fn(*args))[0] * ct)
-
-        lines.append(fmt("%s.grad%d" % (name, k), jax.grad(loss)(x)))
 
 
 def index(dt):

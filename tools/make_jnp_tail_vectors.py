@@ -174,7 +174,8 @@ def fmt(name, arr):
   elif np.issubdtype(arr.dtype, np.integer):
     vals = [str(int(v)) for v in arr.ravel()]
   else:
-    vals = ["%.9g" % v for v in arr.ravel()]
+    digits = 17 if arr.dtype == np.float64 else 9
+    vals = ["%.*g" % (digits, v) for v in arr.astype(np.float64).ravel()]
   return " ".join([name, dt, shape] + vals)
 
 
@@ -184,11 +185,9 @@ def outputs(r):
   return [r]
 
 
-def main():
-  assert jax.__version__ == "0.10.2", jax.__version__
-  lines = ["# made by tools/make_jnp_tail_vectors.py with JAX %s on %s"
-           % (jax.__version__, jax.default_backend())]
-  for name, (fn, ins, grads) in CASES.items():
+def record(cases, lines):
+  """Appends each case's inputs, outputs and (where marked) gradients to lines."""
+  for name, (fn, ins, grads) in cases.items():
     ins = [np.asarray(x) for x in ins]
     for k, x in enumerate(ins):
       lines.append(fmt("%s.in%d" % (name, k), x))
@@ -197,7 +196,7 @@ def main():
       lines.append(fmt("%s.out%d" % (name, k), o))
     if grads:
       out0 = np.asarray(outs[0])
-      ct = (1 + 0.25 * np.arange(out0.size, dtype=np.float32)).reshape(out0.shape)
+      ct = (1 + 0.25 * np.arange(out0.size)).astype(out0.dtype).reshape(out0.shape)
       for k, x in enumerate(ins):
         if not np.issubdtype(x.dtype, np.floating):
           continue
@@ -208,6 +207,13 @@ def main():
           return jnp.sum(outputs(fn(*args))[0] * ct)
 
         lines.append(fmt("%s.grad%d" % (name, k), jax.grad(loss)(x)))
+
+
+def main():
+  assert jax.__version__ == "0.10.2", jax.__version__
+  lines = ["# made by tools/make_jnp_tail_vectors.py with JAX %s on %s"
+           % (jax.__version__, jax.default_backend())]
+  record(CASES, lines)
   with open(OUT, "w") as f:
     f.write("\n".join(lines) + "\n")
 

@@ -320,6 +320,46 @@ std::vector<Entry> entries() {
             EXPECT_TRUE(isrealobj(v()));
             return v();
           }()),
+      // jnp math/bits/dtype-info (s4-jnpmath): core/ops_numpy_bits.h, ops_numpy_special.h,
+      // ops_dtype_info.h.
+      API("jnp", "gcd", gcd(arange(6), Array(4))),
+      API("jnp", "lcm", lcm(arange(6), Array(4))),
+      API("jnp", "ldexp", ldexp(v(), arange(6))),
+      API("jnp", "frexp", frexp(v()).first),
+      API("jnp", "modf", modf(v() * 3.0).second),
+      API("jnp", "nextafter", nextafter(v(), Array(0.0))),
+      API("jnp", "bitwise_count", bitwise_count(arange(6))),
+      API("jnp", "bitwise_right_shift", bitwise_right_shift(arange(6), Array(1))),
+      API("jnp", "right_shift", right_shift(arange(6) - 3, Array(1))),
+      API("jnp", "packbits", packbits(arange(6))),
+      API("jnp", "unpackbits", unpackbits(astype(arange(6), DType::kU8))),
+      API("jnp", "i0", i0(v())),
+      API("jnp", "kaiser", kaiser(5, 3.0)),
+      API("jnp", "unwrap", unwrap(v() * 10.0)),
+      API("jnp", "gradient", gradient(m())[1]),
+      API("jnp", "finfo", full({1}, finfo(DType::kBF16).eps)),
+      API("jnp", "iinfo", full({1}, static_cast<double>(iinfo(DType::kU8).max))),
+      API("jnp", "can_cast",
+          [] {
+            EXPECT_TRUE(can_cast(DType::kI32, DType::kF64));
+            return v();
+          }()),
+      API("jnp", "result_type", zeros({2}, result_type({m(), 1.0}))),
+      API("jnp", "issubdtype",
+          [] {
+            EXPECT_TRUE(issubdtype(DType::kBF16, DTypeCategory::kFloating));
+            return v();
+          }()),
+      API("jnp", "isdtype",
+          [] {
+            EXPECT_TRUE(isdtype(DType::kU8, "unsigned integer"));
+            return v();
+          }()),
+      API("jnp", "isscalar",
+          [] {
+            EXPECT_FALSE(isscalar(v()));
+            return v();
+          }()),
       API("jnp.fft", "fft.fftfreq", fft::fftfreq(8)),
       API("jnp.fft", "fft.rfftfreq", fft::rfftfreq(8)),
       API("jnp.fft", "fft.fftshift", fft::fftshift(m())),
@@ -395,7 +435,7 @@ std::vector<Entry> entries() {
 
 // Counts as of this commit: a module may only grow.
 const std::map<std::string, int> kAtLeast = {
-    {"jnp", 166}, {"jnp.linalg", 26}, {"jnp.fft", 4}, {"optax", 25}, {"jax.nn", 20}};
+    {"jnp", 188}, {"jnp.linalg", 26}, {"jnp.fft", 4}, {"optax", 25}, {"jax.nn", 20}};
 
 std::vector<std::string> checklist() {
   std::ifstream in("tests/api/jax_api_checklist.txt");

@@ -49,7 +49,8 @@ inline void load_file(const std::string& path, std::map<std::string, Vec>& out) 
       std::istringstream ss(shape);
       for (std::string d; std::getline(ss, d, ',');) v.shape.push_back(std::stoll(d));
     }
-    for (double x; ls >> x;) v.values.push_back(x);
+    // strtod, not >>, so that "nan" and "inf" read too.
+    for (std::string tok; ls >> tok;) v.values.push_back(std::strtod(tok.c_str(), nullptr));
     out[name] = std::move(v);
   }
 }
@@ -151,6 +152,40 @@ int expect_cases_match(const std::map<std::string, Fn>& cases) {
     }
   }
   return with_grads;
+}
+
+// For cases that return several outputs (numpy_tail_test, numpy_bits_test): jax.grad of
+// sum(out0 * ct), ct = 1 + 0.25 * arange(out0.size) in out0's dtype, with respect to each input
+// k with a recorded gradient (has("<name>.grad<k>")); check(got, "<name>.grad<k>") compares.
+// Returns how many cases had gradients.
+template <typename Fn, typename Inputs, typename Has, typename Check>
+int check_recorded_gradients(const std::map<std::string, Fn>& cases, Inputs inputs, Has has,
+                             Check check) {
+  int checked = 0;
+  for (const auto& [name, fn] : cases) {
+    std::vector<Array> xs = inputs(name);
+    std::vector<size_t> floats;
+    for (size_t k = 0; k < xs.size(); ++k) {
+      if (has(name + ".grad" + std::to_string(k))) floats.push_back(k);
+    }
+    if (floats.empty()) continue;
+    SCOPED_TRACE(name);
+    Array out0 = fn(xs)[0];
+    Array ct = reshape(1.0 + 0.25 * iota(out0.dtype(), {out0.size()}), out0.shape());
+    auto loss = [&](const std::vector<Array>& fs) {
+      std::vector<Array> all = xs;
+      for (size_t i = 0; i < floats.size(); ++i) all[floats[i]] = fs[i];
+      return sum(multiply(fn(all)[0], ct));
+    };
+    std::vector<Array> primal;
+    for (size_t k : floats) primal.push_back(xs[k]);
+    std::vector<Array> g = grad(loss)(primal);
+    for (size_t i = 0; i < floats.size(); ++i) {
+      check(g[i], name + ".grad" + std::to_string(floats[i]));
+    }
+    ++checked;
+  }
+  return checked;
 }
 
 }  // namespace graft::jnp_vectors

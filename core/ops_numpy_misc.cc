@@ -71,7 +71,6 @@ Array take(const Array& x, const Array& indices, std::optional<int64_t> axis, Ta
   const int64_t n = a.shape()[ax];
   switch (mode) {
     case TakeMode::kClip:
-    case TakeMode::kPromiseInBounds:
       return take(a, indices, ax, GatherMode::kClip);
     case TakeMode::kWrap:
       if (n == 0) return take(a, indices, ax, GatherMode::kClip);  // the empty-axis error

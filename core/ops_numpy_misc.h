@@ -20,9 +20,9 @@ namespace graft {
 
 // jnp.take's modes: kFill (out-of-range -> fill_value, by default NaN for inexact, the
 // dtype's min for signed ints, max for unsigned, true for bool; negative indices wrap once),
-// kClip (clamped), kWrap (indices mod the axis size) and kPromiseInBounds (the caller promises
-// in-range indices; out-of-range ones are clamped here, as XLA's CPU gather does).
-enum class TakeMode { kFill, kClip, kWrap, kPromiseInBounds };
+// kClip (clamped) and kWrap (indices mod the axis size). JAX 0.10.2's jnp.take has no other
+// ("raise" is not implemented there; promise_in_bounds is only x.at[i].get's).
+enum class TakeMode { kFill, kClip, kWrap };
 // axis nullopt: x is raveled first (jnp.take's default).
 Array take(const Array& x, const Array& indices, std::optional<int64_t> axis, TakeMode mode,
            std::optional<double> fill_value = std::nullopt);

@@ -45,6 +45,24 @@ Array cat3(const Array& before, const Array& x, const Array& after, int64_t axis
   return concatenate({before, x, after}, axis);
 }
 
+// One lax.pad per side and dim with that side's value (one for all sides when they agree).
+Array pad_constant(Array x, const Widths& w, const std::vector<std::pair<double, double>>& values) {
+  const double v0 = values[0].first;
+  bool same = true;
+  for (const auto& [lo, hi] : values) same = same && lo == v0 && hi == v0;
+  if (same) return pad(x, w, astype(Array(v0), x.dtype()));
+  for (int64_t i = 0; i < x.ndim(); ++i) {
+    for (bool before : {true, false}) {
+      const int64_t width = before ? w[i].first : w[i].second;
+      if (width == 0) continue;
+      Widths one(static_cast<size_t>(x.ndim()), {0, 0});
+      (before ? one[i].first : one[i].second) = width;
+      x = pad(x, one, astype(Array(before ? values[i].first : values[i].second), x.dtype()));
+    }
+  }
+  return x;
+}
+
 Array pad_wrap(Array x, const Widths& w) {
   for (int64_t i = 0; i < x.ndim(); ++i) {
     const int64_t size = x.shape()[i];
@@ -202,7 +220,7 @@ Array pad(const Array& x, const std::vector<std::pair<int64_t, int64_t>>& widths
   }
   switch (o.mode) {
     case PadMode::kConstant:
-      return pad(x, w, astype(Array(o.constant_value), x.dtype()));
+      return pad_constant(x, w, per_dim(o.constant_values, nd, "constant_values"));
     case PadMode::kEdge:
       return pad_edge(x, w);
     case PadMode::kWrap:

@@ -22,7 +22,8 @@ enum class PadMode {
 struct PadOptions {
   PadOptions(PadMode m = PadMode::kConstant) : mode(m) {}  // NOLINT(runtime/explicit)
   PadMode mode;
-  double constant_value = 0.0;  // kConstant
+  // kConstant: (before, after) values per dim (or one pair for all), as x's dtype.
+  std::vector<std::pair<double, double>> constant_values = {{0.0, 0.0}};
   bool reflect_odd = false;     // kReflect / kSymmetric: reflect_type="odd"
   // kMaximum .. kMedian: (before, after) lengths per dim (or one pair for all); none: whole axis.
   std::optional<std::vector<std::pair<int64_t, int64_t>>> stat_length;

@@ -34,6 +34,9 @@ os.environ.setdefault("JAX_PLATFORMS", "cpu")
 import jax  # noqa: E402
 import jax.numpy as jnp  # noqa: E402
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from make_jnp_tail_vectors import fmt, record  # noqa: E402  the same line format
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 OUT = os.path.join(ROOT, "tests", "core", "testdata", "jnp_misc_vectors.txt")
 NPY = os.path.join(ROOT, "tests", "core", "testdata", "npy")
@@ -69,6 +72,10 @@ BUF = np.array([1.5, -2.0, 3.25, 1e6, -7.0], np.float32)
 CASES = {
     # pad modes
     "pad_constant": (lambda a: jnp.pad(a, ((1, 0), (2, 1)), constant_values=1.5), [M34], True),
+    "pad_constant_pairs": (lambda a: jnp.pad(a, ((1, 2), (2, 1)),
+                                             constant_values=((-1.0, 2.0), (3.5, -4.0))),
+                           [M34], True),
+    "pad_constant_int": (lambda a: jnp.pad(a, 1, constant_values=(2.7, -1.2)), [I23], False),
     "pad_edge": (lambda a: jnp.pad(a, ((1, 2), (2, 1)), mode="edge"), [M34], True),
     "pad_wrap": (lambda a: jnp.pad(a, ((5, 1), (2, 6)), mode="wrap"), [M34], True),
     "pad_reflect": (lambda a: jnp.pad(a, ((2, 4), (3, 1)), mode="reflect"), [M34], True),
@@ -178,28 +185,6 @@ NPY_FILES = {
 }
 
 
-def fmt(name, arr):
-  arr = np.asarray(arr)
-  dt = str(arr.dtype)
-  shape = ",".join(str(d) for d in arr.shape) if arr.ndim else "scalar"
-  if arr.dtype == np.bool_:
-    vals = ["1" if v else "0" for v in arr.ravel()]
-  elif np.issubdtype(arr.dtype, np.integer):
-    vals = [str(int(v)) for v in arr.ravel()]
-  else:
-    vals = ["%.9g" % float(v) for v in arr.ravel()]
-  return " ".join([name, dt, shape] + vals)
-
-
-def outputs(r):
-  if isinstance(r, (tuple, list)):
-    out = []
-    for x in r:  # histogramdd's edges come as a list
-      out.extend(x if isinstance(x, list) else [x])
-    return out
-  return [r]
-
-
 def check(directory):
   bad = 0
   files = sorted(glob.glob(os.path.join(directory, "*.npy")))
@@ -223,26 +208,7 @@ def main():
   assert jax.__version__ == "0.10.2", jax.__version__
   lines = ["# made by tools/make_jnp_misc_vectors.py with JAX %s on %s"
            % (jax.__version__, jax.default_backend())]
-  for name, (fn, ins, grads) in CASES.items():
-    ins = [np.asarray(x) for x in ins]
-    for k, x in enumerate(ins):
-      lines.append(fmt("%s.in%d" % (name, k), x))
-    outs = outputs(fn(*ins))
-    for k, o in enumerate(outs):
-      lines.append(fmt("%s.out%d" % (name, k), o))
-    if grads:
-      out0 = np.asarray(outs[0])
-      ct = (1 + 0.25 * np.arange(out0.size, dtype=np.float32)).reshape(out0.shape)
-      for k, x in enumerate(ins):
-        if not np.issubdtype(x.dtype, np.floating) or (grads is not True and k not in grads):
-          continue
-
-        def loss(xk, k=k):
-          args = list(ins)
-          args[k] = xk
-          return jnp.sum(outputs(fn(*args))[0] * ct)
-
-        lines.append(fmt("%s.grad%d" % (name, k), jax.grad(loss)(x)))
+  record(CASES, lines)
   os.makedirs(NPY, exist_ok=True)
   for name, arr in NPY_FILES.items():
     np.save(os.path.join(NPY, name + ".npy"), arr)

@@ -174,21 +174,25 @@ def fmt(name, arr):
   elif np.issubdtype(arr.dtype, np.integer):
     vals = [str(int(v)) for v in arr.ravel()]
   else:
-    vals = ["%.9g" % v for v in arr.ravel()]
+    vals = ["%.9g" % float(v) for v in arr.ravel()]
   return " ".join([name, dt, shape] + vals)
 
 
 def outputs(r):
+  """A function's outputs as a flat list (a tuple's list items, as histogramdd's edges, too)."""
   if isinstance(r, (tuple, list)):
-    return list(r)
+    out = []
+    for x in r:
+      out.extend(x if isinstance(x, list) else [x])
+    return out
   return [r]
 
 
-def main():
-  assert jax.__version__ == "0.10.2", jax.__version__
-  lines = ["# made by tools/make_jnp_tail_vectors.py with JAX %s on %s"
-           % (jax.__version__, jax.default_backend())]
-  for name, (fn, ins, grads) in CASES.items():
+def record(cases, lines):
+  """Appends each case's inputs, outputs and gradients to lines (see the module comment).
+
+  A case's gradient entry is True (every float input) or the numbers of the inputs."""
+  for name, (fn, ins, grads) in cases.items():
     ins = [np.asarray(x) for x in ins]
     for k, x in enumerate(ins):
       lines.append(fmt("%s.in%d" % (name, k), x))
@@ -199,7 +203,7 @@ def main():
       out0 = np.asarray(outs[0])
       ct = (1 + 0.25 * np.arange(out0.size, dtype=np.float32)).reshape(out0.shape)
       for k, x in enumerate(ins):
-        if not np.issubdtype(x.dtype, np.floating):
+        if not np.issubdtype(x.dtype, np.floating) or (grads is not True and k not in grads):
           continue
 
         def loss(xk, k=k):
@@ -208,6 +212,13 @@ def main():
           return jnp.sum(outputs(fn(*args))[0] * ct)
 
         lines.append(fmt("%s.grad%d" % (name, k), jax.grad(loss)(x)))
+
+
+def main():
+  assert jax.__version__ == "0.10.2", jax.__version__
+  lines = ["# made by tools/make_jnp_tail_vectors.py with JAX %s on %s"
+           % (jax.__version__, jax.default_backend())]
+  record(CASES, lines)
   with open(OUT, "w") as f:
     f.write("\n".join(lines) + "\n")
 

@@ -40,8 +40,7 @@
 namespace graft {
 namespace {
 
-using jnp_vectors::Vec;
-using Fn = std::function<std::vector<Array>(const std::vector<Array>&)>;
+using Fn = jnp_vectors::CaseFn;
 
 std::string runfile(const std::string& path) {
   if (std::ifstream(path)) return path;
@@ -49,80 +48,13 @@ std::string runfile(const std::string& path) {
   return srcdir ? std::string(srcdir) + "/graft/" + path : path;
 }
 
-// Lines "name dtype shape values..." (with nan / inf tokens).
-std::map<std::string, Vec> load_vectors() {
-  std::ifstream in(runfile("tests/core/testdata/jnp_misc_vectors.txt"));
-  std::map<std::string, Vec> out;
-  for (std::string line; std::getline(in, line);) {
-    if (line.empty() || line[0] == '#') continue;
-    std::istringstream ls(line);
-    std::string name, shape;
-    Vec v;
-    ls >> name >> v.dtype >> shape;
-    if (shape != "scalar") {
-      std::istringstream ss(shape);
-      for (std::string d; std::getline(ss, d, ',');) v.shape.push_back(std::stoll(d));
-    }
-    for (std::string tok; ls >> tok;) v.values.push_back(std::strtod(tok.c_str(), nullptr));
-    out[name] = std::move(v);
-  }
-  return out;
+const jnp_vectors::VectorFile& vectors() {
+  static const auto* f = new jnp_vectors::VectorFile("tests/core/testdata/jnp_misc_vectors.txt");
+  return *f;
 }
-
-const std::map<std::string, Vec>& vecs() {
-  static const auto* v = new std::map<std::string, Vec>(load_vectors());
-  return *v;
-}
-bool has(const std::string& key) { return vecs().count(key) > 0; }
-
-Array vec_array(const Vec& v) {
-  if (v.dtype == "float32") return array(std::vector<float>(v.values.begin(), v.values.end()), v.shape);
-  Array a = array(std::vector<int32_t>(v.values.begin(), v.values.end()), v.shape);
-  return v.dtype == "bool" ? astype(a, DType::kBool) : a;
-}
-
-std::vector<Array> inputs(const std::string& name) {
-  std::vector<Array> xs;
-  for (int k = 0; has(name + ".in" + std::to_string(k)); ++k) {
-    xs.push_back(vec_array(vecs().at(name + ".in" + std::to_string(k))));
-  }
-  return xs;
-}
-
-const char* numpy_name(DType d) {
-  switch (d) {
-    case DType::kBool: return "bool";
-    case DType::kU8: return "uint8";
-    case DType::kU32: return "uint32";
-    case DType::kI32: return "int32";
-    case DType::kI64: return "int64";
-    case DType::kF16: return "float16";
-    case DType::kBF16: return "bfloat16";
-    case DType::kF32: return "float32";
-    case DType::kF64: return "float64";
-  }
-  return "?";
-}
-
+std::vector<Array> inputs(const std::string& name) { return vectors().inputs(name); }
 void expect_matches(const Array& got, const std::string& key, double tol = 1e-5) {
-  SCOPED_TRACE(key);
-  ASSERT_TRUE(has(key)) << "no vector " << key;
-  const Vec& want = vecs().at(key);
-  ASSERT_EQ(got.shape(), want.shape);
-  EXPECT_STREQ(numpy_name(got.dtype()), want.dtype.c_str());
-  std::vector<double> g = astype(got, DType::kF64).to_vector<double>();
-  ASSERT_EQ(g.size(), want.values.size());
-  int bad = 0;
-  for (size_t i = 0; i < g.size() && bad < 5; ++i) {
-    const double w = want.values[i];
-    const bool ok = std::isnan(w) ? std::isnan(g[i])
-                    : std::isinf(w) ? g[i] == w
-                                    : std::fabs(g[i] - w) <= tol + 2 * tol * std::fabs(w);
-    if (!ok) {
-      ADD_FAILURE() << "at " << i << ": got " << g[i] << ", want " << w;
-      ++bad;
-    }
-  }
+  vectors().expect_matches(got, key, tol);
 }
 
 double tol_for(const std::string& name) { return name.rfind("polyfit", 0) == 0 ? 1e-3 : 1e-5; }
@@ -147,7 +79,17 @@ const std::map<std::string, Fn>& cases() {
       // pad modes
       {"pad_constant", [](auto& x) {
          return one(pad(x[0], W{{1, 0}, {2, 1}},
-                        with(PadMode::kConstant, [](auto& o) { o.constant_value = 1.5; })));
+                        with(PadMode::kConstant, [](auto& o) { o.constant_values = {{1.5, 1.5}}; })));
+       }},
+      {"pad_constant_pairs", [](auto& x) {
+         return one(pad(x[0], W{{1, 2}, {2, 1}}, with(PadMode::kConstant, [](auto& o) {
+                          o.constant_values = {{-1.0, 2.0}, {3.5, -4.0}};
+                        })));
+       }},
+      {"pad_constant_int", [](auto& x) {
+         return one(pad(x[0], W{{1, 1}}, with(PadMode::kConstant, [](auto& o) {
+                          o.constant_values = {{2.7, -1.2}};
+                        })));
        }},
       {"pad_edge", [](auto& x) { return one(pad(x[0], W{{1, 2}, {2, 1}}, PadMode::kEdge)); }},
       {"pad_wrap", [](auto& x) { return one(pad(x[0], W{{5, 1}, {2, 6}}, PadMode::kWrap)); }},
@@ -316,7 +258,7 @@ const std::map<std::string, Fn>& cases() {
 }
 
 TEST(NumpyMiscVectors, EveryRecordedCaseHasACall) {
-  for (const auto& [key, v] : vecs()) {
+  for (const auto& [key, v] : vectors().all()) {
     const std::string name = key.substr(0, key.rfind('.'));
     if (name.rfind("npy_", 0) == 0) continue;  // the .npy files' values
     EXPECT_TRUE(cases().count(name)) << "no C++ case for " << name;
@@ -324,44 +266,10 @@ TEST(NumpyMiscVectors, EveryRecordedCaseHasACall) {
   EXPECT_GE(cases().size(), 55u);
 }
 
-TEST(NumpyMiscVectors, ValuesMatchJax) {
-  for (const auto& [name, fn] : cases()) {
-    SCOPED_TRACE(name);
-    std::vector<Array> out;
-    ASSERT_NO_THROW(out = fn(inputs(name)));
-    for (size_t k = 0; k < out.size(); ++k) {
-      expect_matches(out[k], name + ".out" + std::to_string(k), tol_for(name));
-    }
-    EXPECT_FALSE(has(name + ".out" + std::to_string(out.size()))) << "JAX gave more outputs";
-  }
-}
+TEST(NumpyMiscVectors, ValuesMatchJax) { vectors().expect_outputs_match(cases(), tol_for); }
 
 TEST(NumpyMiscVectors, GradientsMatchJax) {
-  int checked = 0;
-  for (const auto& [name, fn] : cases()) {
-    std::vector<Array> xs = inputs(name);
-    std::vector<size_t> floats;
-    for (size_t k = 0; k < xs.size(); ++k) {
-      if (has(name + ".grad" + std::to_string(k))) floats.push_back(k);
-    }
-    if (floats.empty()) continue;
-    SCOPED_TRACE(name);
-    Array out0 = fn(xs)[0];
-    Array ct = reshape(1.0 + 0.25 * iota(DType::kF32, {out0.size()}), out0.shape());
-    auto loss = [&](const std::vector<Array>& fs) {
-      std::vector<Array> all = xs;
-      for (size_t i = 0; i < floats.size(); ++i) all[floats[i]] = fs[i];
-      return sum(multiply(fn(all)[0], ct));
-    };
-    std::vector<Array> primal;
-    for (size_t k : floats) primal.push_back(xs[k]);
-    std::vector<Array> g = grad(loss)(primal);
-    for (size_t i = 0; i < floats.size(); ++i) {
-      expect_matches(g[i], name + ".grad" + std::to_string(floats[i]), tol_for(name));
-    }
-    ++checked;
-  }
-  EXPECT_GE(checked, 40);
+  EXPECT_GE(vectors().expect_gradients_match(cases(), tol_for), 40);
 }
 
 TEST(NumpyMiscVectors, JitMatchesEager) {

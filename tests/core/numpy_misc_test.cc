@@ -7,7 +7,7 @@
 // sum(out0 * ct) with ct = 1 + 0.25 * arange(out0.size). Each case below repeats the JAX call
 // of the same name. Checked: shapes and dtypes exactly, values (NaN matches NaN) and
 // gradients to 1e-5 absolute + 2e-5 relative (polyfit 1e-3: an SVD least-squares solve),
-// jit against eager, and the error cases.
+// jit against eager, vmap against a loop, and the error cases.
 //
 // .npy files: the same tool wrote tests/core/testdata/npy/*.npy with numpy.save (bf16 through
 // ml_dtypes, which numpy stores as '<V2'); jnp.load's test reads them back against their
@@ -36,6 +36,7 @@
 #include "transforms/autodiff.h"
 #include "transforms/jit.h"
 #include "transforms/numpy_functional.h"
+#include "transforms/vmap.h"
 
 namespace graft {
 namespace {
@@ -284,6 +285,40 @@ TEST(NumpyMiscVectors, JitMatchesEager) {
     std::vector<Array> jitted = jit(fn)(xs);
     for (size_t k = 0; k < jitted.size(); ++k) {
       expect_matches(jitted[k], std::string(name) + ".out" + std::to_string(k), tol_for(name));
+    }
+  }
+}
+
+// vmap over the first input (three scaled copies) against calling the case on each copy.
+TEST(NumpyMiscVectors, VmapMatchesALoop) {
+  for (const char* name : {"pad_reflect_odd", "pad_wrap", "pad_median", "pad_linear_ramp",
+                           "take_fill_value", "take_wrap", "repeat_total_long", "block_promote",
+                           "histogram2d_edges", "polydiv", "piecewise", "apply_along_axis_vec",
+                           "apply_over_axes", "vectorize_sig_multi", "vectorize_excluded"}) {
+    SCOPED_TRACE(name);
+    const Fn& fn = cases().at(name);
+    const std::vector<Array> xs = inputs(name);
+    std::vector<Array> copies;
+    for (double s : {1.0, -1.5, 2.0}) copies.push_back(xs[0] * s);
+    std::vector<Array> batched = vmap([&](const Array& a) {
+      std::vector<Array> all = xs;
+      all[0] = a;
+      return fn(all);
+    })(stack(copies));
+    for (size_t j = 0; j < copies.size(); ++j) {
+      std::vector<Array> all = xs;
+      all[0] = copies[j];
+      std::vector<Array> want = fn(all);
+      ASSERT_EQ(batched.size(), want.size());
+      for (size_t k = 0; k < want.size(); ++k) {
+        Array got = reshape(slice_axis(batched[k], 0, j, j + 1), want[k].shape());
+        EXPECT_EQ(got.dtype(), want[k].dtype());
+        std::vector<double> g = astype(got, DType::kF64).to_vector<double>();
+        std::vector<double> w = astype(want[k], DType::kF64).to_vector<double>();
+        for (size_t i = 0; i < w.size(); ++i) {
+          EXPECT_NEAR(g[i], w[i], 1e-5 + 1e-5 * std::fabs(w[i])) << "copy " << j << " output " << k;
+        }
+      }
     }
   }
 }

@@ -340,3 +340,5 @@ std::vector<Array> debug_print(const std::string& fmt, const Array& first, const
 #include "core/ops_numpy_bits.h"
 #include "core/ops_numpy_special.h"
 #include "core/ops_dtype_info.h"
+#include "core/ops_numpy_pad.h"
+#include "core/ops_numpy_misc.h"

@@ -180,13 +180,19 @@ def fmt(name, arr):
 
 
 def outputs(r):
+  """A function's outputs as a flat list (a tuple's list items, as histogramdd's edges, too)."""
   if isinstance(r, (tuple, list)):
-    return list(r)
+    out = []
+    for x in r:
+      out.extend(x if isinstance(x, list) else [x])
+    return out
   return [r]
 
 
 def record(cases, lines):
-  """Appends each case's inputs, outputs and (where marked) gradients to lines."""
+  """Appends each case's inputs, outputs and gradients to lines (see the module comment).
+
+  A case's gradient entry is True (every float input) or the numbers of the inputs."""
   for name, (fn, ins, grads) in cases.items():
     ins = [np.asarray(x) for x in ins]
     for k, x in enumerate(ins):
@@ -198,7 +204,7 @@ def record(cases, lines):
       out0 = np.asarray(outs[0])
       ct = (1 + 0.25 * np.arange(out0.size)).astype(out0.dtype).reshape(out0.shape)
       for k, x in enumerate(ins):
-        if not np.issubdtype(x.dtype, np.floating):
+        if not np.issubdtype(x.dtype, np.floating) or (grads is not True and k not in grads):
           continue
 
         def loss(xk, k=k):

@@ -188,4 +188,115 @@ int check_recorded_gradients(const std::map<std::string, Fn>& cases, Inputs inpu
   return checked;
 }
 
+// ---- One test's own vectors file (numpy_tail_test, numpy_misc_test): the same line format,
+// with "nan" / "inf" tokens, outputs of several dtypes, and the shared case checks. ----
+
+using CaseFn = std::function<std::vector<Array>(const std::vector<Array>&)>;
+
+inline const char* numpy_dtype_name(DType d) {
+  switch (d) {
+    case DType::kBool: return "bool";
+    case DType::kU8: return "uint8";
+    case DType::kU32: return "uint32";
+    case DType::kI32: return "int32";
+    case DType::kI64: return "int64";
+    case DType::kF16: return "float16";
+    case DType::kBF16: return "bfloat16";
+    case DType::kF32: return "float32";
+    case DType::kF64: return "float64";
+  }
+  return "?";
+}
+
+class VectorFile {
+ public:
+  explicit VectorFile(const std::string& path) {
+    std::ifstream in(path);
+    const char* srcdir = std::getenv("TEST_SRCDIR");
+    if (!in && srcdir) in.open(std::string(srcdir) + "/graft/" + path);
+    for (std::string line; std::getline(in, line);) {
+      if (line.empty() || line[0] == '#') continue;
+      std::istringstream ls(line);
+      std::string name, shape;
+      Vec v;
+      ls >> name >> v.dtype >> shape;
+      if (shape != "scalar") {
+        std::istringstream ss(shape);
+        for (std::string d; std::getline(ss, d, ',');) v.shape.push_back(std::stoll(d));
+      }
+      for (std::string tok; ls >> tok;) v.values.push_back(std::strtod(tok.c_str(), nullptr));
+      vecs_[name] = std::move(v);
+    }
+  }
+  const std::map<std::string, Vec>& all() const { return vecs_; }
+  bool has(const std::string& key) const { return vecs_.count(key) > 0; }
+
+  // A recorded input: float32, or int32 / bool.
+  Array array_of(const std::string& key) const {
+    const Vec& v = vecs_.at(key);
+    if (v.dtype == "float32") return array(std::vector<float>(v.values.begin(), v.values.end()), v.shape);
+    Array a = array(std::vector<int32_t>(v.values.begin(), v.values.end()), v.shape);
+    return v.dtype == "bool" ? astype(a, DType::kBool) : a;
+  }
+  std::vector<Array> inputs(const std::string& name) const {
+    std::vector<Array> xs;
+    for (int k = 0; has(name + ".in" + std::to_string(k)); ++k) {
+      xs.push_back(array_of(name + ".in" + std::to_string(k)));
+    }
+    return xs;
+  }
+
+  // Shape and dtype exactly; values to tol absolute + 2 tol relative (NaN matches NaN, an
+  // infinity itself).
+  void expect_matches(const Array& got, const std::string& key, double tol = 1e-5) const {
+    SCOPED_TRACE(key);
+    ASSERT_TRUE(has(key)) << "no vector " << key;
+    const Vec& want = vecs_.at(key);
+    ASSERT_EQ(got.shape(), want.shape);
+    EXPECT_STREQ(numpy_dtype_name(got.dtype()), want.dtype.c_str());
+    std::vector<double> g = astype(got, DType::kF64).to_vector<double>();
+    ASSERT_EQ(g.size(), want.values.size());
+    int bad = 0;
+    for (size_t i = 0; i < g.size() && bad < 5; ++i) {
+      const double w = want.values[i];
+      const bool ok = std::isnan(w) ? std::isnan(g[i])
+                      : std::isinf(w) ? g[i] == w
+                                      : std::fabs(g[i] - w) <= tol + 2 * tol * std::fabs(w);
+      if (!ok) {
+        ADD_FAILURE() << "at " << i << ": got " << g[i] << ", want " << w;
+        ++bad;
+      }
+    }
+  }
+
+  // Each case's outputs against <name>.out<k>, and no output fewer than JAX gave.
+  void expect_outputs_match(const std::map<std::string, CaseFn>& cases,
+                            const std::function<double(const std::string&)>& tol) const {
+    for (const auto& [name, fn] : cases) {
+      SCOPED_TRACE(name);
+      std::vector<Array> out;
+      ASSERT_NO_THROW(out = fn(inputs(name)));
+      for (size_t k = 0; k < out.size(); ++k) {
+        expect_matches(out[k], name + ".out" + std::to_string(k), tol(name));
+      }
+      EXPECT_FALSE(has(name + ".out" + std::to_string(out.size()))) << "JAX gave more outputs";
+    }
+  }
+
+  // d sum(out0 * ct) / d in<k> against <name>.grad<k> (check_recorded_gradients); returns
+  // how many cases had gradients.
+  int expect_gradients_match(const std::map<std::string, CaseFn>& cases,
+                             const std::function<double(const std::string&)>& tol) const {
+    return check_recorded_gradients(
+        cases, [this](const std::string& name) { return inputs(name); },
+        [this](const std::string& key) { return has(key); },
+        [&](const Array& g, const std::string& key) {
+          expect_matches(g, key, tol(key.substr(0, key.rfind(".grad"))));
+        });
+  }
+
+ private:
+  std::map<std::string, Vec> vecs_;
+};
+
 }  // namespace graft::jnp_vectors

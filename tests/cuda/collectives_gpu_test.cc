@@ -14,6 +14,7 @@
 #include "core/ops.h"
 #include "core/sharding.h"
 #include "gtest/gtest.h"
+#include "tests/cuda/collectives_compare.h"
 #include "transforms/jit.h"
 #include "transforms/pmap.h"
 #include "transforms/shard_map.h"
@@ -30,26 +31,10 @@ namespace {
 #define REQUIRE_TWO_GPUS() GTEST_SKIP() << "built without CUDA (--config=cuda)"
 #endif
 
-Array rnd(const Shape& s, double phase) {
-  return reshape(sin(arange(0.0, static_cast<double>(numel(s)), 1.0, DType::kF32) * 0.7 + phase),
-                 s);
-}
-
-Array on_gpu(const Array& x) { return device_put(x, devices("cuda")[0]); }
-
-void expect_close(const Array& got, const Array& want, const std::string& what) {
-  ASSERT_EQ(got.shape(), want.shape()) << what;
-  std::vector<double> g = got.to_vector<double>(), w = want.to_vector<double>();
-  for (size_t i = 0; i < g.size(); ++i) ASSERT_NEAR(g[i], w[i], 1e-5) << what << " at " << i;
-}
-
-// f(x) on the GPUs (x device_put on cuda:0) and on the CPU's virtual devices.
-template <typename F>
-void expect_gpu_matches_cpu(F f, const Array& x, const std::string& what) {
-  Array gpu = f(on_gpu(x));
-  EXPECT_FALSE(gpu.buffer()->on_host()) << what << ": the result should stay on the GPU";
-  expect_close(gpu, f(x), what);
-}
+using cuda_testing::expect_close;
+using cuda_testing::expect_gpu_matches_cpu;
+using cuda_testing::on_gpu;
+using cuda_testing::rnd;
 
 TEST(CollectivesGpuTest, PsumPmaxAxisIndex) {
   REQUIRE_TWO_GPUS();

@@ -36,58 +36,34 @@ namespace {
 #define REQUIRE_GPU_PER_PROCESS() GTEST_SKIP() << "built without CUDA (--config=cuda)"
 #endif
 
-using cuda_testing::expect_close;
-using cuda_testing::expect_gpu_matches_cpu;
-using cuda_testing::on_gpu;
-using cuda_testing::rnd;
-
-TEST(MpiGpuTest, PsumPmaxAxisIndexAcrossProcesses) {
+TEST(MpiGpuTest, PsumPmaxAxisIndex) {
   REQUIRE_GPU_PER_PROCESS();
-  Mesh mesh({2}, {"i"});
-  auto f = shard_map(
-      [](const Array& x) {
-        return std::tuple{psum(x, {"i"}), pmax(x, {"i"}), x * astype(axis_index("i"), DType::kF32)};
-      },
-      mesh, {P("i", none)}, {P(), P(), P("i", none)});
-  Array x = rnd({4, 3}, 0.1);
-  auto [s, m, idx] = f(on_gpu(x));
-  auto [s_cpu, m_cpu, idx_cpu] = f(x);
-  expect_close(s, s_cpu, "psum");
-  expect_close(m, m_cpu, "pmax");
-  // Member 1's block was computed on the other process: it arrives over MPI.
-  expect_close(idx, idx_cpu, "axis_index");
+  cuda_testing::check_psum_pmax_axis_index();
 }
 
-TEST(MpiGpuTest, GatherScatterAllToAllPpermute) {
+TEST(MpiGpuTest, AllGatherAlongAnInnerDimension) {
   REQUIRE_GPU_PER_PROCESS();
-  Mesh mesh({2}, {"i"});
-  auto gather = shard_map([](const Array& x) { return all_gather(x, "i", 1, /*tiled=*/true); },
-                          mesh, {P("i", none)}, {P("i", none)});
-  expect_gpu_matches_cpu(gather, rnd({4, 3}, 0.2), "all_gather(axis 1, tiled)");
-  auto scatter = shard_map([](const Array& x) { return psum_scatter(x, "i", 1, /*tiled=*/true); },
-                           mesh, {P("i", none)}, {P("i", none)});
-  expect_gpu_matches_cpu(scatter, rnd({4, 6}, 0.4), "psum_scatter(dim 1, tiled)");
-  auto a2a = shard_map([](const Array& x) { return all_to_all(x, "i", 1, 0, /*tiled=*/true); },
-                       mesh, {P("i", none)}, {P("i", none)});
-  expect_gpu_matches_cpu(a2a, rnd({4, 6}, 0.5), "all_to_all(split 1, concat 0, tiled)");
-  auto swap = shard_map([](const Array& x) { return ppermute(x, "i", {{0, 1}, {1, 0}}); }, mesh,
-                        {P("i", none)}, {P("i", none)});
-  expect_gpu_matches_cpu(swap, rnd({4, 3}, 0.6), "ppermute swap");
+  cuda_testing::check_all_gather();
 }
 
-TEST(MpiGpuTest, PmapAndJitAcrossProcesses) {
+TEST(MpiGpuTest, PsumScatterAndAllToAll) {
   REQUIRE_GPU_PER_PROCESS();
-  auto f = pmap([](const Array& x) { return x / psum(x, {"i"}); }, "i");
-  expect_gpu_matches_cpu(f, rnd({2, 5}, 0.8) + 2.0, "pmap x / psum(x)");
-  Mesh mesh({2}, {"i"});
-  // Column-split x times row-split w, summed: a tensor-parallel matmul under jit.
-  auto block = shard_map([](const Array& a, const Array& b) { return psum(matmul(a, b), {"i"}); },
-                         mesh, {P(none, "i"), P("i", none)}, {P()});
-  auto tp = jit([&](const Array& x, const Array& w) { return block(x, w); });
-  Array x = rnd({4, 6}, 0.9), w = rnd({6, 3}, 1.0);
-  Array gpu = tp(on_gpu(x), on_gpu(w));
-  EXPECT_FALSE(gpu.buffer()->on_host());
-  expect_close(gpu, matmul(x, w), "tensor-parallel matmul under jit vs unsharded");
+  cuda_testing::check_psum_scatter_and_all_to_all();
+}
+
+TEST(MpiGpuTest, PpermuteRotatesAndZeroFills) {
+  REQUIRE_GPU_PER_PROCESS();
+  cuda_testing::check_ppermute();
+}
+
+TEST(MpiGpuTest, ShardMapMatmulUnderJit) {
+  REQUIRE_GPU_PER_PROCESS();
+  cuda_testing::check_tensor_parallel_mlp();
+}
+
+TEST(MpiGpuTest, PmapPsum) {
+  REQUIRE_GPU_PER_PROCESS();
+  cuda_testing::check_pmap_psum();
 }
 
 }  // namespace

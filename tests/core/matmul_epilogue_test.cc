@@ -3,6 +3,7 @@
 // epilogue, with which instructions absorbed, and which it leaves alone.
 #include "core/backend/epilogue/matmul_epilogue.h"
 
+#include <cmath>
 #include <functional>
 #include <optional>
 #include <vector>
@@ -16,6 +17,7 @@
 namespace graft {
 namespace {
 
+using Act = MatmulEpilogue::Activation;
 using Fn = std::function<Array(const Array&, const Array&, const Array&)>;
 
 Aval f32(Shape s) { return Aval{std::move(s), DType::kF32, false}; }
@@ -59,7 +61,7 @@ TEST(MatmulEpilogueTest, BiasAndReluFusedByJit) {
     ASSERT_GE(m[0].result, 0) << print_program(p);
     EXPECT_EQ(p.instrs[m[0].dot].prim->id(), PrimitiveId::kDotGeneral);
     EXPECT_EQ(m[0].bias, p.inputs[2]) << print_program(p);
-    EXPECT_TRUE(m[0].relu) << print_program(p);
+    EXPECT_EQ(m[0].activation, Act::kRelu) << print_program(p);
     EXPECT_EQ(m[0].result, m[0].absorbed.back());
     EXPECT_EQ(p.instrs[m[0].result].out[0], p.outputs[0]);
     std::vector<PrimitiveId> want =
@@ -79,7 +81,7 @@ TEST(MatmulEpilogueTest, BiasAloneAndReluAlone) {
     std::vector<MatmulEpilogue> m = match_matmul_epilogues(bias);
     ASSERT_EQ(m.size(), 1u) << print_program(bias);
     EXPECT_EQ(m[0].bias, bias.inputs[2]);
-    EXPECT_FALSE(m[0].relu);
+    EXPECT_EQ(m[0].activation, Act::kNone);
 
     Program relu = program(
         [](const Array& x, const Array& w, const Array&) { return maximum(matmul(x, w), 0.0f); },
@@ -87,7 +89,7 @@ TEST(MatmulEpilogueTest, BiasAloneAndReluAlone) {
     m = match_matmul_epilogues(relu);
     ASSERT_EQ(m.size(), 1u) << print_program(relu);
     EXPECT_EQ(m[0].bias, -1);
-    EXPECT_TRUE(m[0].relu);
+    EXPECT_EQ(m[0].activation, Act::kRelu);
     EXPECT_EQ(m[0].absorbed, std::vector<int>{m[0].result});
   }
 }
@@ -152,19 +154,99 @@ TEST(MatmulEpilogueTest, DtypeMismatchesAreNotFused) {
   EXPECT_TRUE(match_matmul_epilogues(ints).empty()) << print_program(ints);
 }
 
-// nn::relu is a custom_jvp call in a jit program (its body holds the max), and nn::gelu a
-// chain of elementwise ops that jit fuses with the add: the bias alone goes into the
-// epilogue before nn::relu, nothing before nn::gelu (README: CUDA backend).
-TEST(MatmulEpilogueTest, NnReluAndGeluAreNotMatchedYet) {
-  Program relu = program(
-      [](const Array& x, const Array& w, const Array& b) { return nn::relu(matmul(x, w) + b); });
-  std::vector<MatmulEpilogue> m = match_matmul_epilogues(relu);
-  ASSERT_EQ(m.size(), 1u) << print_program(relu);
-  EXPECT_EQ(m[0].bias, relu.inputs[2]);
-  EXPECT_FALSE(m[0].relu) << print_program(relu);
-  Program gelu = program(
-      [](const Array& x, const Array& w, const Array& b) { return nn::gelu(matmul(x, w) + b); });
-  EXPECT_TRUE(match_matmul_epilogues(gelu).empty()) << print_program(gelu);
+// nn::relu is a custom_jvp_call in a jit program (its fun holds the max): the epilogue's relu.
+TEST(MatmulEpilogueTest, NnReluCallIsRelu) {
+  for (bool optimized : {true, false}) {
+    for (bool bias : {true, false}) {
+      Program p = program(
+          [bias](const Array& x, const Array& w, const Array& b) {
+            return nn::relu(bias ? matmul(x, w) + b : matmul(x, w));
+          },
+          {32}, optimized);
+      std::vector<MatmulEpilogue> m = match_matmul_epilogues(p);
+      ASSERT_EQ(m.size(), 1u) << print_program(p);
+      EXPECT_EQ(m[0].bias, bias ? p.inputs[2] : -1);
+      EXPECT_EQ(m[0].activation, Act::kRelu) << print_program(p);
+      EXPECT_EQ(p.instrs[m[0].result].prim->id(), PrimitiveId::kCustomJvpCall);
+      EXPECT_EQ(p.instrs[m[0].result].out[0], p.outputs[0]);
+    }
+  }
+}
+
+// nn::gelu's tanh form, with and without a bias, fused by jit (one group) or not (a chain of
+// mul / add / tanh over broadcast constants): the whole chain is the epilogue's gelu.
+TEST(MatmulEpilogueTest, NnGeluTanhIsGelu) {
+  for (bool optimized : {true, false}) {
+    for (bool bias : {true, false}) {
+      Program p = program(
+          [bias](const Array& x, const Array& w, const Array& b) {
+            return nn::gelu(bias ? matmul(x, w) + b : matmul(x, w));
+          },
+          {32}, optimized);
+      std::vector<MatmulEpilogue> m = match_matmul_epilogues(p);
+      ASSERT_EQ(m.size(), 1u) << print_program(p);
+      EXPECT_EQ(m[0].bias, bias ? p.inputs[2] : -1);
+      EXPECT_EQ(m[0].activation, Act::kGelu) << print_program(p);
+      EXPECT_EQ(p.instrs[m[0].result].out[0], p.outputs[0]);
+      EXPECT_EQ(m[0].result, m[0].absorbed.back());
+      // Absorbed: every instruction but the dot and the constants' (not read elsewhere, they
+      // still run, and cost nothing that matters).
+      int counted = 0;
+      for (const Instr& in : p.instrs) {
+        const PrimitiveId id = in.prim->id();
+        counted += id == PrimitiveId::kMul || id == PrimitiveId::kAdd || id == PrimitiveId::kTanh ||
+                   id == PrimitiveId::kFusedElementwise;
+      }
+      EXPECT_EQ(static_cast<int>(m[0].absorbed.size()), counted + (bias ? 1 : 0))
+          << print_program(p);
+    }
+  }
+}
+
+// What is not cuBLASLt's gelu is left alone: the exact (erf) form, a changed constant, a
+// chain whose inner value is also returned, and a gelu in bf16 still is matched (its constants
+// rounded to bf16).
+TEST(MatmulEpilogueTest, OtherGeluFormsAreNotGelu) {
+  for (bool optimized : {true, false}) {
+    Program exact = program(
+        [](const Array& x, const Array& w, const Array&) { return nn::gelu(matmul(x, w), false); },
+        {32}, optimized);
+    EXPECT_TRUE(match_matmul_epilogues(exact).empty()) << print_program(exact);
+    Program changed = program(
+        [](const Array& x, const Array& w, const Array&) {
+          Array h = matmul(x, w);
+          return 0.5 * h * (1.0 + tanh(0.8 * (h + 0.044715 * h * h * h)));
+        },
+        {32}, optimized);
+    EXPECT_TRUE(match_matmul_epilogues(changed).empty()) << print_program(changed);
+    Program same = program(
+        [](const Array& x, const Array& w, const Array&) {
+          Array h = matmul(x, w);
+          return 0.5 * h * (1.0 + tanh(std::sqrt(2.0 / M_PI) * (h + 0.044715 * h * h * h)));
+        },
+        {32}, optimized);
+    std::vector<MatmulEpilogue> m = match_matmul_epilogues(same);
+    ASSERT_EQ(m.size(), 1u) << print_program(same);
+    EXPECT_EQ(m[0].activation, Act::kGelu);
+  }
+  std::optional<Program> leaks = lower(trace_avals(
+      [](const std::vector<Array>& x) {
+        Array h = matmul(x[0], x[1]);
+        Array t = tanh(std::sqrt(2.0 / M_PI) * (h + 0.044715 * h * h * h));
+        return std::vector<Array>{0.5 * h * (1.0 + t), t};
+      },
+      {f32({8, 16}), f32({16, 32})}));
+  ASSERT_TRUE(leaks.has_value());
+  EXPECT_TRUE(match_matmul_epilogues(*leaks).empty()) << print_program(*leaks);
+  EXPECT_TRUE(match_matmul_epilogues(optimize(*leaks)).empty()) << print_program(optimize(*leaks));
+  const Aval bf16_x{{8, 16}, DType::kBF16, false}, bf16_w{{16, 32}, DType::kBF16, false},
+      bf16_b{{32}, DType::kBF16, false};
+  Program bf16 = optimize(traced(
+      [](const Array& x, const Array& w, const Array& b) { return nn::gelu(matmul(x, w) + b); },
+      {bf16_x, bf16_w, bf16_b}));
+  std::vector<MatmulEpilogue> mb = match_matmul_epilogues(bf16);
+  ASSERT_EQ(mb.size(), 1u) << print_program(bf16);
+  EXPECT_EQ(mb[0].activation, Act::kGelu);
 }
 
 // Batched dot_generals are not matched.

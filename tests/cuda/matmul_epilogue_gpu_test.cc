@@ -1,4 +1,4 @@
-// jit's dot + bias + relu chains on the GPU: the CUDA executable's plan
+// jit's dot + bias + relu / gelu chains on the GPU: the CUDA executable's plan
 // (core/backend/cuda/epilogue_run.h) hands them to cuBLASLt's epilogue; the results must be
 // the CPU's (which runs the chain op by op). The plan is checked without a GPU; the runs skip
 // without one.
@@ -9,6 +9,7 @@
 #include "core/device.h"
 #include "core/ops.h"
 #include "core/random.h"
+#include "nn/activations.h"
 #include "gtest/gtest.h"
 #include "transforms/jit.h"
 #include "transforms/passes/passes.h"
@@ -35,6 +36,13 @@ Array bias_only(const Array& x, const Array& w, const Array& b) { return matmul(
 Array relu_only(const Array& x, const Array& w, const Array&) {
   return maximum(matmul(x, w), 0.0f);
 }
+Array bias_nn_relu(const Array& x, const Array& w, const Array& b) {
+  return nn::relu(matmul(x, w) + b);
+}
+Array bias_gelu(const Array& x, const Array& w, const Array& b) {
+  return nn::gelu(matmul(x, w) + b);
+}
+Array gelu_only(const Array& x, const Array& w, const Array&) { return nn::gelu(matmul(x, w)); }
 
 // The program jit hands the backend for f over x [64, 48], w [48, 40], b [40] of `dtype`.
 Program jit_program(Array (*f)(const Array&, const Array&, const Array&), DType dtype) {
@@ -49,13 +57,16 @@ TEST(MatmulEpilogueGpuTest, TheExecutablePlansOneGemmPerChain) {
   REQUIRE_CUDA_BUILD();
 #ifdef GRAFT_CUDA
   for (DType d : {DType::kF32, DType::kBF16, DType::kF16}) {
-    Program p = jit_program(bias_relu, d);
-    cuda::EpiloguePlan plan = cuda::plan_epilogues(p);
-    ASSERT_EQ(plan.matches.size(), 1u) << print_program(p);
-    EXPECT_TRUE(plan.matches[0].relu);
-    int results = 0;
-    for (const auto& part : plan.parts) results += part.role == cuda::EpiloguePlan::Role::kResult;
-    EXPECT_EQ(results, 1);
+    for (auto [f, act] : {std::pair{&bias_relu, MatmulEpilogue::Activation::kRelu},
+                          std::pair{&bias_gelu, MatmulEpilogue::Activation::kGelu}}) {
+      Program p = jit_program(f, d);
+      cuda::EpiloguePlan plan = cuda::plan_epilogues(p);
+      ASSERT_EQ(plan.matches.size(), 1u) << print_program(p);
+      EXPECT_EQ(plan.matches[0].activation, act);
+      int results = 0;
+      for (const auto& part : plan.parts) results += part.role == cuda::EpiloguePlan::Role::kResult;
+      EXPECT_EQ(results, 1);
+    }
   }
   // f64: cuBLASLt's epilogues are not used for it.
   EXPECT_TRUE(cuda::plan_epilogues(jit_program(bias_relu, DType::kF64)).matches.empty());
@@ -65,7 +76,7 @@ TEST(MatmulEpilogueGpuTest, TheExecutablePlansOneGemmPerChain) {
 TEST(MatmulEpilogueGpuTest, FusedResultsMatchTheCpu) {
   REQUIRE_GPU();
   const Device gpu = devices("cuda")[0];
-  for (auto f : {bias_relu, bias_only, relu_only}) {
+  for (auto f : {bias_relu, bias_only, relu_only, bias_nn_relu, bias_gelu, gelu_only}) {
     for (DType d : {DType::kF32, DType::kBF16}) {
       Array x = astype(random::normal(random::key(1), {64, 48}), d);
       Array w = astype(random::normal(random::key(2), {48, 40}) * 0.2, d);
@@ -76,7 +87,8 @@ TEST(MatmulEpilogueGpuTest, FusedResultsMatchTheCpu) {
       std::vector<double> g = got.to_vector<double>(), e = want.to_vector<double>();
       ASSERT_EQ(g.size(), e.size());
       // f32 without TF32 on both sides; bf16 rounds the product once (cuBLASLt) or twice
-      // (the CPU: the dot, then the add).
+      // (the CPU: the dot, then the add). cuBLASLt's gelu is the same tanh approximation as
+      // nn::gelu's, computed its own way (tolerances as for the bias).
       const double tol = d == DType::kF32 ? 1e-4 : 0.1;
       for (size_t i = 0; i < g.size(); ++i)
         ASSERT_NEAR(g[i], e[i], tol) << dtype_name(d) << " " << i;

@@ -1,8 +1,11 @@
 #include "core/backend/cpu/shard_map_plan.h"
 
 #include <algorithm>
+#include <memory>
 
+#include "core/backend/cpu/strided_copy.h"
 #include "core/device.h"
+#include "core/distributed/mpi.h"
 #include "core/error.h"
 
 namespace graft::cpu::shard_plan {
@@ -165,6 +168,74 @@ std::vector<std::vector<bool>> first_writers(const ShardMap& p, const std::vecto
     }
   }
   return writes;
+}
+
+void write_back(const ShardMap& p, const std::vector<int>& process_of,
+                const std::vector<Aval>& avals, const std::vector<char*>& outs) {
+  const MeshAxes& mesh = p.mesh();
+  const int k = static_cast<int>(mesh.names.size());
+  const int n = static_cast<int>(mesh.size());
+  const int procs = process_count(), me = process_index();
+  struct Piece {
+    int o;
+    Block block;
+    int from;
+    bool here;  // a device of this process holds it
+  };
+  std::vector<Piece> pieces;
+  for (int o = 0; o < static_cast<int>(avals.size()); ++o) {
+    const DimAxes& spec = p.out_specs()[o];
+    const std::vector<int> named = named_axes(spec, k);
+    std::vector<int> first(static_cast<size_t>(n), -1);  // per block key: its first device
+    std::vector<bool> here(static_cast<size_t>(n), false);
+    for (int dev = 0; dev < n; ++dev) {
+      const int64_t key = linear(coords(dev, mesh), mesh, named);
+      if (first[key] < 0) first[key] = dev;
+      if (process_of[dev] == me) here[key] = true;
+    }
+    for (int64_t key = 0; key < n; ++key) {
+      if (first[key] < 0) continue;
+      Block b = block_at(avals[o].shape, spec, mesh, coords(first[key], mesh));
+      pieces.push_back(Piece{o, std::move(b), process_of[first[key]], here[key]});
+    }
+  }
+  std::vector<size_t> bytes(static_cast<size_t>(procs), 0);
+  auto size_of = [&](const Piece& q) {
+    return static_cast<size_t>(numel(q.block.shape) * dtype_size(avals[q.o].dtype));
+  };
+  for (const Piece& q : pieces) bytes[q.from] += size_of(q);
+  std::vector<std::unique_ptr<char[]>> blobs(static_cast<size_t>(procs));  // not zeroed
+  std::vector<char*> out;
+  for (int j = 0; j < procs; ++j) {
+    blobs[j].reset(new char[bytes[j] + 1]);
+    out.push_back(blobs[j].get());
+  }
+  auto copy = [&](const Piece& q, char* blob, bool into_blob) {
+    const Aval& av = avals[q.o];
+    const auto esize = static_cast<int64_t>(dtype_size(av.dtype));
+    if (numel(q.block.shape) == 0) return;
+    char* global = outs[q.o] + q.block.offset * esize;
+    if (into_blob) {
+      strided_copy(esize, q.block.shape, global, row_major_strides(av.shape), blob,
+                   row_major_strides(q.block.shape));
+    } else {
+      strided_copy(esize, q.block.shape, blob, row_major_strides(q.block.shape), global,
+                   row_major_strides(av.shape));
+    }
+  };
+  std::vector<size_t> at(static_cast<size_t>(procs), 0);
+  for (const Piece& q : pieces) {
+    if (q.from == me) copy(q, blobs[me].get() + at[me], true);
+    at[q.from] += size_of(q);
+  }
+  std::vector<int> all(static_cast<size_t>(procs));
+  for (int j = 0; j < procs; ++j) all[j] = j;
+  distributed::mpi::exchange(p.name().data(), /*tag=*/0, all, blobs[me].get(), bytes, out);
+  std::fill(at.begin(), at.end(), 0);
+  for (const Piece& q : pieces) {
+    if (!q.here) copy(q, blobs[q.from].get() + at[q.from], false);
+    at[q.from] += size_of(q);
+  }
 }
 
 void check_mesh(const ShardMap& p, int available, const char* kind) {

@@ -67,6 +67,13 @@ void abort_groups(std::vector<AxisSet>& sets, const std::string& why);
 // holding that block does; the others hold copies of it).
 std::vector<std::vector<bool>> first_writers(const ShardMap& p, const std::vector<int>& members);
 
+// In a multi-process run every process ends with the whole of every output: each block is
+// sent by the process of the first mesh device holding it to the processes that hold it on no
+// device of their own. outs[o]: output o (of aval avals[o]) in host memory, whole, with the
+// blocks of this process's devices written.
+void write_back(const ShardMap& p, const std::vector<int>& process_of,
+                const std::vector<Aval>& avals, const std::vector<char*>& outs);
+
 // "[shard_map] ..." unless the mesh has at most kMaxMeshAxes axes and `available` devices
 // or more.
 void check_mesh(const ShardMap& p, int available, const char* kind);

@@ -1,29 +1,34 @@
 // CUDA kernels of the collectives (core/primitives/collective.h) inside a shard_map or pmap
 // run on GPUs (shard_map_kernel.cc). They find their group exactly as the CPU's kernels do
-// (distributed::membership: the in-process groups of core/backend/cpu/shard_map_plan.h, one
-// per set of mesh axes and coordinates on the others); the data moves through NCCL instead of
-// shared memory. Each group's GPUs get one NCCL communicator per rank, made on first use
-// (ncclCommInitAll over the group's GPUs in rank order) and cached for the process's life,
-// keyed by those GPUs: so one per mesh axis (or set of axes) and slice of the mesh. Every
-// member thread drives its own GPU's rank, so no NcclGroup is needed.
+// (distributed::membership: the groups of core/backend/cpu/shard_map_plan.h, one per set of
+// mesh axes and coordinates on the others); the data moves through NCCL instead of shared
+// memory or MPI. Each group gets one NCCL communicator, its ranks the group's ranks, made on
+// first use and cached for the process's life, keyed by the group's GPUs ((process, GPU) per
+// rank): so one per mesh axis (or set of axes) and slice of the mesh. The plan of how it is
+// made (gpu_mesh.h: which process makes the ncclUniqueId, which ranks this process makes)
+// is registered by the shard_map for its groups (nccl_groups.h). When the group spans
+// processes the id goes to the others over MPI (core/distributed/mpi.h, the group's tag), as
+// the CPU's collectives send their data. Every member thread drives its own GPU's rank.
 //
 // NCCL's layouts are rank-major blocks; graft's collectives gather / scatter along any
 // dimension, so a block not already outermost is moved with the strided copy engine
 // (kernels/strided.h) into call scratch first (or out of it after).
 //
-// Groups spanning processes are refused for now (each process's GPUs form their own groups;
-// a mesh over several processes' GPUs needs communicators built through MPI, nccl.h's
-// init_mpi, per group). Reductions of f16 / bf16 are NCCL's (the CPU accumulates in f32).
+// Reductions of f16 / bf16 are NCCL's (the CPU accumulates in f32).
+#include <cstring>
 #include <map>
 #include <mutex>
+#include <utility>
 #include <vector>
 
 #include "core/backend/cpu/all_to_all_blocks.h"
 #include "core/backend/cuda/kernel.h"
 #include "core/backend/cuda/kernels/strided.h"
+#include "core/backend/cuda/nccl_groups.h"
 #include "core/backend/cuda/runtime/check.h"
 #include "core/backend/cuda/runtime/nccl.h"
 #include "core/distributed/in_process.h"
+#include "core/distributed/mpi.h"
 #include "core/error.h"
 #include "core/primitives/collective.h"
 
@@ -32,14 +37,23 @@ namespace {
 
 using distributed::Membership;
 
+// The shard_maps' group plans (nccl_groups.h), by in-process group.
+std::mutex plans_mu;
+std::map<const distributed::InProcessGroup*, NcclGroupPlan>& plans() {
+  static auto* m = new std::map<const distributed::InProcessGroup*, NcclGroupPlan>();
+  return *m;
+}
+
+NcclGroupPlan plan_of(const char* op, const distributed::InProcessGroup* g) {
+  std::lock_guard<std::mutex> lock(plans_mu);
+  auto it = plans().find(g);
+  if (it == plans().end()) graft::fail(op, "no NCCL plan for this group (not in a GPU shard_map)");
+  return it->second;
+}
+
 // The group this member is in for the collective's axes, checked against its size.
 const Membership& member(const char* op, const Collective& p) {
   const Membership& me = distributed::membership(op, p.mask());
-  if (me.layout != nullptr) {
-    graft::fail(op,
-                "a group of GPUs on several processes is not supported yet (NCCL over MPI per "
-                "group is missing)");
-  }
   if (me.size() != p.group_size()) {
     graft::fail(op, "the group has ", me.size(), " members, the collective expects ",
                 p.group_size());
@@ -47,20 +61,72 @@ const Membership& member(const char* op, const Collective& p) {
   return me;
 }
 
-// This member's rank of its group's communicators. The members publish their GPUs (a host
-// barrier, which also lines them up at the same collective); the first to find the group's
-// GPUs without communicators makes them for all.
+// Every group's communicators made so far: per key (gpu_mesh.h), this process's ranks, in the
+// plan's local_ranks order. Map nodes never move; each rank is used by its member's thread.
+std::mutex comms_mu;
+std::map<std::vector<std::pair<int, int>>, std::vector<NcclCommunicator>>& comms() {
+  static auto* m = new std::map<std::vector<std::pair<int, int>>, std::vector<NcclCommunicator>>();
+  return *m;
+}
+
+NcclCommunicator* cached(const NcclGroupPlan& plan, int rank) {
+  std::lock_guard<std::mutex> lock(comms_mu);
+  auto it = comms().find(plan.key);
+  if (it == comms().end()) return nullptr;
+  for (size_t i = 0; i < plan.local_ranks.size(); ++i) {
+    if (plan.local_ranks[i] == rank) return &it->second[i];
+  }
+  return nullptr;
+}
+
+// Makes this process's ranks of the group's communicator: the id from the root process (over
+// MPI when the group spans processes), then every local rank in one NCCL group call.
+void make_comms(const char* op, const Membership& me, const NcclGroupPlan& plan) {
+  ncclUniqueId id{};
+  const int self = process_index();
+  if (self == plan.root) id = NcclCommunicator::unique_id();
+  if (plan.procs.size() > 1) {
+    if (me.layout == nullptr) graft::fail(op, "a group over several processes has no layout");
+    std::vector<ncclUniqueId> got(plan.procs.size());
+    std::vector<size_t> bytes(plan.procs.size(), sizeof(ncclUniqueId));
+    std::vector<char*> out;
+    for (ncclUniqueId& g : got) out.push_back(reinterpret_cast<char*>(&g));
+    distributed::InProcessGroup* group = me.group;
+    distributed::mpi::exchange(op, me.layout->tag, plan.procs, &id, bytes, out,
+                               [group] { return group->aborted(); });
+    const size_t root = std::lower_bound(plan.procs.begin(), plan.procs.end(), plan.root) -
+                        plan.procs.begin();
+    if (plan.procs[root] != self) std::memcpy(&id, &got[root], sizeof id);
+  }
+  std::vector<NcclCommunicator> made =
+      NcclCommunicator::init_ranks(id, plan.size, plan.local_ranks, plan.local_gpus);
+  std::lock_guard<std::mutex> lock(comms_mu);
+  comms().emplace(plan.key, std::move(made));
+}
+
+// This member's rank of its group's communicator. Found in the cache, or made: the members of
+// this process line up (a host barrier; every process's members reach the same collective,
+// so all miss together), the first makes this process's ranks, and a second barrier hands
+// them out. A failure aborts the group, so that no member waits for ever.
 NcclCommunicator& communicator(const char* op, const Membership& me, int device) {
-  const std::vector<const void*>& slots = me.group->exchange(op, me.rank, &device);
-  std::vector<int> gpus;
-  for (const void* v : slots) gpus.push_back(*static_cast<const int*>(v));
-  me.group->done(op);  // `device` may go after this: every member has copied the list
-  static std::mutex mu;
-  static auto* cache = new std::map<std::vector<int>, std::vector<NcclCommunicator>>();
-  std::lock_guard<std::mutex> lock(mu);
-  auto it = cache->find(gpus);
-  if (it == cache->end()) it = cache->emplace(gpus, NcclCommunicator::init_all(gpus)).first;
-  return it->second[me.rank];  // map nodes never move; only this member's thread uses it
+  const NcclGroupPlan plan = plan_of(op, me.group);
+  if (NcclCommunicator* c = cached(plan, me.rank)) return *c;
+  const int lr = me.local_rank();
+  me.group->exchange(op, lr, nullptr);
+  me.group->done(op);
+  if (lr == 0 && cached(plan, me.rank) == nullptr) {
+    try {
+      make_comms(op, me, plan);
+    } catch (const std::exception& e) {
+      me.group->abort(std::string("GPU ") + std::to_string(device) + ": " + e.what());
+      throw;
+    }
+  }
+  me.group->exchange(op, lr, nullptr);
+  me.group->done(op);
+  NcclCommunicator* c = cached(plan, me.rank);
+  if (c == nullptr) graft::fail(op, "no NCCL communicator for rank ", me.rank);
+  return *c;
 }
 
 // NCCL has no bool: pmax / pmin of bool are u8 max / min of 0 and 1.
@@ -178,6 +244,18 @@ void axis_index_kernel(Call& c) {
 void identity_kernel(Call& c) { c.alias(0, 0); }
 
 }  // namespace
+
+GroupPlansScope::GroupPlansScope(std::vector<const distributed::InProcessGroup*> groups,
+                                 std::vector<NcclGroupPlan> plans_)
+    : groups_(std::move(groups)) {
+  std::lock_guard<std::mutex> lock(plans_mu);
+  for (size_t i = 0; i < groups_.size(); ++i) plans()[groups_[i]] = std::move(plans_[i]);
+}
+
+GroupPlansScope::~GroupPlansScope() {
+  std::lock_guard<std::mutex> lock(plans_mu);
+  for (const distributed::InProcessGroup* g : groups_) plans().erase(g);
+}
 
 void register_shard_map_kernel(KernelTable& table);  // shard_map_kernel.cc
 

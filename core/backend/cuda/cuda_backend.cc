@@ -56,7 +56,7 @@ class CudaExecutable : public Executable {
 
  private:
   BufferPlan plan_;
-  EpiloguePlan epilogues_;  // jit's dot + bias + relu chains, each one cuBLASLt GEMM
+  EpiloguePlan epilogues_;  // jit's dot + bias + relu / gelu chains, each one cuBLASLt GEMM
 };
 
 class CudaBackend : public Backend {

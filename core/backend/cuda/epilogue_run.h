@@ -1,8 +1,8 @@
-// Running jit's dot + bias + relu chains as one cuBLASLt GEMM with an epilogue
+// Running jit's dot + bias + relu / gelu chains as one cuBLASLt GEMM with an epilogue
 // (core/backend/epilogue/matmul_epilogue.h finds them) inside the executor (execute.cc),
 // without rewriting the program: the chain's instructions keep their places and the buffer
 // plan is untouched. The dot stashes its operands, the bias broadcast stashes its vector, the
-// add before a relu only allocates, and the chain's last instruction runs the GEMM
+// add before an activation only allocates, and the chain's last instruction runs the GEMM
 // (linalg/dot_epilogue.h) into its own output. The other outputs of the chain are allocated
 // but never written: the matcher only takes chains whose values nothing else reads.
 // Built only with --config=cuda.

@@ -86,7 +86,7 @@ bool run_epilogue_part(const RunContext& r, const Program& p, const Instr& instr
       Call call(*dot.prim, operands, in_avals, 2, &out_aval, outs, 1, r.device,
                 compute_stream(r.device));
       dot_general_epilogue(call, stash.bias ? stash.bias->data() : nullptr,
-                           r.epilogues->matches[part.match].relu);
+                           r.epilogues->matches[part.match].activation);
       stash = {};
       return true;
     }

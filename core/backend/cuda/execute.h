@@ -17,7 +17,7 @@ namespace graft::cuda {
 std::shared_ptr<Buffer> upload(int device, const Buffer& host);
 
 // `args` as execute's (moved from; given back on a throw). `epilogues` (p's, from
-// plan_epilogues; optional): its dot + bias + relu chains run as one GEMM each.
+// plan_epilogues; optional): its dot + bias + relu / gelu chains run as one GEMM each.
 Buffers execute_on(int device, const Program& p, const BufferPlan& plan, Buffers& args,
                    const EpiloguePlan* epilogues = nullptr);
 

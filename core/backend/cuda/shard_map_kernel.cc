@@ -1,5 +1,7 @@
 // CUDA kernel of shard_map (and so of pmap) on a mesh of GPUs: member k runs the body on GPU
-// k (the mesh is the first mesh-size GPUs, as the CPU's mesh is the first devices). What it
+// k of the run (the mesh is the first mesh-size GPUs, as the CPU's mesh is the first devices;
+// with several processes, gpu_mesh.h numbers their GPUs in process order and each process
+// runs the members on its own GPUs, as the CPU's kernel does with its virtual devices). What it
 // shares with the CPU's kernel (core/backend/cpu/shard_map_kernel.cc) is the whole plan
 // (core/backend/cpu/shard_map_plan.h: the blocks each member reads and writes, which member
 // writes a block held by several, and the per-axis-set groups the collective kernels meet
@@ -11,9 +13,14 @@
 // stream is waited for; member k then copies its blocks to GPU k (peer copies on k's stream,
 // none when k is d), runs the body there (execute.h's run_body_on), copies each block it
 // writes back to GPU d and waits for its stream. Then the blocks are placed into the outputs
-// on d's stream. Single process only: a mesh of several processes' GPUs is refused.
+// on d's stream. The collectives' NCCL communicators are planned here, per group
+// (nccl_groups.h). In a multi-process run every process holds the whole of each operand
+// (SPMD, as on the CPU) and ends with the whole of each output: the outputs come to the host,
+// the blocks computed on other processes arrive over MPI (shard_plan::write_back, the CPU's),
+// and they go back to GPU d.
 #include <exception>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -21,12 +28,15 @@
 #include "core/backend/cpu/shard_map_plan.h"
 #include "core/backend/cuda/device.h"
 #include "core/backend/cuda/execute.h"
+#include "core/backend/cuda/gpu_mesh.h"
 #include "core/backend/cuda/kernel.h"
 #include "core/backend/cuda/kernels/strided.h"
+#include "core/backend/cuda/nccl_groups.h"
 #include "core/backend/cuda/runtime/allocator.h"
 #include "core/backend/cuda/runtime/check.h"
 #include "core/backend/cuda/runtime/stream.h"
 #include "core/device.h"
+#include "core/distributed/mpi.h"
 #include "core/error.h"
 #include "core/primitives/shard_map.h"
 
@@ -46,29 +56,107 @@ void copy_between(void* dst, int to, const void* src, int from, size_t bytes, cu
         "cudaMemcpyPeerAsync (shard_map)");
 }
 
+// Each process's GPU count, by process (gathered over MPI once, on the first shard_map over
+// GPUs of a multi-process run: every process runs it, SPMD).
+const std::vector<int>& gpus_per_process() {
+  static const std::vector<int> counts = [] {
+    const int procs = process_count(), me = process_index();
+    std::vector<int> n(static_cast<size_t>(procs), 0);
+    n[me] = device_count();
+    if (procs == 1) return n;
+    std::vector<int> all(static_cast<size_t>(procs));
+    std::vector<char*> out;
+    for (int j = 0; j < procs; ++j) {
+      all[j] = j;
+      out.push_back(reinterpret_cast<char*>(&n[j]));
+    }
+    distributed::mpi::exchange("shard_map", /*tag=*/0, all, &n[me],
+                               std::vector<size_t>(static_cast<size_t>(procs), sizeof(int)), out);
+    return n;
+  }();
+  return counts;
+}
+
+// Shard_maps of a multi-process run go one at a time, so that every process sends its
+// messages in the same order (the tags name groups, not calls), as on the CPU.
+std::mutex multi_process_mu;
+
+// The NCCL plans of the groups with members here, registered for the call.
+std::unique_ptr<GroupPlansScope> plan_groups(const MeshAxes& mesh, const GpuMesh& gpus,
+                                             const std::vector<plan::AxisSet>& sets) {
+  const int me = process_index();
+  std::vector<const distributed::InProcessGroup*> groups;
+  std::vector<NcclGroupPlan> plans;
+  const std::vector<std::vector<std::vector<int>>> members = group_members(mesh);
+  for (size_t s = 0; s < sets.size(); ++s) {
+    for (size_t g = 0; g < sets[s].groups.size(); ++g) {
+      NcclGroupPlan plan = nccl_group_plan(gpus, members[s][g], me);
+      if (plan.local_ranks.empty()) continue;
+      groups.push_back(sets[s].groups[g].get());
+      plans.push_back(std::move(plan));
+    }
+  }
+  return std::make_unique<GroupPlansScope>(std::move(groups), std::move(plans));
+}
+
+// Multi-process: the blocks of the outputs computed on other processes, fetched over MPI into
+// a host copy of each output and put back on the home GPU.
+void fetch_remote_blocks(Call& c, const ShardMap& p, const GpuMesh& gpus) {
+  cudaStream_t stream = c.stream();
+  std::vector<Aval> avals;
+  std::vector<std::unique_ptr<char[]>> host;
+  std::vector<char*> outs;
+  for (int o = 0; o < c.num_outputs(); ++o) {
+    avals.push_back(c.out_aval(o));
+    const size_t bytes = bytes_of(avals[o].shape, avals[o].dtype);
+    host.emplace_back(new char[bytes + 1]);
+    outs.push_back(host.back().get());
+    if (bytes > 0)
+      check(cudaMemcpyAsync(outs[o], c.out_raw(o), bytes, cudaMemcpyDeviceToHost, stream),
+            "cudaMemcpyAsync (shard_map outputs)");
+  }
+  check(cudaStreamSynchronize(stream), "cudaStreamSynchronize (shard_map outputs)");
+  plan::write_back(p, gpus.process, avals, outs);
+  for (int o = 0; o < c.num_outputs(); ++o) {
+    const size_t bytes = bytes_of(avals[o].shape, avals[o].dtype);
+    if (bytes > 0)
+      check(cudaMemcpyAsync(c.out_raw(o), outs[o], bytes, cudaMemcpyHostToDevice, stream),
+            "cudaMemcpyAsync (shard_map outputs)");
+  }
+  // The host copies go at return: wait until they have been read.
+  check(cudaStreamSynchronize(stream), "cudaStreamSynchronize (shard_map outputs)");
+}
+
 void shard_map_kernel(Call& c) {
   const auto& p = c.params<ShardMap>();
   const MeshAxes& mesh = p.mesh();
-  if (process_count() > 1) {
-    graft::fail(p.name(), "a mesh of GPUs over several processes is not supported yet");
-  }
-  plan::check_mesh(p, device_count(), "CUDA ");
-  const int n = static_cast<int>(mesh.size());
+  const bool multi = process_count() > 1;
+  std::unique_lock<std::mutex> one_at_a_time(multi_process_mu, std::defer_lock);
+  if (multi) one_at_a_time.lock();
+  int all_gpus = 0;
+  for (int count : gpus_per_process()) all_gpus += count;
+  plan::check_mesh(p, all_gpus, "CUDA ");
+  const GpuMesh gpus = gpu_mesh(p.name().data(), mesh.size(), gpus_per_process());
   const int home = c.device();
   cudaStream_t home_stream = c.stream();
-  std::vector<int> members(static_cast<size_t>(n)), process_of(static_cast<size_t>(n), 0);
-  for (int k = 0; k < n; ++k) members[k] = k;
-  std::vector<plan::AxisSet> sets = plan::make_groups(mesh, process_of);
+  // This process's members (mesh indices) and their GPUs.
+  const std::vector<int> members = gpus.members_on(process_index());
+  std::vector<int> local_gpus;
+  for (int k : members) local_gpus.push_back(gpus.gpu[k]);
+  const int here = static_cast<int>(members.size());
+  std::vector<plan::AxisSet> sets = plan::make_groups(mesh, gpus.process);
+  const std::unique_ptr<GroupPlansScope> nccl_plans = plan_groups(mesh, gpus, sets);
   const std::vector<std::vector<bool>> writes = plan::first_writers(p, members);
 
-  // ins[k][i]: member k's block of input i on the home GPU (the input itself when unsplit).
-  std::vector<Buffers> ins(static_cast<size_t>(n));
-  for (int k = 0; k < n; ++k) {
-    const std::vector<int64_t> coord = plan::coords(k, mesh);
+  // ins[j][i]: member members[j]'s block of input i on the home GPU (the input itself when
+  // unsplit).
+  std::vector<Buffers> ins(static_cast<size_t>(here));
+  for (int j = 0; j < here; ++j) {
+    const std::vector<int64_t> coord = plan::coords(members[j], mesh);
     for (int i = 0; i < c.num_inputs(); ++i) {
       const DimAxes& spec = p.in_specs()[i];
       if (!plan::split(spec)) {
-        ins[k].push_back(c.in_buffer(i));
+        ins[j].push_back(c.in_buffer(i));
         continue;
       }
       const Aval& a = c.in_aval(i);
@@ -81,23 +169,25 @@ void shard_map_kernel(Call& c) {
                      row_major_strides(a.shape), buf->data(), row_major_strides(b.shape),
                      home_stream);
       }
-      ins[k].push_back(std::move(buf));
+      ins[j].push_back(std::move(buf));
     }
   }
   check(cudaStreamSynchronize(home_stream), "cudaStreamSynchronize (shard_map)");
 
-  // outs[k][o]: the block member k writes of output o, on the home GPU (null if it writes none).
-  std::vector<Buffers> outs(static_cast<size_t>(n), Buffers(c.num_outputs()));
+  // outs[j][o]: the block member members[j] writes of output o, on the home GPU (null if it
+  // writes none).
+  std::vector<Buffers> outs(static_cast<size_t>(here), Buffers(c.num_outputs()));
   cpu::run_on_devices(
-      members,
-      [&](int k) {
+      local_gpus,
+      [&](int j) {
+        const int k = local_gpus[j];  // the member's GPU
         DeviceGuard guard(k);
         cudaStream_t stream = compute_stream(k);
-        const auto scopes = plan::join_groups(sets, mesh, k);
+        const auto scopes = plan::join_groups(sets, mesh, members[j]);
         try {
           Buffers local;
           for (int i = 0; i < c.num_inputs(); ++i) {
-            const std::shared_ptr<Buffer>& b = ins[k][i];
+            const std::shared_ptr<Buffer>& b = ins[j][i];
             if (k == home) {
               local.push_back(b);
               continue;
@@ -108,18 +198,18 @@ void shard_map_kernel(Call& c) {
           }
           Buffers results = run_body_on(k, p, 0, std::move(local));
           for (int o = 0; o < c.num_outputs(); ++o) {
-            if (!writes[o][k]) continue;
+            if (!writes[o][j]) continue;
             // A body output that is one of its constants is host memory.
             if (results[o]->on_host()) results[o] = upload(k, *results[o]);
             if (k == home) {
-              outs[k][o] = std::move(results[o]);
+              outs[j][o] = std::move(results[o]);
               continue;
             }
             const size_t bytes = results[o]->bytes();
-            outs[k][o] = allocate_buffer(home, bytes, "shard_map block");
-            copy_between(outs[k][o]->data(), home, results[o]->data(), k, bytes, stream);
+            outs[j][o] = allocate_buffer(home, bytes, "shard_map block");
+            copy_between(outs[j][o]->data(), home, results[o]->data(), k, bytes, stream);
           }
-          // The home GPU reads the blocks after this, and ins[k] may go.
+          // The home GPU reads the blocks after this, and ins[j] may go.
           check(cudaStreamSynchronize(stream), "cudaStreamSynchronize (shard_map member)");
         } catch (const std::exception& e) {
           plan::abort_groups(sets, "GPU " + std::to_string(k) + ": " + e.what());
@@ -135,13 +225,15 @@ void shard_map_kernel(Call& c) {
     const Aval& av = c.out_aval(o);
     const auto esize = static_cast<int64_t>(dtype_size(av.dtype));
     auto* out = static_cast<char*>(c.out_raw(o));
-    for (int k = 0; k < n; ++k) {
-      const plan::Block b = plan::block_at(av.shape, p.out_specs()[o], mesh, plan::coords(k, mesh));
-      if (!outs[k][o] || numel(b.shape) == 0) continue;
-      strided_copy(esize, b.shape, outs[k][o]->data(), row_major_strides(b.shape),
+    for (int j = 0; j < here; ++j) {
+      const plan::Block b =
+          plan::block_at(av.shape, p.out_specs()[o], mesh, plan::coords(members[j], mesh));
+      if (!outs[j][o] || numel(b.shape) == 0) continue;
+      strided_copy(esize, b.shape, outs[j][o]->data(), row_major_strides(b.shape),
                    out + b.offset * esize, row_major_strides(av.shape), home_stream);
     }
   }
+  if (multi) fetch_remote_blocks(c, p, gpus);
 }
 
 }  // namespace

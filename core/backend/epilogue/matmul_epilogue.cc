@@ -1,13 +1,20 @@
 #include "core/backend/epilogue/matmul_epilogue.h"
 
 #include <algorithm>
+#include <cmath>
+#include <functional>
+#include <optional>
+#include <set>
 
+#include "core/primitives/call.h"
 #include "core/primitives/fusion.h"
 #include "core/primitives/linalg.h"
 #include "core/primitives/shape.h"
 
 namespace graft {
 namespace {
+
+using Activation = MatmulEpilogue::Activation;
 
 struct Uses {
   const Program& p;
@@ -34,19 +41,21 @@ struct Uses {
   int sole_user(int v) const { return users[v].size() == 1 && !is_output[v] ? users[v][0] : -1; }
   PrimitiveId id(int instr) const { return p.instrs[instr].prim->id(); }
 
-  // Whether v is a constant zero: a constant of zeros, or a broadcast or conversion of one.
-  bool zero(int v) const {
+  // v's value when it is a constant whose elements are all one value, or a broadcast or
+  // conversion of one.
+  std::optional<double> scalar(int v) const {
     const int i = producer[v];
     if (i >= 0 &&
         (id(i) == PrimitiveId::kBroadcastInDim || id(i) == PrimitiveId::kConvertElementType))
-      return zero(p.instrs[i].in[0]);
+      return scalar(p.instrs[i].in[0]);
     const Array* c = p.constant(v);
-    if (c == nullptr) return false;
-    for (double x : c->to_vector<double>()) {
-      if (x != 0) return false;
-    }
-    return true;
+    if (c == nullptr) return std::nullopt;
+    const std::vector<double> xs = c->to_vector<double>();
+    if (xs.empty() || std::any_of(xs.begin(), xs.end(), [&](double x) { return x != xs[0]; }))
+      return std::nullopt;
+    return xs[0];
   }
+  bool zero(int v) const { return scalar(v) == 0.0; }
 
   // The bias vector b when v is broadcast_in_dim(b [N] -> shape [M, N], dims (1)) of dtype
   // `dtype` read only by instruction `reader`; else -1.
@@ -73,80 +82,271 @@ bool plain_dot(const Program& p, const Instr& instr) {
          p.avals[instr.in[0]].dtype == out.dtype && p.avals[instr.in[1]].dtype == out.dtype;
 }
 
-// Whether instruction i is max(v, 0) of dtype `dtype` (either operand order).
-bool relu_of(const Uses& g, int i, int v, DType dtype) {
-  if (i < 0 || g.id(i) != PrimitiveId::kMax) return false;
-  const Instr& r = g.p.instrs[i];
-  if (r.in[0] == r.in[1] || (r.in[0] != v && r.in[1] != v)) return false;
-  return g.zero(r.in[0] == v ? r.in[1] : r.in[0]) && g.p.avals[r.out[0]].dtype == dtype;
+// Whether instruction i is nn::relu's custom_jvp_call of value h: its fun is max(x, 0).
+bool relu_call(const Program& p, int i, int h) {
+  const Instr& c = p.instrs[i];
+  if (c.prim->id() != PrimitiveId::kCustomJvpCall || c.in != std::vector<int>{h} ||
+      c.out.size() != 1)
+    return false;
+  const Program& fun = *static_cast<const CustomJvpCall&>(*c.prim).bodies()[0];
+  if (fun.inputs.size() != 1 || fun.outputs.size() != 1 || fun.instrs.size() != 1) return false;
+  const Instr& m = fun.instrs[0];
+  if (m.prim->id() != PrimitiveId::kMax || m.out[0] != fun.outputs[0]) return false;
+  const int x = fun.inputs[0];
+  if ((m.in[0] == x) == (m.in[1] == x)) return false;
+  return Uses(fun).zero(m.in[0] == x ? m.in[1] : m.in[0]);
 }
 
-// Unfused: add(d, bias) [-> max(., 0)], or max(d, 0).
-bool match_unfused(const Uses& g, int user, int d, MatmulEpilogue& m) {
-  const Program& p = g.p;
-  const Instr& u = p.instrs[user];
-  const Aval& av = p.avals[d];
-  if (relu_of(g, user, d, av.dtype)) {
-    m.relu = true;
-    m.result = user;
-    m.absorbed = {user};
+// The steps after the dot, alike in both forms jit produces: nodes are program values
+// (unfused) or a fused group's slots (its inputs, then its steps).
+class View {
+ public:
+  virtual ~View() = default;
+  // The step computing node n (its primitive and operand nodes); false for a leaf.
+  virtual bool step(int n, PrimitiveId* id, const std::vector<int>** args) const = 0;
+  // n's value when it is a constant of one value.
+  virtual std::optional<double> scalar(int n) const = 0;
+  // Whether n is nn::relu's call of h.
+  virtual bool relu_call(int n, int h) const = 0;
+};
+
+class Unfused : public View {
+ public:
+  explicit Unfused(const Uses& g) : g_(g) {}
+  bool step(int v, PrimitiveId* id, const std::vector<int>** args) const override {
+    const int i = g_.producer[v];
+    if (i < 0 || g_.p.instrs[i].out.size() != 1) return false;
+    *id = g_.id(i);
+    *args = &g_.p.instrs[i].in;
     return true;
   }
-  if (g.id(user) != PrimitiveId::kAdd || u.in[0] == u.in[1]) return false;
-  const int other = u.in[0] == d ? u.in[1] : u.in[0];
-  m.bias = g.bias_of(other, av.shape, av.dtype, user);
-  if (m.bias < 0) return false;
-  m.absorbed = {g.producer[other], user};
-  m.result = user;
-  const int next = g.sole_user(u.out[0]);
-  if (relu_of(g, next, u.out[0], av.dtype)) {
-    m.relu = true;
-    m.result = next;
-    m.absorbed.push_back(next);
+  std::optional<double> scalar(int v) const override { return g_.scalar(v); }
+  bool relu_call(int v, int h) const override {
+    const int i = g_.producer[v];
+    return i >= 0 && graft::relu_call(g_.p, i, h);
   }
-  return true;
+
+ private:
+  const Uses& g_;
+};
+
+class Fused : public View {
+ public:
+  Fused(const Uses& g, const Instr& group)
+      : g_(g), in_(group.in), steps_(static_cast<const FusedElementwise&>(*group.prim).steps()) {}
+  bool step(int slot, PrimitiveId* id, const std::vector<int>** args) const override {
+    const int s = slot - static_cast<int>(in_.size());
+    if (s < 0) return false;
+    *id = steps_[s].prim->id();
+    *args = &steps_[s].args;
+    return true;
+  }
+  std::optional<double> scalar(int slot) const override {
+    return slot < static_cast<int>(in_.size()) ? g_.scalar(in_[slot]) : std::nullopt;
+  }
+  bool relu_call(int, int) const override { return false; }  // calls are never fused
+
+ private:
+  const Uses& g_;
+  const std::vector<int>& in_;
+  const std::vector<FusedStep>& steps_;
+};
+
+// Whether node `out` is an activation of node h, and which steps (nodes) it spans.
+class ActivationMatcher {
+ public:
+  ActivationMatcher(const View& v, int h, DType dtype)
+      : v_(v),
+        h_(h),
+        tol_(dtype == DType::kF64   ? 1e-12
+             : dtype == DType::kF32 ? 1e-6
+             : dtype == DType::kF16 ? 1e-3
+                                    : 8e-3) {}
+
+  const std::vector<int>& spanned() const { return seen_; }
+
+  bool relu(int out) {
+    seen_.clear();
+    if (v_.relu_call(out, h_)) {
+      seen_.push_back(out);
+      return true;
+    }
+    return binary(out, PrimitiveId::kMax, is_h(), constant(0.0));
+  }
+
+  // nn::gelu(h, approximate = true), as nn/activations.cc writes it.
+  bool gelu_tanh(int out) {
+    seen_.clear();
+    auto cube = [&](int n) {
+      auto h2 = [&](int a) { return binary(a, PrimitiveId::kMul, constant(0.044715), is_h()); };
+      auto h3 = [&](int a) { return binary(a, PrimitiveId::kMul, h2, is_h()); };
+      return binary(n, PrimitiveId::kMul, h3, is_h());
+    };
+    auto inner = [&](int n) { return binary(n, PrimitiveId::kAdd, is_h(), cube); };
+    auto scaled = [&](int n) {
+      return binary(n, PrimitiveId::kMul, constant(std::sqrt(2.0 / M_PI)), inner);
+    };
+    auto one_plus_tanh = [&](int n) {
+      return binary(n, PrimitiveId::kAdd, constant(1.0),
+                    [&](int t) { return unary(t, PrimitiveId::kTanh, scaled); });
+    };
+    auto half_h = [&](int n) { return binary(n, PrimitiveId::kMul, constant(0.5), is_h()); };
+    return binary(out, PrimitiveId::kMul, half_h, one_plus_tanh);
+  }
+
+ private:
+  std::function<bool(int)> is_h() const {
+    return [h = h_](int n) { return n == h; };
+  }
+  std::function<bool(int)> constant(double want) const {
+    return [this, want](int n) {
+      const std::optional<double> c = v_.scalar(n);
+      return c.has_value() && std::abs(*c - want) <= tol_ * std::abs(want);
+    };
+  }
+  template <class F>
+  bool unary(int n, PrimitiveId want, const F& f) {
+    PrimitiveId id;
+    const std::vector<int>* args;
+    if (!v_.step(n, &id, &args) || id != want || args->size() != 1) return false;
+    seen_.push_back(n);
+    if (f((*args)[0])) return true;
+    seen_.pop_back();
+    return false;
+  }
+  // n = want(a, b) with fa(a) and fb(b), in either operand order.
+  template <class A, class B>
+  bool binary(int n, PrimitiveId want, const A& fa, const B& fb) {
+    PrimitiveId id;
+    const std::vector<int>* args;
+    if (!v_.step(n, &id, &args) || id != want || args->size() != 2) return false;
+    const size_t mark = seen_.size();
+    seen_.push_back(n);
+    for (int s = 0; s < 2; ++s) {
+      if (fa((*args)[s]) && fb((*args)[1 - s])) return true;
+      seen_.resize(mark + 1);
+    }
+    seen_.resize(mark);
+    return false;
+  }
+
+  const View& v_;
+  const int h_;
+  const double tol_;
+  std::vector<int> seen_;
+};
+
+// Tries each activation on node `out`; on a match, its kind and spanned nodes.
+Activation match_activation(ActivationMatcher& a, int out, std::vector<int>* spanned) {
+  const Activation kind = a.relu(out)        ? Activation::kRelu
+                          : a.gelu_tanh(out) ? Activation::kGelu
+                                             : Activation::kNone;
+  *spanned = a.spanned();
+  return kind;
 }
 
-// Fused: a fused_elementwise with one output whose steps are exactly add(d, bias)
-// [, max(that, 0)] or max(d, 0) (operands as slots: group inputs, then earlier steps).
-bool match_fused(const Uses& g, int user, int d, MatmulEpilogue& m) {
+// Unfused: an activation of value h (d or the bias add's value) whose last instruction is a
+// reader of h or the sole reader of one, and whose values (h included) only its own
+// instructions read.
+bool unfused_activation(const Uses& g, int h, DType dtype, MatmulEpilogue& m) {
+  if (g.is_output[h]) return false;
+  std::vector<int> candidates;
+  for (int u : g.users[h]) {
+    candidates.push_back(u);
+    if (g.p.instrs[u].out.size() == 1) {
+      const int next = g.sole_user(g.p.instrs[u].out[0]);
+      if (next >= 0) candidates.push_back(next);
+    }
+  }
+  Unfused view(g);
+  ActivationMatcher matcher(view, h, dtype);
+  for (int c : candidates) {
+    const Instr& last = g.p.instrs[c];
+    if (last.out.size() != 1 || g.p.avals[last.out[0]].dtype != dtype) continue;
+    std::vector<int> values;
+    const Activation kind = match_activation(matcher, last.out[0], &values);
+    if (kind == Activation::kNone) continue;
+    std::set<int> instrs;
+    for (int v : values) instrs.insert(g.producer[v]);
+    auto closed = [&](int v) {
+      if (g.is_output[v]) return false;
+      for (int u : g.users[v])
+        if (instrs.count(u) == 0) return false;
+      return true;
+    };
+    bool ok = closed(h);
+    for (int v : values) ok = ok && (v == last.out[0] || closed(v));
+    if (!ok) continue;
+    m.activation = kind;
+    m.result = c;
+    m.absorbed.insert(m.absorbed.end(), instrs.begin(), instrs.end());
+    return true;
+  }
+  return false;
+}
+
+// Unfused: add(d, bias) [-> activation], or an activation of d.
+bool match_unfused(const Uses& g, int d, MatmulEpilogue& m) {
   const Program& p = g.p;
+  const Aval& av = p.avals[d];
+  int h = d;
+  const int user = g.sole_user(d);
+  if (user >= 0 && g.id(user) == PrimitiveId::kAdd && p.instrs[user].in[0] != p.instrs[user].in[1]) {
+    const Instr& u = p.instrs[user];
+    const int other = u.in[0] == d ? u.in[1] : u.in[0];
+    const int bias = g.bias_of(other, av.shape, av.dtype, user);
+    if (bias >= 0) {
+      m.bias = bias;
+      m.absorbed = {g.producer[other], user};
+      m.result = user;
+      h = u.out[0];
+    }
+  }
+  return unfused_activation(g, h, av.dtype, m) || m.bias >= 0;
+}
+
+// Fused: a fused_elementwise with one output whose steps are exactly add(d, bias) and / or an
+// activation of d (or of that sum), the activation ending at the output.
+bool match_fused(const Uses& g, int d, MatmulEpilogue& m) {
+  const Program& p = g.p;
+  const int user = g.sole_user(d);
+  if (user < 0 || g.id(user) != PrimitiveId::kFusedElementwise) return false;
   const Instr& u = p.instrs[user];
-  if (g.id(user) != PrimitiveId::kFusedElementwise || u.out.size() != 1) return false;
   const auto& f = static_cast<const FusedElementwise&>(*u.prim);
   const std::vector<FusedStep>& steps = f.steps();
   const int inputs = static_cast<int>(u.in.size());
-  if (steps.empty() || steps.size() > 2) return false;
-  if (f.outputs() != std::vector<int>{inputs + static_cast<int>(steps.size()) - 1}) return false;
+  const int last = inputs + static_cast<int>(steps.size()) - 1;
+  if (u.out.size() != 1 || steps.empty() || f.outputs() != std::vector<int>{last}) return false;
   const Aval& av = p.avals[d];
-  auto input = [&](int slot) { return slot < inputs ? u.in[slot] : -1; };
-  auto other_arg = [&](const FusedStep& s, int slot_value, bool is_step) {
-    // The operand of a binary step that is not `slot_value`'s slot, as a group input value.
-    if (s.args.size() != 2) return -2;
-    const bool first = is_step ? s.args[0] == slot_value : input(s.args[0]) == slot_value;
-    const bool second = is_step ? s.args[1] == slot_value : input(s.args[1]) == slot_value;
-    if (first == second) return -2;
-    return input(first ? s.args[1] : s.args[0]);
-  };
+  if (steps.back().aval.dtype != av.dtype) return false;
+  int h = -1;  // d's slot: the group reads d once
+  for (int s = 0; s < inputs; ++s) {
+    if (u.in[s] != d) continue;
+    if (h >= 0) return false;
+    h = s;
+  }
+  int covered = 0;  // steps done by the bias
   const FusedStep& s0 = steps[0];
-  if (s0.aval.dtype != av.dtype) return false;
-  if (s0.prim->id() == PrimitiveId::kAdd) {
-    const int b = other_arg(s0, d, false);
-    if (b < 0) return false;
-    m.bias = g.bias_of(b, av.shape, av.dtype, user);
-    if (m.bias < 0) return false;
-    m.absorbed.push_back(g.producer[b]);
-    if (steps.size() == 2) {
-      const FusedStep& s1 = steps[1];
-      const int z = other_arg(s1, inputs, true);
-      if (s1.prim->id() != PrimitiveId::kMax || z < 0 || !g.zero(z)) return false;
-      m.relu = true;
+  if (s0.prim->id() == PrimitiveId::kAdd && s0.args.size() == 2 && s0.aval.dtype == av.dtype &&
+      (s0.args[0] == h) != (s0.args[1] == h)) {
+    const int b = s0.args[0] == h ? s0.args[1] : s0.args[0];
+    m.bias = b < inputs ? g.bias_of(u.in[b], av.shape, av.dtype, user) : -1;
+    if (m.bias >= 0) {
+      m.absorbed.push_back(g.producer[u.in[b]]);
+      h = inputs;
+      covered = 1;
     }
-  } else if (s0.prim->id() == PrimitiveId::kMax && steps.size() == 1) {
-    const int z = other_arg(s0, d, false);
-    if (z < 0 || !g.zero(z)) return false;
-    m.relu = true;
-  } else {
+  }
+  if (last != h) {
+    Fused view(g, u);
+    ActivationMatcher matcher(view, h, av.dtype);
+    std::vector<int> spanned;
+    m.activation = match_activation(matcher, last, &spanned);
+    const std::set<int> distinct(spanned.begin(), spanned.end());
+    if (m.activation == Activation::kNone ||
+        static_cast<int>(distinct.size()) + covered != static_cast<int>(steps.size()))
+      return false;
+  } else if (m.bias < 0) {
     return false;
   }
   m.absorbed.push_back(user);
@@ -162,14 +362,12 @@ std::vector<MatmulEpilogue> match_matmul_epilogues(const Program& p) {
   for (size_t i = 0; i < p.instrs.size(); ++i) {
     if (!plain_dot(p, p.instrs[i])) continue;
     const int d = p.instrs[i].out[0];
-    const int user = g.sole_user(d);
-    if (user < 0) continue;
     MatmulEpilogue m;
     m.dot = static_cast<int>(i);
-    if (!match_unfused(g, user, d, m)) {
+    if (!match_unfused(g, d, m)) {
       m = MatmulEpilogue{};
       m.dot = static_cast<int>(i);
-      if (!match_fused(g, user, d, m)) continue;
+      if (!match_fused(g, d, m)) continue;
     }
     std::sort(m.absorbed.begin(), m.absorbed.end());
     out.push_back(std::move(m));

@@ -1,5 +1,5 @@
-// dot_general's CUDA kernel with a cuBLASLt epilogue finishing the GEMM (bias and / or relu),
-// for the dot + bias + relu chains jit's programs hold (matched by
+// dot_general's CUDA kernel with a cuBLASLt epilogue finishing the GEMM (bias and / or relu or
+// gelu), for the dot + bias + activation chains jit's programs hold (matched by
 // core/backend/epilogue/matmul_epilogue.h, run by execute.cc). `call` carries the
 // dot_general (its params and operands) and the output slot of the chain's last instruction;
 // `bias` (device memory, one element per output column, the output's dtype) may be null.
@@ -9,9 +9,10 @@
 #pragma once
 
 #include "core/backend/cuda/kernel.h"
+#include "core/backend/epilogue/matmul_epilogue.h"
 
 namespace graft::cuda {
 
-void dot_general_epilogue(Call& call, const void* bias, bool relu);
+void dot_general_epilogue(Call& call, const void* bias, MatmulEpilogue::Activation activation);
 
 }  // namespace graft::cuda

@@ -79,8 +79,10 @@ const void* materialize(const Side& s, const Operand& op, DType dtype, char* scr
   return scratch + op.offset;
 }
 
-// The GEMM, finished by cuBLASLt's epilogue when `bias` or `relu` asks for one.
-void dot_general(Call& call, const void* bias, bool relu) {
+using Activation = MatmulEpilogue::Activation;
+
+// The GEMM, finished by cuBLASLt's epilogue when `bias` or `act` asks for one.
+void dot_general(Call& call, const void* bias, Activation act) {
   const auto& p = call.params<DotGeneral>();
   const DotDims& dd = p.dims();
   const DType od = call.out_aval().dtype;
@@ -93,7 +95,7 @@ void dot_general(Call& call, const void* bias, bool relu) {
   Side r = linalg::make_side(call.in_raw(1), call.in_aval(1), dd.rhs_batch, dd.rhs_contract,
                              true);  // [B, K, N]
   const int64_t B = l.size[0], M = l.size[1], K = l.size[2], N = r.size[2];
-  if (K == 0 && (bias != nullptr || relu)) {
+  if (K == 0 && (bias != nullptr || act != Activation::kNone)) {
     graft::fail("dot_general", "a GEMM epilogue needs a contraction of size 1 or more");
   }
   if (K == 0) {  // all-zero bits are zero in every numeric dtype
@@ -144,15 +146,17 @@ void dot_general(Call& call, const void* bias, bool relu) {
   desc.stride_b = sb[0];
   desc.a_type = desc.b_type = cuda_data_type(gemm_in);
   desc.c_type = cuda_data_type(gemm_out);
-  const bool epilogue = bias != nullptr || relu;
+  const bool epilogue = bias != nullptr || act != Activation::kNone;
   if (epilogue) {
     if (B != 1 || gemm_in != in || gemm_out != od || od == DType::kF64) {
       graft::fail("dot_general",
                   "a GEMM epilogue needs one unbatched f32 / f16 / bf16 product, got ",
                   describe(desc));
     }
-    desc.epilogue = bias == nullptr ? Epilogue::kRelu
+    const bool relu = act == Activation::kRelu, gelu = act == Activation::kGelu;
+    desc.epilogue = bias == nullptr ? (relu ? Epilogue::kRelu : Epilogue::kGelu)
                     : relu          ? Epilogue::kBiasRelu
+                    : gelu          ? Epilogue::kBiasGelu
                                     : Epilogue::kBias;
   }
   matmul(desc, pa, pb, c, bias, call.device(), stream);
@@ -162,12 +166,12 @@ void dot_general(Call& call, const void* bias, bool relu) {
   }
 }
 
-void dot_general_kernel(Call& call) { dot_general(call, nullptr, false); }
+void dot_general_kernel(Call& call) { dot_general(call, nullptr, Activation::kNone); }
 
 }  // namespace
 
-void dot_general_epilogue(Call& call, const void* bias, bool relu) {
-  dot_general(call, bias, relu);
+void dot_general_epilogue(Call& call, const void* bias, Activation activation) {
+  dot_general(call, bias, activation);
 }
 
 void register_ragged_dot_kernel(KernelTable& table);  // ragged_dot_kernel.cc

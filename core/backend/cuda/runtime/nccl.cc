@@ -119,6 +119,36 @@ std::vector<NcclCommunicator> NcclCommunicator::init_all(const std::vector<int>&
   return out;
 }
 
+ncclUniqueId NcclCommunicator::unique_id() {
+  ncclUniqueId id{};
+  check(ncclGetUniqueId(&id), "ncclGetUniqueId");
+  return id;
+}
+
+std::vector<NcclCommunicator> NcclCommunicator::init_ranks(const ncclUniqueId& id, int size,
+                                                           const std::vector<int>& ranks,
+                                                           const std::vector<int>& devices) {
+  if (ranks.empty() || ranks.size() != devices.size()) {
+    graft::fail("cuda", "NcclCommunicator::init_ranks needs one device per rank");
+  }
+  for (int d : devices) check_device(d);
+  std::vector<ncclComm_t> comms(devices.size(), nullptr);
+  std::vector<NcclCommunicator> out;
+  out.reserve(devices.size());
+  {
+    DeviceGuard guard(devices[0]);  // gives the caller its device back
+    NcclGroup group;  // one thread makes several ranks: NCCL needs them in one group call
+    for (size_t i = 0; i < devices.size(); ++i) {
+      check(cudaSetDevice(devices[i]), "cudaSetDevice");
+      check(ncclCommInitRank(&comms[i], size, id, ranks[i]), "ncclCommInitRank");
+    }
+    group.end();
+  }
+  for (size_t i = 0; i < devices.size(); ++i) out.push_back(NcclCommunicator(comms[i], devices[i]));
+  for (NcclCommunicator& c : out) c.read_rank();
+  return out;
+}
+
 NcclCommunicator NcclCommunicator::init_mpi(int device) {
   int initialized = 0;
   MPI_Initialized(&initialized);

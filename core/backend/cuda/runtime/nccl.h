@@ -1,7 +1,8 @@
-// NCCL communicators between GPUs: the local GPUs of one process (ncclCommInitAll), or one GPU
+// NCCL communicators between GPUs: the local GPUs of one process (ncclCommInitAll), one GPU
 // per process across processes joined through MPI (rank 0's ncclUniqueId broadcast with
 // MPI_Bcast over MPI_COMM_WORLD; MPI must be initialized first, e.g. by
-// graft::distributed::initialize()).
+// graft::distributed::initialize()), or any ranks of a communicator whose id the caller has
+// handed to every process taking part (init_ranks: the shard_map groups, collective_kernels.cc).
 //
 // Each NcclCommunicator is one rank: it owns its ncclComm_t (destroyed with it; move-only).
 // Collectives are enqueued on the given stream of the communicator's device and return at
@@ -54,6 +55,14 @@ class NcclCommunicator {
  public:
   // One rank per device: result[i] is rank i, on devices[i].
   static std::vector<NcclCommunicator> init_all(const std::vector<int>& devices);
+  // A new id naming one communicator; the processes taking part must all use it.
+  static ncclUniqueId unique_id();
+  // This process's ranks `ranks` (on local devices `devices`, one each) of the communicator
+  // `id` of `size` ranks, made in one NCCL group call: returns once every process has made
+  // its ranks of it. result[i] is ranks[i].
+  static std::vector<NcclCommunicator> init_ranks(const ncclUniqueId& id, int size,
+                                                  const std::vector<int>& ranks,
+                                                  const std::vector<int>& devices);
   // This process's rank (its MPI_COMM_WORLD rank, of the world's size), on local `device`.
   // Collective over MPI_COMM_WORLD: every process must call it.
   static NcclCommunicator init_mpi(int device);

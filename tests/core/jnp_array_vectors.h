@@ -49,7 +49,8 @@ inline void load_file(const std::string& path, std::map<std::string, Vec>& out) 
       std::istringstream ss(shape);
       for (std::string d; std::getline(ss, d, ',');) v.shape.push_back(std::stoll(d));
     }
-    for (double x; ls >> x;) v.values.push_back(x);
+    // strtod, unlike >> double, reads the nan / inf tokens.
+    for (std::string tok; ls >> tok;) v.values.push_back(std::strtod(tok.c_str(), nullptr));
     out[name] = std::move(v);
   }
 }
@@ -66,6 +67,7 @@ inline std::map<std::string, Vec> load_vectors() {
   load_file("tests/core/testdata/jnp_linalg_decomp_vectors.txt", out);  // only where a test has it
   load_file("tests/core/testdata/conv_vectors.txt", out);
   load_file("tests/core/testdata/jnp_fft_vectors.txt", out);
+  load_file("tests/core/testdata/jnp_setops_vectors.txt", out);  // numpy_setops_test's
   return out;
 }
 
@@ -79,6 +81,13 @@ inline bool has_vec(const std::string& key) { return vectors().count(key) > 0; }
 inline Array to_array(const Vec& v) {
   std::vector<float> f(v.values.begin(), v.values.end());
   return array(f, v.shape);
+}
+
+// The stored vector in its own dtype (float32, int32 or bool; to_array makes every one f32).
+inline Array typed_array(const Vec& v) {
+  if (v.dtype == "float32") return to_array(v);
+  Array a = array(std::vector<int32_t>(v.values.begin(), v.values.end()), v.shape);
+  return v.dtype == "bool" ? astype(a, DType::kBool) : a;
 }
 
 inline std::vector<Array> inputs(const std::string& name) {
@@ -112,7 +121,11 @@ inline void expect_matches(const Array& got, const std::string& key, double tol 
   ASSERT_EQ(g.size(), want.values.size());
   int bad = 0;
   for (size_t i = 0; i < g.size() && bad < 5; ++i) {
-    if (!(std::fabs(g[i] - want.values[i]) <= tol + tol * std::fabs(want.values[i]))) {
+    const double w = want.values[i];
+    const bool ok = std::isnan(w)   ? std::isnan(g[i])
+                    : std::isinf(w) ? g[i] == w
+                                    : std::fabs(g[i] - w) <= tol + tol * std::fabs(w);
+    if (!ok) {
       ADD_FAILURE() << "at " << i << ": got " << g[i] << ", want " << want.values[i];
       ++bad;
     }

@@ -141,8 +141,8 @@ Array ravel_multi_index(const std::vector<Array>& multi_index, const Shape& dims
     total *= d;
   }
   if (total - 1 > max_of(dt)) {
-    fail(op, "dtype=", dtype_name(dt), " not large enough to hold flattened index for dims=",
-         shape_str(dims));
+    fail(op, "dtype=", dtype_name(dt),
+         " not large enough to hold flattened index for dims=", shape_str(dims));
   }
   if (mode != "raise" && mode != "wrap" && mode != "clip" && mode != "ignore") {
     fail(op, "invalid mode='", mode, "'. Expected 'raise', 'wrap', 'clip', or 'ignore'");
@@ -229,8 +229,7 @@ std::pair<Array, Array> mask_indices_of(int64_t n, const Array& m, std::optional
   if (m.shape() != Shape{n, n}) {
     fail("mask_indices", "mask_func must return an n x n array, got shape ", shape_str(m.shape()));
   }
-  const int64_t count =
-      size ? *size : concrete_count("mask_indices", not_equal(m, zeros_like(m)));
+  const int64_t count = size ? *size : concrete_count("mask_indices", not_equal(m, zeros_like(m)));
   std::vector<Array> ij = nonzero(m, count);
   return {ij[0], ij[1]};
 }
@@ -272,7 +271,8 @@ Array compress(const Array& condition, const Array& a, std::optional<int64_t> ax
   detail::check_valid(op, condition);
   detail::check_valid(op, a);
   Array cond = astype(condition, DType::kBool);
-  if (cond.ndim() != 1) fail(op, "condition must be a 1D array, got shape ", shape_str(cond.shape()));
+  if (cond.ndim() != 1)
+    fail(op, "condition must be a 1D array, got shape ", shape_str(cond.shape()));
   int ax = 0;
   Array arr = axis ? a : ravel(a);
   if (axis) {
@@ -408,8 +408,8 @@ Array trim_zeros(const Array& filt, const std::string& trim, std::optional<Axes>
     for (int d = 0; d < filt.ndim(); ++d) {
       if (d != ax) others.push_back(d);
     }
-    std::vector<int32_t> m = astype(others.empty() ? nz : any(nz, others), DType::kI32)
-                                 .to_vector<int32_t>();
+    std::vector<int32_t> m =
+        astype(others.empty() ? nz : any(nz, others), DType::kI32).to_vector<int32_t>();
     auto first = std::find(m.begin(), m.end(), 1);
     if (first == m.end()) {
       start[ax] = limit[ax] = 0;

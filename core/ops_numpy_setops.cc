@@ -17,8 +17,9 @@ namespace detail {
 
 int64_t concrete_count(const char* op, const Array& mask) {
   if (mask.is_tracer()) {
-    fail(op, "the result's size depends on traced values (under jit / vmap / grad); pass a "
-             "static size= as in JAX");
+    fail(op,
+         "the result's size depends on traced values (under jit / vmap / grad); pass a "
+         "static size= as in JAX");
   }
   return sum(astype(mask, DType::kI32)).item<int64_t>();
 }
@@ -34,8 +35,8 @@ namespace {
 Array i32_iota(int64_t n) { return iota(DType::kI32, {n}, 0); }
 Array i32(int64_t v) { return scalar(static_cast<double>(v), DType::kI32); }
 Array drop_first(const Array& x) { return slice_axis(x, 0, 1, std::nullopt); }  // x[1:]
-Array drop_last(const Array& x) { return slice_axis(x, 0, 0, -1); }            // x[:-1]
-Array elem0(const Array& x) { return reshape(slice(x, {0}, {1}), {}); }          // x[0]
+Array drop_last(const Array& x) { return slice_axis(x, 0, 0, -1); }             // x[:-1]
+Array elem0(const Array& x) { return reshape(slice(x, {0}, {1}), {}); }         // x[0]
 
 // x.at[idx].get(mode='fill', fill_value=fill) for a 1-D x.
 Array take_or(const Array& x, const Array& idx, const Array& fill) {
@@ -84,7 +85,8 @@ UniqueParts unique_axis0(const char* op, const Array& ar, bool equal_nan,
   // Rows in lexicographic order: lexsort's last key is primary, so the columns go reversed.
   Array flat = reshape(ar, {n, row});
   std::vector<Array> keys;
-  for (int64_t j = row - 1; j >= 0; --j) keys.push_back(reshape(slice(flat, {0, j}, {n, j + 1}), {n}));
+  for (int64_t j = row - 1; j >= 0; --j)
+    keys.push_back(reshape(slice(flat, {0, j}, {n, j + 1}), {n}));
   Array perm = lexsort(keys);
   Array aux = take(ar, perm, 0);
   Array a1 = drop_first(aux), a0 = drop_last(aux);
@@ -200,8 +202,7 @@ UniqueInverseResult unique_inverse(const Array& x, std::optional<int64_t> size,
   return {r[0], r[1]};
 }
 
-Array unique_values(const Array& x, std::optional<int64_t> size,
-                    std::optional<double> fill_value) {
+Array unique_values(const Array& x, std::optional<int64_t> size, std::optional<double> fill_value) {
   return unique(x, {.equal_nan = false, .size = size, .fill_value = fill_value})[0];
 }
 
@@ -212,8 +213,8 @@ Array union1d(const Array& ar1, const Array& ar2, std::optional<int64_t> size,
   return unique_axis0("union1d", concatenate({a, b}, 0), true, size, fill_value).values;
 }
 
-Array setdiff1d(const Array& ar1, const Array& ar2, bool assume_unique,
-                std::optional<int64_t> size, std::optional<double> fill_value) {
+Array setdiff1d(const Array& ar1, const Array& ar2, bool assume_unique, std::optional<int64_t> size,
+                std::optional<double> fill_value) {
   detail::check_valid("setdiff1d", ar1);
   detail::check_valid("setdiff1d", ar2);
   check_size("setdiff1d", size);
@@ -240,8 +241,8 @@ Array setdiff1d(const Array& ar1, const Array& ar2, bool assume_unique,
   return where(valid, vals, full_like(vals, fill));
 }
 
-Array setxor1d(const Array& ar1, const Array& ar2, bool assume_unique,
-               std::optional<int64_t> size, std::optional<double> fill_value) {
+Array setxor1d(const Array& ar1, const Array& ar2, bool assume_unique, std::optional<int64_t> size,
+               std::optional<double> fill_value) {
   auto [arr1, arr2] = promoted_flat("setxor1d", ar1, ar2);
   check_size("setxor1d", size);
   const int64_t n = arr1.size() + arr2.size();
@@ -282,8 +283,8 @@ Array setxor1d(const Array& ar1, const Array& ar2, bool assume_unique,
 namespace {
 
 Intersect1dResult intersect1d_impl(const Array& ar1, const Array& ar2, bool assume_unique,
-                                   std::optional<int64_t> size,
-                                   std::optional<double> fill_value, bool want_indices) {
+                                   std::optional<int64_t> size, std::optional<double> fill_value,
+                                   bool want_indices) {
   const char* op = "intersect1d";
   auto [arr1, arr2] = promoted_flat(op, ar1, ar2);
   check_size(op, size);
@@ -304,8 +305,8 @@ Intersect1dResult intersect1d_impl(const Array& ar1, const Array& ar2, bool assu
     r.values = detail::boolean_select(op, drop_last(aux), mask);
     if (want_indices) {
       r.ar1_indices = take(ind1, detail::boolean_select(op, drop_last(perm), mask), 0);
-      r.ar2_indices = take(
-          ind2, detail::boolean_select(op, drop_first(perm), mask) - i32(arr1.size()), 0);
+      r.ar2_indices =
+          take(ind2, detail::boolean_select(op, drop_first(perm), mask) - i32(arr1.size()), 0);
     }
     return r;
   }

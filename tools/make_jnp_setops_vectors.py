@@ -1,19 +1,11 @@
 #!/usr/bin/env python3
 """Record JAX's results for graft's jax.numpy set operations and index tricks
-(core/ops_numpy_setops.h, core/ops_numpy_index_tricks.h).
+(core/ops_numpy_setops.h, core/ops_numpy_index_tricks.h) into
+tests/core/testdata/jnp_setops_vectors.txt, read by tests/core/numpy_setops_test.cc.
 
-Runs jax.numpy (JAX 0.10.2 on CPU, default flags: x64 off) on the fixed inputs below and
-writes tests/core/testdata/jnp_setops_vectors.txt, read by tests/core/numpy_setops_test.cc, in
-make_jnp_tail_vectors.py's format:
-
-    <case>.in<k>   <dtype> <shape|scalar> <values...>   the inputs, as given in CASES
-    <case>.out<k>  ...                                   JAX's output(s)
-    <case>.grad<k> ...                                   d sum(out0 * ct) / d in<k> (jax.grad),
-                                                         ct = 1 + 0.25 * arange(out0.size)
-
-(gradients for the cases marked True, with respect to every float input). Floats are written
-with 9 significant digits (exact for float32), ints in decimal, bool as 0 / 1. The C++ test
-repeats each case's call by name.
+JAX 0.10.2 on CPU (x64 off) runs each case of CASES; the lines (inputs, outputs, and jax.grad
+of sum(out0 * ct) for the cases marked True) are written by make_jnp_tail_vectors.py's
+write_vectors, whose docstring gives the format. The C++ test repeats each call by name.
 
 Usage: ~/.cache/graft-peers/venv/bin/python tools/make_jnp_setops_vectors.py
 """
@@ -29,7 +21,7 @@ import jax  # noqa: E402
 import jax.numpy as jnp  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from make_jnp_tail_vectors import fmt, outputs  # noqa: E402
+from make_jnp_tail_vectors import write_vectors  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 OUT = os.path.join(ROOT, "tests", "core", "testdata", "jnp_setops_vectors.txt")
@@ -45,6 +37,7 @@ AU = np.array([2.0, 5.0, 1.0, 8.0], np.float32)
 BU = np.array([5.0, 3.0, 8.0, 0.0, 6.0], np.float32)
 AI = np.array([3, 1, 3, 6, 2], np.int32)
 P = np.array([[5.0, -1.0, 3.0, 3.0, 0.5, 8.0], [2.0, 2.0, -7.0, 4.0, 1.0, 0.0]], np.float32)
+PN = np.array([3.0, nan, 1.0, -2.0, nan, 5.0], np.float32)
 PI = np.array([4, 0, 4, 9, 1, 4, 2], np.int32)
 M34 = np.array([[0.5, -1.0, 2.0, 3.5], [4.0, 0.0, -2.5, 1.0], [1.5, 7.0, -3.0, 2.0]], np.float32)
 M33 = np.arange(9, dtype=np.float32).reshape(3, 3) + 0.5
@@ -125,7 +118,9 @@ CASES = {
     "partition": (lambda a: jnp.partition(a, 2), [P], True),
     "partition_axis0": (lambda a: jnp.partition(a, 0, axis=0), [P], True),
     "partition_neg_kth": (lambda a: jnp.partition(a, -2), [PI], False),
+    "partition_nan": (lambda a: jnp.partition(a, 2), [PN], False),
     "argpartition": (lambda a: jnp.argpartition(a, 3), [P], False),
+    "argpartition_nan": (lambda a: jnp.argpartition(a, 2), [PN], False),
     "argpartition_ties": (lambda a: jnp.argpartition(a, 2), [PI], False),
     "argpartition_axis0": (lambda a: jnp.argpartition(a, 1, axis=0), [P], False),
     # index arithmetic
@@ -177,32 +172,7 @@ CASES = {
 
 
 def main():
-  assert jax.__version__ == "0.10.2", jax.__version__
-  lines = ["# made by tools/make_jnp_setops_vectors.py with JAX %s on %s"
-           % (jax.__version__, jax.default_backend())]
-  for name, (fn, ins, grads) in CASES.items():
-    ins = [np.asarray(x) for x in ins]
-    for k, x in enumerate(ins):
-      lines.append(fmt("%s.in%d" % (name, k), x))
-    outs = outputs(fn(*ins))
-    for k, o in enumerate(outs):
-      lines.append(fmt("%s.out%d" % (name, k), o))
-    if grads:
-      out0 = np.asarray(outs[0])
-      ct = (1 + 0.25 * np.arange(out0.size, dtype=np.float32)).reshape(out0.shape)
-      for k, x in enumerate(ins):
-        if not np.issubdtype(x.dtype, np.floating):
-          continue
-
-        def loss(xk, k=k):
-          args = list(ins)
-          args[k] = xk
-          return jnp.sum(outputs(fn(*args))[0] * ct)
-
-        lines.append(fmt("%s.grad%d" % (name, k), jax.grad(loss)(x)))
-  with open(OUT, "w") as f:
-    f.write("\n".join(lines) + "\n")
-
+  write_vectors(CASES, OUT, "make_jnp_setops_vectors.py")
 
 if __name__ == "__main__":
   main()

@@ -184,11 +184,12 @@ def outputs(r):
   return [r]
 
 
-def main():
+def write_vectors(cases, out, maker):
+  """Runs each case of `cases` and writes its lines (the format above) to `out`."""
   assert jax.__version__ == "0.10.2", jax.__version__
-  lines = ["# made by tools/make_jnp_tail_vectors.py with JAX %s on %s"
-           % (jax.__version__, jax.default_backend())]
-  for name, (fn, ins, grads) in CASES.items():
+  lines = ["# made by tools/%s with JAX %s on %s"
+           % (maker, jax.__version__, jax.default_backend())]
+  for name, (fn, ins, grads) in cases.items():
     ins = [np.asarray(x) for x in ins]
     for k, x in enumerate(ins):
       lines.append(fmt("%s.in%d" % (name, k), x))
@@ -208,9 +209,12 @@ def main():
           return jnp.sum(outputs(fn(*args))[0] * ct)
 
         lines.append(fmt("%s.grad%d" % (name, k), jax.grad(loss)(x)))
-  with open(OUT, "w") as f:
+  with open(out, "w") as f:
     f.write("\n".join(lines) + "\n")
 
+
+def main():
+  write_vectors(CASES, OUT, "make_jnp_tail_vectors.py")
 
 if __name__ == "__main__":
   main()

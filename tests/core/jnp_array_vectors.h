@@ -67,6 +67,7 @@ inline std::map<std::string, Vec> load_vectors() {
   load_file("tests/core/testdata/jnp_linalg_decomp_vectors.txt", out);  // only where a test has it
   load_file("tests/core/testdata/conv_vectors.txt", out);
   load_file("tests/core/testdata/jnp_fft_vectors.txt", out);
+  load_file("tests/core/testdata/jnp_tail_vectors.txt", out);    // numpy_tail_test's
   load_file("tests/core/testdata/jnp_setops_vectors.txt", out);  // numpy_setops_test's
   return out;
 }
@@ -88,6 +89,15 @@ inline Array typed_array(const Vec& v) {
   if (v.dtype == "float32") return to_array(v);
   Array a = array(std::vector<int32_t>(v.values.begin(), v.values.end()), v.shape);
   return v.dtype == "bool" ? astype(a, DType::kBool) : a;
+}
+
+// A case's inputs <name>.in0, .in1, ... in their own dtypes.
+inline std::vector<Array> typed_inputs(const std::string& name) {
+  std::vector<Array> xs;
+  for (int k = 0; has_vec(name + ".in" + std::to_string(k)); ++k) {
+    xs.push_back(typed_array(vectors().at(name + ".in" + std::to_string(k))));
+  }
+  return xs;
 }
 
 inline std::vector<Array> inputs(const std::string& name) {
@@ -164,6 +174,51 @@ int expect_cases_match(const std::map<std::string, Fn>& cases) {
     }
   }
   return with_grads;
+}
+
+// Cases with several outputs and typed inputs (numpy_tail_test, numpy_setops_test): each
+// case's outputs against <name>.out0, .out1, ... (and no more outputs than JAX gave).
+using CaseFn = std::function<std::vector<Array>(const std::vector<Array>&)>;
+inline void expect_case_outputs_match(const std::map<std::string, CaseFn>& cases, double tol) {
+  for (const auto& [name, fn] : cases) {
+    SCOPED_TRACE(name);
+    std::vector<Array> out;
+    ASSERT_NO_THROW(out = fn(typed_inputs(name)));
+    for (size_t k = 0; k < out.size(); ++k) {
+      expect_matches(out[k], name + ".out" + std::to_string(k), tol);
+    }
+    EXPECT_FALSE(has_vec(name + ".out" + std::to_string(out.size()))) << "JAX gave more outputs";
+  }
+}
+
+// d sum(out0 * ct) / d in<k> against <name>.grad<k> for every input with a stored gradient,
+// ct = 1 + 0.25 * arange(out0.size); returns how many cases had gradients.
+inline int expect_case_grads_match(const std::map<std::string, CaseFn>& cases, double tol) {
+  int checked = 0;
+  for (const auto& [name, fn] : cases) {
+    std::vector<Array> xs = typed_inputs(name);
+    std::vector<size_t> floats;
+    for (size_t k = 0; k < xs.size(); ++k) {
+      if (has_vec(name + ".grad" + std::to_string(k))) floats.push_back(k);
+    }
+    if (floats.empty()) continue;
+    SCOPED_TRACE(name);
+    Array out0 = fn(xs)[0];
+    Array ct = reshape(1.0 + 0.25 * iota(DType::kF32, {out0.size()}), out0.shape());
+    auto loss = [&](const std::vector<Array>& fs) {
+      std::vector<Array> all = xs;
+      for (size_t i = 0; i < floats.size(); ++i) all[floats[i]] = fs[i];
+      return sum(multiply(fn(all)[0], ct));
+    };
+    std::vector<Array> primal;
+    for (size_t k : floats) primal.push_back(xs[k]);
+    std::vector<Array> g = grad(loss)(primal);
+    for (size_t i = 0; i < floats.size(); ++i) {
+      expect_matches(g[i], name + ".grad" + std::to_string(floats[i]), tol);
+    }
+    ++checked;
+  }
+  return checked;
 }
 
 }  // namespace graft::jnp_vectors

@@ -6,13 +6,9 @@
 // off): each case's inputs, JAX's outputs and, for the differentiable cases, jax.grad of
 // sum(out0 * ct) with ct = 1 + 0.25 * arange(out0.size). Each case below repeats the JAX call
 // of the same name. Checked: shapes and dtypes exactly, values (NaN matches NaN) and
-// gradients to 1e-5 absolute + 2e-5 relative, jit against eager, and the error cases.
-#include <cmath>
-#include <cstdlib>
-#include <fstream>
+// gradients to 2e-5 absolute + 2e-5 relative, jit against eager, and the error cases.
 #include <functional>
 #include <map>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -26,74 +22,13 @@
 namespace graft {
 namespace {
 
-using jnp_vectors::Vec;
-using Fn = std::function<std::vector<Array>(const std::vector<Array>&)>;
-
-// Lines "name dtype shape values..." (jnp_vectors' format, here with nan / inf tokens).
-std::map<std::string, Vec> load() {
-  const std::string path = "tests/core/testdata/jnp_tail_vectors.txt";
-  std::ifstream in(path);
-  if (!in) {
-    const char* srcdir = std::getenv("TEST_SRCDIR");
-    if (srcdir) in.open(std::string(srcdir) + "/graft/" + path);
-  }
-  std::map<std::string, Vec> out;
-  for (std::string line; std::getline(in, line);) {
-    if (line.empty() || line[0] == '#') continue;
-    std::istringstream ls(line);
-    std::string name, shape;
-    Vec v;
-    ls >> name >> v.dtype >> shape;
-    if (shape != "scalar") {
-      std::istringstream ss(shape);
-      for (std::string d; std::getline(ss, d, ',');) v.shape.push_back(std::stoll(d));
-    }
-    for (std::string tok; ls >> tok;) v.values.push_back(std::strtod(tok.c_str(), nullptr));
-    out[name] = std::move(v);
-  }
-  return out;
-}
-
-const std::map<std::string, Vec>& vecs() {
-  static const auto* v = new std::map<std::string, Vec>(load());
-  return *v;
-}
-bool has(const std::string& key) { return vecs().count(key) > 0; }
-
-Array vec_array(const Vec& v) {
-  if (v.dtype == "float32") return array(std::vector<float>(v.values.begin(), v.values.end()), v.shape);
-  std::vector<int32_t> i(v.values.begin(), v.values.end());
-  Array a = array(i, v.shape);
-  return v.dtype == "bool" ? astype(a, DType::kBool) : a;
-}
-
-std::vector<Array> inputs(const std::string& name) {
-  std::vector<Array> xs;
-  for (int k = 0; has(name + ".in" + std::to_string(k)); ++k) {
-    xs.push_back(vec_array(vecs().at(name + ".in" + std::to_string(k))));
-  }
-  return xs;
-}
-
+using Fn = jnp_vectors::CaseFn;
+using jnp_vectors::typed_inputs;
+using jnp_vectors::vectors;
+bool has(const std::string& key) { return jnp_vectors::has_vec(key); }
+std::vector<Array> inputs(const std::string& name) { return typed_inputs(name); }
 void expect_matches(const Array& got, const std::string& key) {
-  SCOPED_TRACE(key);
-  ASSERT_TRUE(has(key)) << "no vector " << key;
-  const Vec& want = vecs().at(key);
-  ASSERT_EQ(got.shape(), want.shape);
-  EXPECT_STREQ(jnp_vectors::dtype_word(got.dtype()), want.dtype.c_str());
-  std::vector<double> g = astype(got, DType::kF64).to_vector<double>();
-  ASSERT_EQ(g.size(), want.values.size());
-  int bad = 0;
-  for (size_t i = 0; i < g.size() && bad < 5; ++i) {
-    const double w = want.values[i];
-    const bool ok = std::isnan(w) ? std::isnan(g[i])
-                    : std::isinf(w) ? g[i] == w
-                                    : std::fabs(g[i] - w) <= 1e-5 + 2e-5 * std::fabs(w);
-    if (!ok) {
-      ADD_FAILURE() << "at " << i << ": got " << g[i] << ", want " << w;
-      ++bad;
-    }
-  }
+  jnp_vectors::expect_matches(got, key, 2e-5);
 }
 
 std::vector<Array> one(const Array& a) { return {a}; }
@@ -211,49 +146,18 @@ const std::map<std::string, Fn>& cases() {
 }
 
 TEST(NumpyTailVectors, EveryRecordedCaseHasACall) {
-  for (const auto& [key, v] : vecs()) {
+  for (const auto& [key, v] : vectors()) {
+    if (v.file != "jnp_tail_vectors.txt") continue;
     const std::string name = key.substr(0, key.rfind('.'));
     EXPECT_TRUE(cases().count(name)) << "no C++ case for " << name;
   }
   EXPECT_GE(cases().size(), 90u);
 }
 
-TEST(NumpyTailVectors, ValuesMatchJax) {
-  for (const auto& [name, fn] : cases()) {
-    SCOPED_TRACE(name);
-    std::vector<Array> out;
-    ASSERT_NO_THROW(out = fn(inputs(name)));
-    for (size_t k = 0; k < out.size(); ++k) expect_matches(out[k], name + ".out" + std::to_string(k));
-    EXPECT_FALSE(has(name + ".out" + std::to_string(out.size()))) << "JAX gave more outputs";
-  }
-}
+TEST(NumpyTailVectors, ValuesMatchJax) { jnp_vectors::expect_case_outputs_match(cases(), 2e-5); }
 
 TEST(NumpyTailVectors, GradientsMatchJax) {
-  int checked = 0;
-  for (const auto& [name, fn] : cases()) {
-    std::vector<Array> xs = inputs(name);
-    std::vector<size_t> floats;
-    for (size_t k = 0; k < xs.size(); ++k) {
-      if (has(name + ".grad" + std::to_string(k))) floats.push_back(k);
-    }
-    if (floats.empty()) continue;
-    SCOPED_TRACE(name);
-    Array out0 = fn(xs)[0];
-    Array ct = reshape(1.0 + 0.25 * iota(DType::kF32, {out0.size()}), out0.shape());
-    auto loss = [&](const std::vector<Array>& fs) {
-      std::vector<Array> all = xs;
-      for (size_t i = 0; i < floats.size(); ++i) all[floats[i]] = fs[i];
-      return sum(multiply(fn(all)[0], ct));
-    };
-    std::vector<Array> primal;
-    for (size_t k : floats) primal.push_back(xs[k]);
-    std::vector<Array> g = grad(loss)(primal);
-    for (size_t i = 0; i < floats.size(); ++i) {
-      expect_matches(g[i], name + ".grad" + std::to_string(floats[i]));
-    }
-    ++checked;
-  }
-  EXPECT_GE(checked, 30);
+  EXPECT_GE(jnp_vectors::expect_case_grads_match(cases(), 2e-5), 30);
 }
 
 TEST(NumpyTailVectors, JitMatchesEager) {

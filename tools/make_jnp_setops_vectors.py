@@ -53,6 +53,8 @@ TZ2 = np.array([[0.0, 0.0, 0.0, 0.0], [0.0, 2.0, 0.0, 0.0], [0.0, 0.0, 1.0, 0.0]
 V3 = np.array([7.0, -8.0, 9.0], np.float32)
 MI = (np.array([3, 6, 6, 0], np.int32), np.array([4, 0, 1, 5], np.int32))
 MIOOR = (np.array([3, -1, 8], np.int32), np.array([9, 0, -2], np.int32))
+E = np.zeros((0,), np.float32)
+A4 = np.array([4.0, 1.0, 7.0, 1.0], np.float32)
 FLAT = np.array([[0, 7, 13], [23, -1, 24]], np.int32)
 
 
@@ -114,7 +116,19 @@ CASES = {
     "setxor1d_unique": (lambda a, b: jnp.setxor1d(a, b, assume_unique=True), [AU, BU], False),
     "setxor1d_unique_size": (lambda a, b: jnp.setxor1d(a, b, assume_unique=True, size=8),
                              [AU, BU], False),
+    # empty inputs
+    "unique_empty": (lambda a: jnp.unique(a, return_index=True, return_inverse=True,
+                                          return_counts=True), [E], False),
+    "unique_empty_fill": (lambda a: jnp.unique(a, size=2, fill_value=3), [E], False),
+    "union1d_empty": (jnp.union1d, [E, A4], False),
+    "setdiff1d_empty": (jnp.setdiff1d, [A4, E], False),
+    "setdiff1d_empty_size": (lambda a, b: jnp.setdiff1d(b, a, size=2), [A4, E], False),
+    "intersect1d_empty": (jnp.intersect1d, [E, A4], False),
+    "intersect1d_empty_size": (lambda a, b: jnp.intersect1d(a, b, size=2), [E, A4], False),
+    "setxor1d_empty_size": (lambda a, b: jnp.setxor1d(a, b, size=4), [E, A4], False),
+    "setxor1d_both_empty": (lambda a: jnp.setxor1d(a, a, size=2), [E], False),
     # partition
+    "partition_one": (lambda a: jnp.partition(a, 0), [A4[:1]], False),
     "partition": (lambda a: jnp.partition(a, 2), [P], True),
     "partition_axis0": (lambda a: jnp.partition(a, 0, axis=0), [P], True),
     "partition_neg_kth": (lambda a: jnp.partition(a, -2), [PI], False),
@@ -132,6 +146,7 @@ CASES = {
     "ravel_multi_index_clip": (lambda i, j: jnp.ravel_multi_index((i, j), (4, 5), mode="clip"),
                                list(MIOOR), False),
     "unravel_index": (lambda i: jnp.unravel_index(i, (4, 6)), [FLAT], False),
+    "unravel_index_scalar": (lambda i: jnp.unravel_index(i, (2, 3)), [np.int32(5)], False),
     "unravel_index_3d": (lambda i: jnp.unravel_index(i, (2, 3, 4)), [FLAT], False),
     "ix_": (lambda a, b: jnp.ix_(a, b), [np.array([0, 2], np.int32), AI], False),
     "mask_indices": (lambda: jnp.mask_indices(3, jnp.triu), [], False),

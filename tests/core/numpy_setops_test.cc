@@ -111,7 +111,18 @@ const std::map<std::string, Fn>& cases() {
       {"setxor1d_size_fill", [](auto& x) { return one(setxor1d(x[0], x[1], false, 9, -1.0)); }},
       {"setxor1d_unique", [](auto& x) { return one(setxor1d(x[0], x[1], true)); }},
       {"setxor1d_unique_size", [](auto& x) { return one(setxor1d(x[0], x[1], true, 8)); }},
+      // empty inputs
+      {"unique_empty", [](auto& x) { return unique(x[0], kAllReturns); }},
+      {"unique_empty_fill", [](auto& x) { return one(unique(x[0], 2, 3)); }},
+      {"union1d_empty", [](auto& x) { return one(union1d(x[0], x[1])); }},
+      {"setdiff1d_empty", [](auto& x) { return one(setdiff1d(x[0], x[1])); }},
+      {"setdiff1d_empty_size", [](auto& x) { return one(setdiff1d(x[1], x[0], false, 2)); }},
+      {"intersect1d_empty", [](auto& x) { return one(intersect1d(x[0], x[1])); }},
+      {"intersect1d_empty_size", [](auto& x) { return one(intersect1d(x[0], x[1], false, 2)); }},
+      {"setxor1d_empty_size", [](auto& x) { return one(setxor1d(x[0], x[1], false, 4)); }},
+      {"setxor1d_both_empty", [](auto& x) { return one(setxor1d(x[0], x[0], false, 2)); }},
       // partition
+      {"partition_one", [](auto& x) { return one(partition(x[0], 0)); }},
       {"partition", [](auto& x) { return one(partition(x[0], 2)); }},
       {"partition_axis0", [](auto& x) { return one(partition(x[0], 0, 0)); }},
       {"partition_neg_kth", [](auto& x) { return one(partition(x[0], -2)); }},
@@ -141,6 +152,7 @@ const std::map<std::string, Fn>& cases() {
        [](auto& x) {
          return unravel_index(x[0], {4, 6});
        }},
+      {"unravel_index_scalar", [](auto& x) { return unravel_index(x[0], {2, 3}); }},
       {"unravel_index_3d",
        [](auto& x) {
          return unravel_index(x[0], {2, 3, 4});
@@ -209,7 +221,7 @@ TEST(NumpySetopsVectors, EveryRecordedCaseHasACall) {
     EXPECT_TRUE(cases().count(name)) << "no C++ case for " << name;
   }
   EXPECT_GT(recorded, 200);
-  EXPECT_GE(cases().size(), 76u);
+  EXPECT_GE(cases().size(), 87u);
 }
 
 TEST(NumpySetopsVectors, ValuesMatchJax) { jnp_vectors::expect_case_outputs_match(cases(), 1e-5); }

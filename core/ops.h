@@ -342,3 +342,5 @@ std::vector<Array> debug_print(const std::string& fmt, const Array& first, const
 #include "core/ops_dtype_info.h"
 #include "core/ops_numpy_pad.h"
 #include "core/ops_numpy_misc.h"
+#include "core/ops_numpy_setops.h"
+#include "core/ops_numpy_index_tricks.h"

@@ -215,14 +215,18 @@ def record(cases, lines):
         lines.append(fmt("%s.grad%d" % (name, k), jax.grad(loss)(x)))
 
 
-def main():
+def write_vectors(cases, out, maker):
+  """Runs each case of `cases` and writes its lines (the format above) to `out`."""
   assert jax.__version__ == "0.10.2", jax.__version__
-  lines = ["# made by tools/make_jnp_tail_vectors.py with JAX %s on %s"
-           % (jax.__version__, jax.default_backend())]
-  record(CASES, lines)
-  with open(OUT, "w") as f:
+  lines = ["# made by tools/%s with JAX %s on %s"
+           % (maker, jax.__version__, jax.default_backend())]
+  record(cases, lines)
+  with open(out, "w") as f:
     f.write("\n".join(lines) + "\n")
 
+
+def main():
+  write_vectors(CASES, OUT, "make_jnp_tail_vectors.py")
 
 if __name__ == "__main__":
   main()

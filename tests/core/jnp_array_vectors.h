@@ -113,7 +113,11 @@ inline void expect_matches(const Array& got, const std::string& key, double tol 
   ASSERT_EQ(g.size(), want.values.size());
   int bad = 0;
   for (size_t i = 0; i < g.size() && bad < 5; ++i) {
-    if (!(std::fabs(g[i] - want.values[i]) <= tol + tol * std::fabs(want.values[i]))) {
+    const double w = want.values[i];
+    const bool ok = std::isnan(w)   ? std::isnan(g[i])
+                    : std::isinf(w) ? g[i] == w
+                                    : std::fabs(g[i] - w) <= tol + tol * std::fabs(w);
+    if (!ok) {
       ADD_FAILURE() << "at " << i << ": got " << g[i] << ", want " << want.values[i];
       ++bad;
     }

@@ -90,25 +90,26 @@ inline std::vector<Array> inputs(const std::string& name) {
   return xs;
 }
 
-inline const char* dtype_word(DType d) {
+inline const char* numpy_dtype_name(DType d) {
   switch (d) {
-    case DType::kF32:
-      return "float32";
-    case DType::kI32:
-      return "int32";
-    case DType::kBool:
-      return "bool";
-    default:
-      return "other";
+    case DType::kBool: return "bool";
+    case DType::kU8: return "uint8";
+    case DType::kU32: return "uint32";
+    case DType::kI32: return "int32";
+    case DType::kI64: return "int64";
+    case DType::kF16: return "float16";
+    case DType::kBF16: return "bfloat16";
+    case DType::kF32: return "float32";
+    case DType::kF64: return "float64";
   }
+  return "?";
 }
 
-inline void expect_matches(const Array& got, const std::string& key, double tol = 1e-5) {
-  SCOPED_TRACE(key);
-  ASSERT_TRUE(has_vec(key)) << "no vector " << key;
-  const Vec& want = vectors().at(key);
+// got against a recorded vector: shape and dtype exactly, values to tol absolute + rel * tol
+// relative (NaN matches NaN, an infinity itself); at most five mismatches reported.
+inline void expect_vec_matches(const Array& got, const Vec& want, double tol, double rel) {
   ASSERT_EQ(got.shape(), want.shape);
-  EXPECT_STREQ(dtype_word(got.dtype()), want.dtype.c_str());
+  EXPECT_STREQ(numpy_dtype_name(got.dtype()), want.dtype.c_str());
   std::vector<double> g = astype(got, DType::kF64).to_vector<double>();
   ASSERT_EQ(g.size(), want.values.size());
   int bad = 0;
@@ -116,12 +117,18 @@ inline void expect_matches(const Array& got, const std::string& key, double tol 
     const double w = want.values[i];
     const bool ok = std::isnan(w)   ? std::isnan(g[i])
                     : std::isinf(w) ? g[i] == w
-                                    : std::fabs(g[i] - w) <= tol + tol * std::fabs(w);
+                                    : std::fabs(g[i] - w) <= tol + rel * tol * std::fabs(w);
     if (!ok) {
-      ADD_FAILURE() << "at " << i << ": got " << g[i] << ", want " << want.values[i];
+      ADD_FAILURE() << "at " << i << ": got " << g[i] << ", want " << w;
       ++bad;
     }
   }
+}
+
+inline void expect_matches(const Array& got, const std::string& key, double tol = 1e-5) {
+  SCOPED_TRACE(key);
+  ASSERT_TRUE(has_vec(key)) << "no vector " << key;
+  expect_vec_matches(got, vectors().at(key), tol, 1.0);
 }
 
 // Expects f to throw a graft::Error whose message starts with `prefix` ("[op]").
@@ -197,20 +204,6 @@ int check_recorded_gradients(const std::map<std::string, Fn>& cases, Inputs inpu
 
 using CaseFn = std::function<std::vector<Array>(const std::vector<Array>&)>;
 
-inline const char* numpy_dtype_name(DType d) {
-  switch (d) {
-    case DType::kBool: return "bool";
-    case DType::kU8: return "uint8";
-    case DType::kU32: return "uint32";
-    case DType::kI32: return "int32";
-    case DType::kI64: return "int64";
-    case DType::kF16: return "float16";
-    case DType::kBF16: return "bfloat16";
-    case DType::kF32: return "float32";
-    case DType::kF64: return "float64";
-  }
-  return "?";
-}
 
 class VectorFile {
  public:
@@ -255,23 +248,9 @@ class VectorFile {
   void expect_matches(const Array& got, const std::string& key, double tol = 1e-5) const {
     SCOPED_TRACE(key);
     ASSERT_TRUE(has(key)) << "no vector " << key;
-    const Vec& want = vecs_.at(key);
-    ASSERT_EQ(got.shape(), want.shape);
-    EXPECT_STREQ(numpy_dtype_name(got.dtype()), want.dtype.c_str());
-    std::vector<double> g = astype(got, DType::kF64).to_vector<double>();
-    ASSERT_EQ(g.size(), want.values.size());
-    int bad = 0;
-    for (size_t i = 0; i < g.size() && bad < 5; ++i) {
-      const double w = want.values[i];
-      const bool ok = std::isnan(w) ? std::isnan(g[i])
-                      : std::isinf(w) ? g[i] == w
-                                      : std::fabs(g[i] - w) <= tol + 2 * tol * std::fabs(w);
-      if (!ok) {
-        ADD_FAILURE() << "at " << i << ": got " << g[i] << ", want " << w;
-        ++bad;
-      }
-    }
+    expect_vec_matches(got, vecs_.at(key), tol, 2.0);
   }
+
 
   // Each case's outputs against <name>.out<k>, and no output fewer than JAX gave.
   void expect_outputs_match(const std::map<std::string, CaseFn>& cases,

@@ -1,0 +1,106 @@
+// linearize evaluates f's forward pass once: f_jvp runs only the tangent program. Checked by
+// counting f's traces (a host counter in f) and its evaluations (a debug_print in f, which
+// prints each time its primal value is computed), and against jvp.
+#include "transforms/linearize.h"
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "core/ops.h"
+#include "core/primitives/debug.h"
+#include "gtest/gtest.h"
+#include "transforms/autodiff.h"
+#include "transforms/jit.h"
+#include "transforms/make_graph.h"
+
+namespace graft {
+namespace {
+
+std::vector<double> vals(const Array& a) { return a.to_vector<double>(); }
+
+void expect_same(const Array& a, const Array& b, double tol = 1e-12) {
+  ASSERT_EQ(shape_str(a.shape()), shape_str(b.shape()));
+  std::vector<double> x = vals(a), y = vals(b);
+  for (size_t i = 0; i < x.size(); ++i) EXPECT_NEAR(x[i], y[i], tol) << "at " << i;
+}
+
+class LinearizeTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    prev_ = set_debug_print_sink([this](const std::string& s) { lines_.push_back(s); });
+  }
+  void TearDown() override { set_debug_print_sink(prev_); }
+  std::vector<std::string> lines_;
+  DebugSink prev_;
+};
+
+const Array kX = array<double>({0.5, -1.25, 2.0});
+const Array kW = array<double>({1.0, 2.0, -1.0, 0.5, 0.25, 3.0}, Shape{2, 3});
+
+TEST_F(LinearizeTest, PrimalRunsOnceAndTangentsMatchJvp) {
+  int traces = 0;
+  auto f = [&](const Array& x, const Array& w) {
+    ++traces;
+    Array h = debug_print("h = {}", exp(matmul(w, sin(x))))[0];
+    return std::pair{tanh(h), sum(h * h)};
+  };
+  auto [out, f_jvp] = linearize(f, kX, kW);
+  EXPECT_EQ(traces, 1);
+  EXPECT_EQ(lines_.size(), 1u);  // the primal was computed once, here
+  const std::vector<std::pair<Array, Array>> tangents = {
+      {ones_like(kX), zeros_like(kW)},
+      {array<double>({0.1, -0.2, 0.3}), array<double>({1, 0, 0, 0, -1, 2}, Shape{2, 3})},
+      {zeros_like(kX), ones_like(kW)}};
+  for (const auto& [tx, tw] : tangents) {
+    auto t = f_jvp(tx, tw);
+    auto [y, want] = jvp([](const Array& x, const Array& w) {
+      Array h = exp(matmul(w, sin(x)));
+      return std::pair{tanh(h), sum(h * h)};
+    }, std::tuple{kX, kW}, std::tuple{tx, tw});
+    expect_same(t.first, want.first);
+    expect_same(t.second, want.second);
+    expect_same(out.first, y.first);
+  }
+  // Neither f nor its primal ran again for the three f_jvp calls.
+  EXPECT_EQ(traces, 1);
+  EXPECT_EQ(lines_.size(), 1u);
+}
+
+TEST_F(LinearizeTest, TangentProgramHasNoPrimalEquations) {
+  // The tangent of sin at x is cos(x) * t: cos(x) is a residual constant, so f_jvp's
+  // program multiplies and never applies sin or cos.
+  auto [y, f_jvp] = linearize([](const Array& x) { return sin(x); }, kX);
+  std::string g = make_graph([&](const Array& t) { return f_jvp(t); })(kX).str();
+  EXPECT_EQ(g.find("sin"), std::string::npos) << g;
+  EXPECT_EQ(g.find("cos"), std::string::npos) << g;
+  EXPECT_NE(g.find("mul"), std::string::npos) << g;
+  std::vector<double> x = vals(kX), t = {1.0, 2.0, 3.0}, got = vals(f_jvp(array<double>(t)));
+  for (int i = 0; i < 3; ++i) EXPECT_NEAR(got[i], std::cos(x[i]) * t[i], 1e-12);
+}
+
+TEST_F(LinearizeTest, ComposesWithJitAndGradAndChecksTangents) {
+  // Inside jit the primals are tracers: linearize still works (its residuals become inputs
+  // of the tangent program).
+  auto g = [](const Array& x) {
+    auto [y, f_jvp] = linearize([](const Array& a) { return a * a * a; }, x);
+    return f_jvp(ones_like(x)) + y;
+  };
+  std::vector<double> x = vals(kX), got = vals(jit(g)(kX)), d = vals(grad([&](const Array& a) {
+    return sum(g(a));
+  })(kX));
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_NEAR(got[i], 3 * x[i] * x[i] + x[i] * x[i] * x[i], 1e-12);
+    EXPECT_NEAR(d[i], 6 * x[i] + 3 * x[i] * x[i], 1e-12);
+  }
+  auto [y, f_jvp] = linearize([](const Array& a) { return a * 2.0; }, kX);
+  try {
+    f_jvp(ones({2}, DType::kF64));
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()).rfind("[linearize]", 0), 0u) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace graft

@@ -1,0 +1,193 @@
+// Jacobians and Hessians, like jax.jacfwd / jax.jacrev / jax.hessian: argnums, has_aux, pytree
+// inputs and pytree outputs.
+//
+//   Array j = graft::jacfwd(f)(x);                        // f: Array -> Array
+//   auto [jx, jy] = graft::jacrev(f, graft::argnums<0, 1>)(x, y);
+//   auto [j2, aux] = graft::jacrev(g, graft::has_aux)(x);  // g returns pair(out, aux)
+//   auto h = graft::hessian(loss, graft::argnums<0, 1>)(x, y);  // tuple of tuples
+//
+// As in JAX, the result nests the output's structure outside and the differentiated
+// arguments' structure inside: each output leaf holds a pytree like the argument (or, for
+// several argnums, a tuple of them) whose leaves have shape out_leaf.shape + in_leaf.shape.
+// With has_aux, f returns pair(output, aux) and the result is pair(jacobian, aux).
+// C++ types: the output pytree is rebuilt with each Array leaf replaced by that inner pytree
+// (std containers map to std containers); a GRAFT_TREE struct output can only hold Array
+// leaves, so it needs a single Array argument (a compile-time error otherwise).
+#pragma once
+
+#include <array>
+#include <map>
+#include <optional>
+#include <string>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "core/ir/graph.h"
+#include "core/tree.h"
+#include "transforms/argnums.h"
+#include "transforms/autodiff.h"
+
+namespace graft {
+namespace detail {
+
+// f's outputs at the primals and its Jacobians: jac[o * num_inputs + i] has shape
+// outputs[o].shape + primals[i].shape, for the first `num_diff` outputs (the others are aux).
+// num_diff is read after fn has been traced (fn sets it).
+struct Jacobians {
+  std::vector<Array> outputs;
+  std::vector<Array> jac;
+};
+// One jvp per input leaf, vmapped over a basis of its tangents.
+Jacobians jacfwd_flat(const char* op, const FlatFn& fn, const std::vector<Array>& primals,
+                      const size_t& num_diff);
+// One vjp, its pullback vmapped over a basis of each output's cotangents.
+Jacobians jacrev_flat(const char* op, const FlatFn& fn, const std::vector<Array>& primals,
+                      const size_t& num_diff);
+
+// `outer` with each leaf replaced by `inner`.
+TreeDef nest_defs(const TreeDef& outer, const TreeDef& inner);
+
+// The C++ type of a Jacobian: T's structure with each Array leaf replaced by J.
+template <typename T, typename J>
+struct JacType {  // a GRAFT_TREE struct: its fields are Arrays
+  static_assert(std::is_same_v<J, Array>,
+                "jacfwd/jacrev: a struct-valued output can hold only Array Jacobians: "
+                "differentiate w.r.t. a single Array argument, or return std containers");
+  using type = T;
+};
+template <typename T, typename J>
+using JacOf = typename JacType<T, J>::type;
+template <typename J>
+struct JacType<Array, J> {
+  using type = J;
+};
+template <typename T, typename J>
+struct JacType<std::vector<T>, J> {
+  using type = std::vector<JacOf<T, J>>;
+};
+template <typename T, size_t N, typename J>
+struct JacType<std::array<T, N>, J> {
+  using type = std::array<JacOf<T, J>, N>;
+};
+template <typename T, typename J>
+struct JacType<std::map<std::string, T>, J> {
+  using type = std::map<std::string, JacOf<T, J>>;
+};
+template <typename T, typename J>
+struct JacType<std::optional<T>, J> {
+  using type = std::optional<JacOf<T, J>>;
+};
+template <typename... Ts, typename J>
+struct JacType<std::tuple<Ts...>, J> {
+  using type = std::tuple<JacOf<Ts, J>...>;
+};
+template <typename A, typename B, typename J>
+struct JacType<std::pair<A, B>, J> {
+  using type = std::pair<JacOf<A, J>, JacOf<B, J>>;
+};
+
+template <typename Result, bool kAux>
+struct SplitAux {
+  using Out = Result;
+};
+template <typename Result>
+struct SplitAux<Result, true> {
+  using Out = std::decay_t<typename Result::first_type>;
+  using Aux = std::decay_t<typename Result::second_type>;
+};
+
+// The Jacobian of f(args...) w.r.t. args I... (forward or reverse mode).
+template <bool kForward, bool kAux, size_t... I, typename F, typename... Args>
+auto jacobian(const char* op, const F& f, const Args&... args) {
+  static_assert(sizeof...(I) > 0, "argnums must name at least one argument");
+  static_assert(((I < sizeof...(Args)) && ...), "argnums out of range");
+  auto all = std::tuple<Args...>(args...);
+  using Diff = std::tuple<std::decay_t<std::tuple_element_t<I, std::tuple<Args...>>>...>;
+  using Result = std::decay_t<decltype(std::apply(f, all))>;
+  using Out = typename SplitAux<Result, kAux>::Out;
+  // One argnum: the Jacobian's inner structure is that argument's; several: a tuple of them.
+  constexpr bool kOne = sizeof...(I) == 1;
+  using J = std::conditional_t<kOne, std::tuple_element_t<0, Diff>, Diff>;
+  auto [leaves, def] = tree_flatten(Diff(std::get<I>(all)...));
+  TreeDef result_def;
+  size_t num_diff = 0;
+  FlatFn fn = [&, def = def](const std::vector<Array>& ph) {
+    auto [outs, d] = tree_flatten(std::apply(f, substitute<I...>(all, tree_unflatten<Diff>(def, ph))));
+    result_def = d;
+    num_diff = kAux ? static_cast<size_t>(d.children[0].num_leaves) : outs.size();
+    return outs;
+  };
+  Jacobians j = kForward ? jacfwd_flat(op, fn, leaves, num_diff)
+                         : jacrev_flat(op, fn, leaves, num_diff);
+  TreeDef out_def = kAux ? result_def.children[0] : result_def;
+  auto jac = tree_unflatten<JacOf<Out, J>>(nest_defs(out_def, kOne ? def.children[0] : def),
+                                           j.jac);
+  if constexpr (kAux) {
+    using Aux = typename SplitAux<Result, kAux>::Aux;
+    std::vector<Array> aux(j.outputs.begin() + num_diff, j.outputs.end());
+    return std::pair{jac, tree_unflatten<Aux>(result_def.children[1], aux)};
+  } else {
+    return jac;
+  }
+}
+
+template <bool kForward, bool kAux, typename F, size_t... I>
+auto jacobian_fn(const char* op, F f, Argnums<I...>) {
+  return [op, f](const auto&... args) {
+    if constexpr (sizeof...(I) == 0) {
+      return jacobian<kForward, kAux, 0>(op, f, args...);
+    } else {
+      return jacobian<kForward, kAux, I...>(op, f, args...);
+    }
+  };
+}
+
+}  // namespace detail
+
+// jacfwd pushes one basis tangent per input element (vmap of jvp); jacrev pulls one basis
+// cotangent per output element (vmap of the pullback). Both require floating inputs; jacrev
+// floating outputs.
+template <typename F, size_t... I>
+auto jacfwd(F f, Argnums<I...> a = {}) {
+  return detail::jacobian_fn<true, false>("jacfwd", f, a);
+}
+template <typename F, size_t... I>
+auto jacfwd(F f, Argnums<I...> a, HasAux) {
+  return detail::jacobian_fn<true, true>("jacfwd", f, a);
+}
+template <typename F>
+auto jacfwd(F f, HasAux h) {
+  return jacfwd(f, argnums<0>, h);
+}
+template <typename F, size_t... I>
+auto jacrev(F f, Argnums<I...> a = {}) {
+  return detail::jacobian_fn<false, false>("jacrev", f, a);
+}
+template <typename F, size_t... I>
+auto jacrev(F f, Argnums<I...> a, HasAux) {
+  return detail::jacobian_fn<false, true>("jacrev", f, a);
+}
+template <typename F>
+auto jacrev(F f, HasAux h) {
+  return jacrev(f, argnums<0>, h);
+}
+
+// hessian(f, argnums) = jacfwd(jacrev(f, argnums), argnums), as in JAX: for scalar f of x,
+// shape x.shape + x.shape; for several arguments (or a pytree), the blocks nested
+// (outer: d/d first, inner: d/d second), e.g. h[0][1] = d2f / dx dy for argnums<0, 1>.
+template <typename F, size_t... I>
+auto hessian(F f, Argnums<I...> a = {}) {
+  return jacfwd(jacrev(f, a), a);
+}
+template <typename F, size_t... I>
+auto hessian(F f, Argnums<I...> a, HasAux h) {
+  return jacfwd(jacrev(f, a, h), a, h);
+}
+template <typename F>
+auto hessian(F f, HasAux h) {
+  return hessian(f, argnums<0>, h);
+}
+
+}  // namespace graft

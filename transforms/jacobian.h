@@ -144,50 +144,44 @@ auto jacobian_fn(const char* op, F f, Argnums<I...>) {
   };
 }
 
+// The options after f, as grad takes them: [argnums<...>] [has_aux].
+template <bool kForward, typename F>
+auto jacobian_opts(const char* op, F f) {
+  return jacobian_fn<kForward, false>(op, f, Argnums<>{});
+}
+template <bool kForward, typename F, size_t... I>
+auto jacobian_opts(const char* op, F f, Argnums<I...> a) {
+  return jacobian_fn<kForward, false>(op, f, a);
+}
+template <bool kForward, typename F, size_t... I>
+auto jacobian_opts(const char* op, F f, Argnums<I...> a, HasAux) {
+  return jacobian_fn<kForward, true>(op, f, a);
+}
+template <bool kForward, typename F>
+auto jacobian_opts(const char* op, F f, HasAux) {
+  return jacobian_fn<kForward, true>(op, f, Argnums<>{});
+}
+
 }  // namespace detail
 
-// jacfwd pushes one basis tangent per input element (vmap of jvp); jacrev pulls one basis
-// cotangent per output element (vmap of the pullback). Both require floating inputs; jacrev
-// floating outputs.
-template <typename F, size_t... I>
-auto jacfwd(F f, Argnums<I...> a = {}) {
-  return detail::jacobian_fn<true, false>("jacfwd", f, a);
+// jacfwd(f [, argnums<...>] [, has_aux]) pushes one basis tangent per input element (vmap of
+// jvp); jacrev pulls one basis cotangent per output element (vmap of the pullback). Both
+// require floating inputs; jacrev floating outputs.
+template <typename F, typename... Opts>
+auto jacfwd(F f, Opts... opts) {
+  return detail::jacobian_opts<true>("jacfwd", f, opts...);
 }
-template <typename F, size_t... I>
-auto jacfwd(F f, Argnums<I...> a, HasAux) {
-  return detail::jacobian_fn<true, true>("jacfwd", f, a);
-}
-template <typename F>
-auto jacfwd(F f, HasAux h) {
-  return jacfwd(f, argnums<0>, h);
-}
-template <typename F, size_t... I>
-auto jacrev(F f, Argnums<I...> a = {}) {
-  return detail::jacobian_fn<false, false>("jacrev", f, a);
-}
-template <typename F, size_t... I>
-auto jacrev(F f, Argnums<I...> a, HasAux) {
-  return detail::jacobian_fn<false, true>("jacrev", f, a);
-}
-template <typename F>
-auto jacrev(F f, HasAux h) {
-  return jacrev(f, argnums<0>, h);
+template <typename F, typename... Opts>
+auto jacrev(F f, Opts... opts) {
+  return detail::jacobian_opts<false>("jacrev", f, opts...);
 }
 
-// hessian(f, argnums) = jacfwd(jacrev(f, argnums), argnums), as in JAX: for scalar f of x,
-// shape x.shape + x.shape; for several arguments (or a pytree), the blocks nested
+// hessian(f [, argnums] [, has_aux]) = jacfwd(jacrev(f, ...), ...), as in JAX: for scalar f
+// of x, shape x.shape + x.shape; for several arguments (or a pytree), the blocks nested
 // (outer: d/d first, inner: d/d second), e.g. h[0][1] = d2f / dx dy for argnums<0, 1>.
-template <typename F, size_t... I>
-auto hessian(F f, Argnums<I...> a = {}) {
-  return jacfwd(jacrev(f, a), a);
-}
-template <typename F, size_t... I>
-auto hessian(F f, Argnums<I...> a, HasAux h) {
-  return jacfwd(jacrev(f, a, h), a, h);
-}
-template <typename F>
-auto hessian(F f, HasAux h) {
-  return hessian(f, argnums<0>, h);
+template <typename F, typename... Opts>
+auto hessian(F f, Opts... opts) {
+  return jacfwd(jacrev(f, opts...), opts...);
 }
 
 }  // namespace graft

@@ -6,6 +6,7 @@
 
 #include "core/ops.h"
 #include "gtest/gtest.h"
+#include "tests/transforms/expect_util.h"
 #include "transforms/autodiff.h"
 #include "transforms/control_flow.h"
 #include "transforms/jit.h"
@@ -15,17 +16,7 @@
 namespace graft {
 namespace {
 
-template <typename F>
-void expect_error(F f, const std::string& prefix, const std::string& part) {
-  try {
-    f();
-    FAIL() << "no error";
-  } catch (const Error& e) {
-    std::string m = e.what();
-    EXPECT_EQ(m.rfind(prefix, 0), 0u) << m;
-    EXPECT_NE(m.find(part), std::string::npos) << m;
-  }
-}
+using namespace testing_util;
 
 // carry * 1.5 + i, n times from i = lo: a plain loop as the reference.
 double reference(double c, int lo, int hi) {

@@ -9,6 +9,7 @@
 
 #include "core/ops.h"
 #include "gtest/gtest.h"
+#include "tests/transforms/expect_util.h"
 
 struct Pair2 {
   graft::Array u, v;
@@ -18,30 +19,7 @@ GRAFT_TREE(Pair2, u, v);
 namespace graft {
 namespace {
 
-std::vector<double> vals(const Array& a) { return a.to_vector<double>(); }
-
-void expect_near(const Array& a, const std::vector<double>& want, double tol = 1e-9) {
-  std::vector<double> got = vals(a);
-  ASSERT_EQ(got.size(), want.size());
-  for (size_t i = 0; i < got.size(); ++i) EXPECT_NEAR(got[i], want[i], tol) << "at " << i;
-}
-
-void expect_same(const Array& a, const Array& b, double tol = 1e-10) {
-  ASSERT_EQ(shape_str(a.shape()), shape_str(b.shape()));
-  expect_near(a, vals(b), tol);
-}
-
-template <typename F>
-void expect_error(F f, const std::string& prefix, const std::string& part) {
-  try {
-    f();
-    FAIL() << "no error";
-  } catch (const Error& e) {
-    std::string m = e.what();
-    EXPECT_EQ(m.rfind(prefix, 0), 0u) << m;
-    EXPECT_NE(m.find(part), std::string::npos) << m;
-  }
-}
+using namespace testing_util;
 
 // Central differences of g: R^n (f64, any shape) -> Array, as shape out.shape + x.shape.
 template <typename G>

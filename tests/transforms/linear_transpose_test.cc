@@ -7,28 +7,20 @@
 
 #include "core/ops.h"
 #include "gtest/gtest.h"
+#include "tests/transforms/expect_util.h"
 
 namespace graft {
 namespace {
 
-std::vector<double> vals(const Array& a) { return a.to_vector<double>(); }
+using testing_util::vals;
 
-void expect_near(const Array& a, const std::vector<double>& want, double tol = 1e-12) {
-  std::vector<double> got = vals(a);
-  ASSERT_EQ(got.size(), want.size());
-  for (size_t i = 0; i < got.size(); ++i) EXPECT_NEAR(got[i], want[i], tol) << "at " << i;
+void expect_near(const Array& a, const std::vector<double>& want) {
+  testing_util::expect_near(a, want, 1e-12);
 }
 
 template <typename F>
 void expect_error(F f, const std::string& part) {
-  try {
-    f();
-    FAIL() << "no error";
-  } catch (const Error& e) {
-    std::string m = e.what();
-    EXPECT_EQ(m.rfind("[linear_transpose]", 0), 0u) << m;
-    EXPECT_NE(m.find(part), std::string::npos) << m;
-  }
+  testing_util::expect_error(f, "[linear_transpose]", part);
 }
 
 const Array kA = array<double>({1, 2, 3, 4, 5, 6}, Shape{2, 3});

@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "core/ops.h"
-#include "core/primitives/debug.h"
 #include "gtest/gtest.h"
+#include "tests/transforms/expect_util.h"
 #include "transforms/autodiff.h"
 #include "transforms/jit.h"
 #include "transforms/make_graph.h"
@@ -17,28 +17,15 @@
 namespace graft {
 namespace {
 
-std::vector<double> vals(const Array& a) { return a.to_vector<double>(); }
+using testing_util::vals;
 
-void expect_same(const Array& a, const Array& b, double tol = 1e-12) {
-  ASSERT_EQ(shape_str(a.shape()), shape_str(b.shape()));
-  std::vector<double> x = vals(a), y = vals(b);
-  for (size_t i = 0; i < x.size(); ++i) EXPECT_NEAR(x[i], y[i], tol) << "at " << i;
-}
-
-class LinearizeTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    prev_ = set_debug_print_sink([this](const std::string& s) { lines_.push_back(s); });
-  }
-  void TearDown() override { set_debug_print_sink(prev_); }
-  std::vector<std::string> lines_;
-  DebugSink prev_;
-};
+void expect_same(const Array& a, const Array& b) { testing_util::expect_same(a, b, 1e-12); }
 
 const Array kX = array<double>({0.5, -1.25, 2.0});
 const Array kW = array<double>({1.0, 2.0, -1.0, 0.5, 0.25, 3.0}, Shape{2, 3});
 
-TEST_F(LinearizeTest, PrimalRunsOnceAndTangentsMatchJvp) {
+TEST(LinearizeTest, PrimalRunsOnceAndTangentsMatchJvp) {
+  testing_util::DebugPrintCapture printed;
   int traces = 0;
   auto f = [&](const Array& x, const Array& w) {
     ++traces;
@@ -47,7 +34,7 @@ TEST_F(LinearizeTest, PrimalRunsOnceAndTangentsMatchJvp) {
   };
   auto [out, f_jvp] = linearize(f, kX, kW);
   EXPECT_EQ(traces, 1);
-  EXPECT_EQ(lines_.size(), 1u);  // the primal was computed once, here
+  EXPECT_EQ(printed.lines.size(), 1u);  // the primal was computed once, here
   const std::vector<std::pair<Array, Array>> tangents = {
       {ones_like(kX), zeros_like(kW)},
       {array<double>({0.1, -0.2, 0.3}), array<double>({1, 0, 0, 0, -1, 2}, Shape{2, 3})},
@@ -64,10 +51,10 @@ TEST_F(LinearizeTest, PrimalRunsOnceAndTangentsMatchJvp) {
   }
   // Neither f nor its primal ran again for the three f_jvp calls.
   EXPECT_EQ(traces, 1);
-  EXPECT_EQ(lines_.size(), 1u);
+  EXPECT_EQ(printed.lines.size(), 1u);
 }
 
-TEST_F(LinearizeTest, TangentProgramHasNoPrimalEquations) {
+TEST(LinearizeTest, TangentProgramHasNoPrimalEquations) {
   // The tangent of sin at x is cos(x) * t: cos(x) is a residual constant, so f_jvp's
   // program multiplies and never applies sin or cos.
   auto [y, f_jvp] = linearize([](const Array& x) { return sin(x); }, kX);
@@ -79,7 +66,7 @@ TEST_F(LinearizeTest, TangentProgramHasNoPrimalEquations) {
   for (int i = 0; i < 3; ++i) EXPECT_NEAR(got[i], std::cos(x[i]) * t[i], 1e-12);
 }
 
-TEST_F(LinearizeTest, ComposesWithJitAndGradAndChecksTangents) {
+TEST(LinearizeTest, ComposesWithJitAndGradAndChecksTangents) {
   // Inside jit the primals are tracers: linearize still works (its residuals become inputs
   // of the tangent program).
   auto g = [](const Array& x) {

@@ -1,5 +1,7 @@
 #include "transforms/jacobian.h"
 
+#include <algorithm>
+
 #include "core/ir/ad.h"
 #include "core/ir/batching.h"
 #include "core/ops.h"
@@ -22,13 +24,39 @@ Shape concat(const Shape& a, const Shape& b) {
   return s;
 }
 
+bool is_struct_kind(const std::string& kind) {
+  for (const char* k : {"*", "vector", "array", "map", "some", "none", "tuple", "pair"}) {
+    if (kind == k) return false;
+  }
+  return true;
+}
+
+TreeDef nest(const TreeDef& outer, const TreeDef& inner, size_t first, std::vector<size_t>* order) {
+  if (outer.kind == "*") {
+    order->push_back(first);
+    return inner;
+  }
+  std::vector<size_t> firsts, idx;
+  for (const TreeDef& c : outer.children) {
+    idx.push_back(firsts.size());
+    firsts.push_back(first);
+    first += static_cast<size_t>(c.num_leaves);
+  }
+  const bool to_map = inner.kind != "*" && is_struct_kind(outer.kind);
+  std::vector<std::string> keys = outer.keys;
+  if (to_map) {  // a map's children go by key
+    std::stable_sort(idx.begin(), idx.end(),
+                     [&](size_t a, size_t b) { return outer.keys[a] < outer.keys[b]; });
+    for (size_t k = 0; k < idx.size(); ++k) keys[k] = outer.keys[idx[k]];
+  }
+  std::vector<TreeDef> children;
+  for (size_t k : idx) children.push_back(nest(outer.children[k], inner, firsts[k], order));
+  return make_def(to_map ? "map" : outer.kind, std::move(keys), std::move(children));
+}
 }  // namespace
 
-TreeDef nest_defs(const TreeDef& outer, const TreeDef& inner) {
-  if (outer.kind == "*") return inner;
-  std::vector<TreeDef> children;
-  for (const TreeDef& c : outer.children) children.push_back(nest_defs(c, inner));
-  return make_def(outer.kind, outer.keys, std::move(children));
+TreeDef nest_defs(const TreeDef& outer, const TreeDef& inner, std::vector<size_t>* order) {
+  return nest(outer, inner, 0, order);
 }
 
 Jacobians jacfwd_flat(const char* op, const FlatFn& fn, const std::vector<Array>& primals,

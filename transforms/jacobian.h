@@ -11,8 +11,9 @@
 // several argnums, a tuple of them) whose leaves have shape out_leaf.shape + in_leaf.shape.
 // With has_aux, f returns pair(output, aux) and the result is pair(jacobian, aux).
 // C++ types: the output pytree is rebuilt with each Array leaf replaced by that inner pytree
-// (std containers map to std containers); a GRAFT_TREE struct output can only hold Array
-// leaves, so it needs a single Array argument (a compile-time error otherwise).
+// (std containers map to std containers); a GRAFT_TREE struct output holds Array leaves, so
+// when the inner is a pytree (hessian of a Params) it becomes a std::map from field name, as
+// JAX's nesting of a dict: hessian(loss)(params).at("w").b is d2 loss / dw db.
 #pragma once
 
 #include <array>
@@ -46,19 +47,34 @@ Jacobians jacfwd_flat(const char* op, const FlatFn& fn, const std::vector<Array>
 Jacobians jacrev_flat(const char* op, const FlatFn& fn, const std::vector<Array>& primals,
                       const size_t& num_diff);
 
-// `outer` with each leaf replaced by `inner`.
-TreeDef nest_defs(const TreeDef& outer, const TreeDef& inner);
+// `outer` with each leaf replaced by `inner`, and a GRAFT_TREE struct of the outer turned
+// into a map by field name when the inner is not a single leaf (see JacType). *order gets
+// the outer's leaves (their positions) in the order of the result.
+TreeDef nest_defs(const TreeDef& outer, const TreeDef& inner, std::vector<size_t>* order);
 
-// The C++ type of a Jacobian: T's structure with each Array leaf replaced by J.
+// The C++ type of a Jacobian: T's structure with each Array leaf replaced by J. A GRAFT_TREE
+// struct's fields can only be Arrays, so for a J other than Array the struct becomes a
+// std::map from field name to its fields' Jacobians (as JAX's dict-like nesting); that needs
+// all fields of one type.
 template <typename T, typename J>
-struct JacType {  // a GRAFT_TREE struct: its fields are Arrays
-  static_assert(std::is_same_v<J, Array>,
-                "jacfwd/jacrev: a struct-valued output can hold only Array Jacobians: "
-                "differentiate w.r.t. a single Array argument, or return std containers");
-  using type = T;
-};
+struct JacType;
 template <typename T, typename J>
 using JacOf = typename JacType<T, J>::type;
+template <typename Refs>
+struct SameFields;
+template <typename First, typename... Rest>
+struct SameFields<std::tuple<First&, Rest&...>> {
+  using type = std::decay_t<First>;
+  static_assert((std::is_same_v<std::decay_t<First>, std::decay_t<Rest>> && ...),
+                "jacfwd/jacrev: a struct output whose Jacobians are pytrees becomes a std::map "
+                "by field name, which needs all its fields of one type");
+};
+template <typename T, typename J>
+struct JacType {  // a GRAFT_TREE struct
+  using Field = typename SameFields<decltype(FieldsOf<T>::get(std::declval<T&>()))>::type;
+  using type = std::conditional_t<std::is_same_v<J, Array>, T,
+                                  std::map<std::string, JacOf<Field, J>>>;
+};
 template <typename J>
 struct JacType<Array, J> {
   using type = J;
@@ -122,8 +138,16 @@ auto jacobian(const char* op, const F& f, const Args&... args) {
   Jacobians j = kForward ? jacfwd_flat(op, fn, leaves, num_diff)
                          : jacrev_flat(op, fn, leaves, num_diff);
   TreeDef out_def = kAux ? result_def.children[0] : result_def;
-  auto jac = tree_unflatten<JacOf<Out, J>>(nest_defs(out_def, kOne ? def.children[0] : def),
-                                           j.jac);
+  const TreeDef& in_def = kOne ? def.children[0] : def;
+  std::vector<size_t> order;
+  TreeDef jac_def = nest_defs(out_def, in_def, &order);
+  std::vector<Array> jac_leaves;
+  const size_t n_in = leaves.size();
+  for (size_t o : order) {
+    jac_leaves.insert(jac_leaves.end(), j.jac.begin() + static_cast<long>(o * n_in),
+                      j.jac.begin() + static_cast<long>((o + 1) * n_in));
+  }
+  auto jac = tree_unflatten<JacOf<Out, J>>(jac_def, jac_leaves);
   if constexpr (kAux) {
     using Aux = typename SplitAux<Result, kAux>::Aux;
     std::vector<Array> aux(j.outputs.begin() + num_diff, j.outputs.end());

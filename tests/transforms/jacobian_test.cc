@@ -195,6 +195,33 @@ TEST(HessianTest, PytreeInputAgainstFiniteDifferencesOfTheGradient) {
   expect_near(h.at("a").at("a"), finite_jacobian(grad_a, t.at("a")), 1e-6);
 }
 
+TEST(HessianTest, StructParamsGiveAMapByFieldName) {
+  // A GRAFT_TREE struct holds only Arrays, so hessian(loss)(params) is a map from field
+  // name to a Pair2 of blocks (JAX's nesting of a dict): h.at("u").v = d2 loss / du dv.
+  Array x = array<double>({1.0, -2.0});
+  auto loss = [&](const Pair2& p) { return sum(square(tanh(matmul(p.u, x) + p.v))); };
+  Pair2 p{array<double>({0.3, -0.1, 0.2, 0.4}, Shape{2, 2}), array<double>({0.1, -0.3})};
+  auto h = hessian(loss)(p);
+  static_assert(std::is_same_v<decltype(h), std::map<std::string, Pair2>>);
+  ASSERT_EQ(shape_str(h.at("u").u.shape()), "(2, 2, 2, 2)");
+  ASSERT_EQ(shape_str(h.at("u").v.shape()), "(2, 2, 2)");
+  ASSERT_EQ(shape_str(h.at("v").u.shape()), "(2, 2, 2)");
+  ASSERT_EQ(shape_str(h.at("v").v.shape()), "(2, 2)");
+  // Each block against central differences of the gradient's field.
+  auto grad_field = [&](bool of_u, bool by_u) {
+    return [&, of_u, by_u](const Array& a) {
+      Pair2 q = p;
+      (by_u ? q.u : q.v) = a;
+      Pair2 g = jacrev(loss)(q);
+      return of_u ? g.u : g.v;
+    };
+  };
+  expect_near(h.at("u").u, finite_jacobian(grad_field(true, true), p.u), 1e-6);
+  expect_near(h.at("u").v, finite_jacobian(grad_field(true, false), p.v), 1e-6);
+  expect_near(h.at("v").u, finite_jacobian(grad_field(false, true), p.u), 1e-6);
+  expect_near(h.at("v").v, finite_jacobian(grad_field(false, false), p.v), 1e-6);
+}
+
 TEST(HessianTest, HasAuxPassesTheAuxThrough) {
   auto f = [](const Array& x) { return std::pair{sum(exp(x)), x * 2.0}; };
   auto [h, aux] = hessian(f, has_aux)(kX);

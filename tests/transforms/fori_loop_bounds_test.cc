@@ -43,6 +43,20 @@ TEST(ForiLoopBoundsTest, ConcreteArrayBoundsRunAsAScanSoGradWorks) {
   auto f = [](const Array& c) { return fori_loop(Array(0), array<int>({3}, Shape{}), step, c); };
   EXPECT_NEAR(f(x).item<double>(), reference(2.0, 0, 3), 1e-12);
   EXPECT_NEAR(grad(f)(x).item<double>(), std::pow(1.5, 3), 1e-12);
+  // i has the bounds' dtype, traced or not.
+  for (bool traced : {false, true}) {
+    DType seen = DType::kF32;
+    auto g = [&](const Array& lo, const Array& hi) {
+      return fori_loop(lo, hi, [&](const Array& i, const Array& c) {
+        seen = i.dtype();
+        return c + 1.0;
+      }, x);
+    };
+    Array lo = astype(Array(0), DType::kI64), hi = astype(Array(2), DType::kI64);
+    Array y = traced ? jit(g)(lo, hi) : g(lo, hi);
+    EXPECT_NEAR(y.item<double>(), 4.0, 1e-12);
+    EXPECT_EQ(seen, DType::kI64) << traced;
+  }
 }
 
 TEST(ForiLoopBoundsTest, JvpAndVmapWorkGradFailsAsJax) {

@@ -13,6 +13,7 @@
 #include "transforms/autodiff.h"
 #include "transforms/jit.h"
 #include "transforms/make_graph.h"
+#include "transforms/vmap.h"
 
 namespace graft {
 namespace {
@@ -64,6 +65,12 @@ TEST(LinearizeTest, TangentProgramHasNoPrimalEquations) {
   EXPECT_NE(g.find("mul"), std::string::npos) << g;
   std::vector<double> x = vals(kX), t = {1.0, 2.0, 3.0}, got = vals(f_jvp(array<double>(t)));
   for (int i = 0; i < 3; ++i) EXPECT_NEAR(got[i], std::cos(x[i]) * t[i], 1e-12);
+  // vmap of f_jvp over a batch of tangents: each row as f_jvp of that row.
+  Array ts = array<double>({1, 2, 3, -1, 0.5, 0}, Shape{2, 3});
+  Array batched = vmap([&](const Array& r) { return f_jvp(r); })(ts);
+  std::vector<double> b = vals(batched), tv = vals(ts);
+  ASSERT_EQ(b.size(), 6u);
+  for (int k = 0; k < 6; ++k) EXPECT_NEAR(b[k], std::cos(x[k % 3]) * tv[k], 1e-12);
 }
 
 TEST(LinearizeTest, ComposesWithJitAndGradAndChecksTangents) {

@@ -1,6 +1,7 @@
 // jacfwd / jacrev / hessian with argnums, has_aux, pytree inputs and pytree outputs: nesting
 // as JAX's (output structure outside, argument structure inside), values against closed
-// forms and central finite differences, jacfwd against jacrev.
+// forms, central finite differences and JAX-recorded Jacobians
+// (tools/make_jacobian_vectors.py), jacfwd against jacrev.
 #include "transforms/jacobian.h"
 
 #include <cmath>
@@ -230,6 +231,39 @@ TEST(HessianTest, HasAuxPassesTheAuxThrough) {
     for (int j = 0; j < 3; ++j) d.push_back(i == j ? std::exp(x[i]) : 0.0);
   expect_near(h, d);
   expect_near(aux, {1.0, -2.5, 4.0});
+}
+
+struct RecordedLeaf {
+  Shape shape;
+  std::vector<double> values;
+};
+#include "tests/transforms/testdata/jacobian_jax.inc"
+
+void expect_recorded(const std::vector<Array>& leaves, const std::vector<RecordedLeaf>& want) {
+  ASSERT_EQ(leaves.size(), want.size());
+  for (size_t k = 0; k < want.size(); ++k) {
+    EXPECT_EQ(shape_str(leaves[k].shape()), shape_str(want[k].shape)) << "leaf " << k;
+    expect_near(leaves[k], want[k].values, 1e-12);
+  }
+}
+
+// The cases of tools/make_jacobian_vectors.py, leaves compared in JAX's tree_leaves order.
+TEST(JacobianTest, MatchesJaxRecordedNestingAndValues) {
+  using Dict = std::map<std::string, Array>;
+  Dict p{{"a", array<double>({0.5, -1.5})},
+         {"b", array<double>({0.3, -0.2, 0.1, 0.4}, Shape{2, 2})}};
+  Array x = array<double>({0.25, -0.75, 1.5});
+  auto f = [](const Dict& q, const Array& y) {
+    Array a0 = reshape(slice(q.at("a"), {0}, {1}), Shape{});
+    return Dict{{"u", tanh(matmul(q.at("b"), q.at("a"))) * sum(y)}, {"w", sin(y) * a0}};
+  };
+  auto g = [](const Dict& q, const Array& y) {
+    return sum(square(tanh(matmul(q.at("b"), q.at("a")) + slice(y, {0}, {2})))) *
+           reshape(slice(y, {2}, {3}), Shape{});
+  };
+  expect_recorded(tree_leaves(jacrev(f, argnums<0, 1>)(p, x)), kJacrevDictOutput);
+  expect_recorded(tree_leaves(jacfwd(f, argnums<0, 1>)(p, x)), kJacfwdDictOutput);
+  expect_recorded(tree_leaves(hessian(g, argnums<0, 1>)(p, x)), kHessianTwoArgs);
 }
 
 TEST(JacobianTest, IntegerInputsAndOutputsAreErrors) {

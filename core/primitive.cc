@@ -1,6 +1,7 @@
 #include "core/primitive.h"
 
 #include "core/error.h"
+#include "core/ir/name_scope.h"
 #include "core/ir/program.h"
 #include "core/primitives/debug.h"
 
@@ -84,6 +85,7 @@ std::vector<Array> bind(std::shared_ptr<const Primitive> p, std::vector<Array> i
   // The one place every primitive's outputs are made: a shape whose element count or byte
   // size overflows int64 is an error here, before anything is sized from it.
   for (const Aval& a : node->avals) check_shape(p->name(), a.shape, a.dtype);
+  detail::note_name_scope(p);
   node->primitive = std::move(p);
   node->inputs = std::move(inputs);
   // A collective only runs inside the pmap / vmap that binds its axis: it is part of that

@@ -2,8 +2,6 @@
 
 #include "core/ops_util.h"
 #include "core/primitives/elementwise.h"
-#include "transforms/vmap.h"
-#include "core/ir/batching.h"
 
 namespace graft {
 
@@ -37,59 +35,4 @@ void check_scalar_output(const char* op, const Array& out) {
 
 }  // namespace detail
 
-namespace {
-// eye(n) reshaped to (n, *shape): the standard basis, one element per row.
-Array basis(const Shape& shape, DType dtype) {
-  int64_t n = numel(shape);
-  Shape s{n};
-  s.insert(s.end(), shape.begin(), shape.end());
-  return reshape(eye(n, std::nullopt, 0, dtype), s);
-}
-
-Shape concat(const Shape& a, const Shape& b) {
-  Shape s = a;
-  s.insert(s.end(), b.begin(), b.end());
-  return s;
-}
-}  // namespace
-
-namespace detail {
-
-std::vector<Array> jacfwd_leaves(const LeavesToArray& f, const std::vector<Array>& leaves) {
-  check_differentiable("jacfwd", leaves);
-  FlatFn fn = [&f](const std::vector<Array>& ls) { return std::vector<Array>{f(ls)}; };
-  std::vector<Array> out;
-  for (size_t i = 0; i < leaves.size(); ++i) {
-    // Tangent basis for leaf i; the other leaves' tangents are symbolic zeros.
-    FlatFn push = [&](const std::vector<Array>& t) {
-      std::vector<Array> ts(leaves.size());
-      ts[i] = t[0];
-      return jvp_flat(fn, leaves, ts).second;
-    };
-    const Array& x = leaves[i];
-    VmapResult r = vmap_flat(push, {basis(x.shape(), x.dtype())}, {0}, std::nullopt);
-    Array stacked = move_batch_axis(r.outputs[0], r.dims[0], 0, r.axis_size);  // (n, *out)
-    Shape out_shape(stacked.shape().begin() + 1, stacked.shape().end());
-    out.push_back(reshape(moveaxis(stacked, 0, -1), concat(out_shape, x.shape())));
-  }
-  return out;
-}
-
-std::vector<Array> jacrev_leaves(const LeavesToArray& f, const std::vector<Array>& leaves) {
-  check_differentiable("jacrev", leaves);
-  FlatFn fn = [&f](const std::vector<Array>& ls) { return std::vector<Array>{f(ls)}; };
-  VjpResult v = vjp_flat(fn, leaves);
-  const Array& y = v.outputs[0];
-  if (!is_floating(y.dtype())) fail("jacrev", "requires a floating output, got ", y.aval().str());
-  FlatFn pull = [&v](const std::vector<Array>& ct) { return v.pullback(ct); };
-  VmapResult r = vmap_flat(pull, {basis(y.shape(), y.dtype())}, {0}, std::nullopt);
-  std::vector<Array> out;
-  for (size_t i = 0; i < leaves.size(); ++i) {
-    Array rows = move_batch_axis(r.outputs[i], r.dims[i], 0, r.axis_size);  // (m, *leaf)
-    out.push_back(reshape(rows, concat(y.shape(), leaves[i].shape())));
-  }
-  return out;
-}
-
-}  // namespace detail
 }  // namespace graft

@@ -1,5 +1,6 @@
 // Automatic differentiation over pytrees: grad, value_and_grad (argnums, has_aux), vjp, jvp,
-// linearize, jacfwd, jacrev, hessian, stop_gradient. Names and semantics follow JAX.
+// stop_gradient; linearize (transforms/linearize.h) and jacfwd, jacrev, hessian
+// (transforms/jacobian.h) come with it. Names and semantics follow JAX.
 //
 //   auto g = graft::grad(loss)(params, batch);                 // a Params
 //   auto [l, g2] = graft::value_and_grad(loss, graft::argnums<0, 1>)(params, batch);
@@ -201,53 +202,8 @@ auto jvp(F f, const std::tuple<Args...>& primals, const std::tuple<Args...>& tan
   return std::pair{tree_unflatten<Result>(out_def, outs), tree_unflatten<Result>(out_def, touts)};
 }
 
-// linearize(f, args...) -> pair(outputs, f_jvp) where f_jvp(tangents...) gives the output
-// tangents at the fixed primal point. (The forward pass is recomputed lazily per call: graft's
-// graphs are lazy, so nothing runs until a result is read.)
-template <typename F, typename... Args>
-auto linearize(F f, const Args&... args) {
-  auto primals = std::tuple<Args...>(args...);
-  auto out = std::apply(f, primals);
-  auto f_jvp = [f, primals](const Args&... tangents) {
-    return jvp(f, primals, std::tuple<Args...>(tangents...)).second;
-  };
-  return std::pair{out, f_jvp};
-}
-
-namespace detail {
-using LeavesToArray = std::function<Array(const std::vector<Array>&)>;
-// The Jacobian of f with respect to each leaf: shape out.shape + leaf.shape.
-std::vector<Array> jacfwd_leaves(const LeavesToArray& f, const std::vector<Array>& leaves);
-std::vector<Array> jacrev_leaves(const LeavesToArray& f, const std::vector<Array>& leaves);
-
-template <bool kForward, typename F, typename X>
-auto jacobian(const F& f, const X& x) {
-  auto [leaves, def] = tree_flatten(x);
-  LeavesToArray g = [&f, def = def](const std::vector<Array>& ls) {
-    return f(tree_unflatten<X>(def, ls));
-  };
-  std::vector<Array> j = kForward ? jacfwd_leaves(g, leaves) : jacrev_leaves(g, leaves);
-  return tree_unflatten<X>(def, j);
-}
-}  // namespace detail
-
-// Jacobians of f: X -> Array, where X is an Array or any pytree of Arrays. The result has X's
-// structure; each leaf has shape out.shape + leaf.shape. jacfwd pushes one basis tangent per
-// input element (vmap of jvp), jacrev pulls one basis cotangent per output element (vmap of
-// the pullback).
-template <typename F>
-auto jacfwd(F f) {
-  return [f](const auto& x) { return detail::jacobian<true>(f, x); };
-}
-template <typename F>
-auto jacrev(F f) {
-  return [f](const auto& x) { return detail::jacobian<false>(f, x); };
-}
-// hessian(f)(x) = jacfwd(jacrev(f))(x) for scalar-valued f of an Array: shape
-// x.shape + x.shape.
-template <typename F>
-auto hessian(F f) {
-  return [f](const Array& x) { return jacfwd([&f](const Array& y) { return jacrev(f)(y); })(x); };
-}
-
 }  // namespace graft
+
+// jacfwd / jacrev / hessian and linearize live in their own headers, part of this API.
+#include "transforms/jacobian.h"
+#include "transforms/linearize.h"

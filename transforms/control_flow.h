@@ -134,16 +134,51 @@ Carry while_loop(C cond_fn, B body_fn, const Carry& init) {
 
 // for i in [lower, upper): carry = body_fn(i, carry), i an i32 scalar. Static bounds lower to
 // a scan, so fori_loop is differentiable in both modes.
+namespace detail {
+// The static loop: a scan over i = lower, ..., upper - 1 of the given integer dtype.
 template <typename B, typename Carry>
-Carry fori_loop(int64_t lower, int64_t upper, B body_fn, const Carry& init) {
+Carry fori_scan(int64_t lower, int64_t upper, DType dtype, B body_fn, const Carry& init) {
   if (upper <= lower) return init;
-  Array is = arange(static_cast<double>(lower), static_cast<double>(upper), 1.0, DType::kI32);
+  Array is = arange(static_cast<double>(lower), static_cast<double>(upper), 1.0, dtype);
   return scan(
              [body_fn](const Carry& c, const Array& i) {
                return std::pair{Carry(body_fn(i, c)), std::tuple<>{}};
              },
              init, is)
       .first;
+}
+}  // namespace detail
+
+template <typename B, typename Carry>
+Carry fori_loop(int64_t lower, int64_t upper, B body_fn, const Carry& init) {
+  return detail::fori_scan(lower, upper, DType::kI32, body_fn, init);
+}
+
+namespace detail {
+// fori_loop's bounds as two integer scalars of one dtype (a weak one takes the other's, as
+// JAX's Python-int bounds do); fails as JAX does on unequal types.
+std::pair<Array, Array> fori_bounds(const Array& lower, const Array& upper);
+}  // namespace detail
+
+// fori_loop with Array bounds (integer scalars): concrete ones (evaluated, not traced) are
+// read and the loop is a scan as above (i of the bounds' dtype); traced ones lower to a while_loop over
+// (i, upper, carry), i of the bounds' dtype, as JAX does. That loop has jvp and vmap but, like
+// JAX's, no reverse mode: grad fails, naming fori_loop with dynamic bounds.
+template <typename B, typename Carry>
+Carry fori_loop(const Array& lower, const Array& upper, B body_fn, const Carry& init) {
+  auto [lo, hi] = detail::fori_bounds(lower, upper);
+  if (!lo.is_tracer() && !hi.is_tracer()) {
+    return detail::fori_scan(lo.item<int64_t>(), hi.item<int64_t>(), lo.dtype(), body_fn, init);
+  }
+  using State = std::tuple<Array, Array, Carry>;
+  State out = while_loop(
+      [](const State& s) { return std::get<0>(s) < std::get<1>(s); },
+      [body_fn](const State& s) {
+        const Array& i = std::get<0>(s);
+        return State{i + 1, std::get<1>(s), Carry(body_fn(i, std::get<2>(s)))};
+      },
+      State{lo, hi, init});
+  return std::get<2>(out);
 }
 
 }  // namespace graft

@@ -4,6 +4,7 @@
 // every name in the text is unique.
 #include <sstream>
 
+#include "core/ir/name_scope.h"
 #include "core/ir/program.h"
 
 namespace graft {
@@ -60,7 +61,8 @@ void print(const Program& p, const std::string& indent, int* next, std::ostrings
       names[instr.out[k]] = var_name((*next)++);
       s << (k ? " " : "") << typed(instr.out[k]);
     }
-    s << " = " << instr.prim->name();
+    std::string scope = detail::name_scope_of(instr.prim.get());
+    s << " = " << (scope.empty() ? "" : scope + "/") << instr.prim->name();
     std::string params = instr.prim->params();
     std::vector<SubProgram> subs = instr.prim->sub_programs();
     if (!params.empty() || !subs.empty()) s << "[" << params;

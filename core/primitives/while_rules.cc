@@ -161,8 +161,9 @@ class WhileRule : public WhilePrimitive {
   std::vector<Array> vjp(const std::vector<Array>&, const std::vector<Array>&,
                          const std::vector<Array>&) const override {
     fail("while_loop",
-         "reverse-mode differentiation is not supported: use fori_loop with static bounds or "
-         "scan");
+         "Reverse-mode differentiation does not work for lax.while_loop or lax.fori_loop "
+         "with dynamic start/stop values. Try using lax.scan, or using fori_loop with static "
+         "start/stop.");
   }
 
   Batched vmap(const std::vector<Array>& args, const std::vector<int>& dims) const override {

@@ -337,3 +337,4 @@ std::vector<Array> debug_print(const std::string& fmt, const Array& first, const
 #include "core/ops_numpy_fft.h"
 #include "core/ops_lax_scan.h"
 #include "core/ops_index_update.h"
+#include "core/ops_numpy_eig.h"

@@ -107,27 +107,22 @@ Array fft_core(const char* op, FftType type, const Array& a0, std::optional<Shap
     for (int i = 0; i < k; ++i) lengths.push_back(a.shape()[r - k + i]);
     if (type == FftType::kIrfft) lengths.back() = std::max<int64_t>(0, 2 * (lengths.back() - 1));
   }
+  // A real transform over k > 1 axes: the complex one over all but the last axis, moved to
+  // the end for it (and back), with the real one over the last axis before (rfft) or after.
+  const Shape rest(lengths.begin(), lengths.end() - 1);
+  auto fft_rest = [&](const Array& x, FftType t) {
+    std::vector<int> p2, i2(r);
+    for (int d = 0; d < r - k; ++d) p2.push_back(d);
+    p2.push_back(r - 1);
+    for (int d = r - k; d < r - 1; ++d) p2.push_back(d);
+    for (int i = 0; i < r; ++i) i2[p2[i]] = i;
+    return transpose(trailing_fft(transpose(x, p2), t, rest), i2);
+  };
   Array out;
   if (type == FftType::kRfft && k > 1) {
-    // rfft over the last axis, then fft over the others.
-    out = lax_fft(a, FftType::kRfft, Shape{lengths.back()});
-    Shape rest(lengths.begin(), lengths.end() - 1);
-    std::vector<int> p2, i2(r);
-    for (int d = 0; d < r - k; ++d) p2.push_back(d);
-    p2.push_back(r - 1);
-    for (int d = r - k; d < r - 1; ++d) p2.push_back(d);
-    for (int i = 0; i < r; ++i) i2[p2[i]] = i;
-    out = transpose(trailing_fft(transpose(out, p2), FftType::kFft, rest), i2);
+    out = fft_rest(lax_fft(a, FftType::kRfft, Shape{lengths.back()}), FftType::kFft);
   } else if (type == FftType::kIrfft && k > 1) {
-    // ifft over all but the last axis, then irfft over the last.
-    Shape rest(lengths.begin(), lengths.end() - 1);
-    std::vector<int> p2, i2(r);
-    for (int d = 0; d < r - k; ++d) p2.push_back(d);
-    p2.push_back(r - 1);
-    for (int d = r - k; d < r - 1; ++d) p2.push_back(d);
-    for (int i = 0; i < r; ++i) i2[p2[i]] = i;
-    Array mid = transpose(trailing_fft(transpose(a, p2), FftType::kIfft, rest), i2);
-    out = lax_fft(mid, FftType::kIrfft, Shape{lengths.back()});
+    out = lax_fft(fft_rest(a, FftType::kIfft), FftType::kIrfft, Shape{lengths.back()});
   } else {
     out = trailing_fft(a, type, lengths);
   }

@@ -7,27 +7,21 @@
 
 #include "core/ops.h"
 #include "gtest/gtest.h"
+#include "tests/core/jnp_array_vectors.h"  // expect_error
 #include "transforms/autodiff.h"
 #include "transforms/jit.h"
+#include "transforms/make_graph.h"
 #include "transforms/vmap.h"
 
 namespace graft {
 namespace {
 
+using jnp_vectors::expect_error;
 using c64 = std::complex<float>;
 using c128 = std::complex<double>;
 
 DType P(DType a, DType b, bool wa = false, bool wb = false) {
   return promote_types({a, wa}, {b, wb}).dtype;
-}
-
-void expect_error(const std::function<void()>& f, const std::string& prefix) {
-  try {
-    f();
-    ADD_FAILURE() << "expected an error starting " << prefix;
-  } catch (const Error& e) {
-    EXPECT_EQ(std::string(e.what()).rfind(prefix, 0), 0u) << e.what();
-  }
 }
 
 TEST(ComplexTest, PromotionFollowsJaxLattice) {
@@ -139,6 +133,20 @@ TEST(ComplexTest, GradThroughFftIsParseval) {
   auto round = [&](const Array& v) { return sum(fft::irfft(fft::rfft(v), 6) * w); };
   std::vector<float> gr = grad(round)(x).to_vector<float>();
   for (size_t i = 0; i < gr.size(); ++i) EXPECT_NEAR(gr[i], float(i + 1), 1e-4) << i;
+}
+
+// The printed program names the new primitives with JAX's parameters, and a complex
+// constant in NumPy's form.
+TEST(ComplexTest, PrintedProgramShowsComplexValues) {
+  auto f = [](const Array& x) {
+    Array c = reshape(array<c64>({{1.5f, -2}}), {});  // a 0-d constant: printed as a literal
+    return real(pad(fft::fft(x), {{1, 0}}, c));
+  };
+  EXPECT_EQ(f(ones({4})).to_vector<float>(), (std::vector<float>{1.5f, 4, 0, 0, 0}));
+  std::string g = make_graph(f)(zeros({4})).str();
+  EXPECT_NE(g.find("fft[fft_type=FFT fft_lengths=(4,)]"), std::string::npos) << g;
+  EXPECT_NE(g.find("(1.5-2j):c64[]"), std::string::npos) << g;
+  EXPECT_NE(g.find("real"), std::string::npos) << g;
 }
 
 TEST(ComplexTest, JitAndVmapOfComplexOpsMatchEager) {

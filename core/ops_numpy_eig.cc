@@ -54,15 +54,14 @@ Array roots(const Array& p_in) {
   detail::check_valid("roots", p_in);
   Array p = inexact(p_in.ndim() == 0 ? reshape(p_in, {1}) : p_in);
   if (p.ndim() != 1) fail("roots", "input must be a rank-1 array, got ", p_in.aval().str());
-  if (is_complex(p.dtype())) fail("roots", "complex coefficients are not supported yet");
   if (p.size() < 2) return zeros({0}, complex_dtype_for(p.dtype()));
   if (p.is_tracer()) {
     fail("roots", "strip_zeros=True needs concrete coefficients (the number of leading zeros "
                   "decides the output's shape), got a traced ", p.aval().str());
   }
-  std::vector<double> v = p.to_vector<double>();
+  std::vector<std::complex<double>> v = p.to_vector<std::complex<double>>();
   int64_t lead = 0;
-  while (lead < p.size() && v[lead] == 0) ++lead;
+  while (lead < p.size() && v[lead] == 0.0) ++lead;
   p = slice_axis(p, 0, lead, p.size());
   const int64_t m = p.size() - 1;  // the degree
   if (m < 1) return zeros({0}, complex_dtype_for(p.dtype()));

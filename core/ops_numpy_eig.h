@@ -13,9 +13,9 @@ struct EigResult {
   Array eigenvalues, eigenvectors;
 };
 // jnp.linalg.eig(a): eigenvalues w [..., n] and right eigenvectors v [..., n, n] (columns,
-// unit norm) of a general square matrix, both complex, in LAPACK's order. a is f32 or f64
-// (integers become f32); not differentiable (an error under grad / jvp, as JAX's eig with
-// eigenvectors).
+// unit norm) of a general square matrix, both complex, in LAPACK's order. a is f32, f64,
+// c64 or c128 (integers become f32); not differentiable (an error under grad / jvp, as
+// JAX's eig with eigenvectors).
 EigResult eig(const Array& a);
 // jnp.linalg.eigvals(a): the eigenvalues only; differentiable (JAX's rule, diag(V^-1 dA V)).
 Array eigvals(const Array& a);
@@ -28,8 +28,8 @@ namespace graft {
 // prod_k (x - r_k), as a real or complex array like the roots (integers become f32); for a
 // square matrix, of its characteristic polynomial (from its eigenvalues: complex).
 Array poly(const Array& seq_of_zeros);
-// jnp.roots(p) (strip_zeros=True): the roots of the polynomial with coefficients p (1-D, real,
-// highest power first), complex, in LAPACK's order; leading zeros of p are dropped, so p must
+// jnp.roots(p) (strip_zeros=True): the roots of the polynomial with coefficients p (1-D, real
+// or complex, highest power first), complex, in LAPACK's order; leading zeros of p are dropped, so p must
 // be concrete (not traced). Fewer than 2 coefficients give no roots.
 Array roots(const Array& p);
 

@@ -115,6 +115,12 @@ CASES = {
     "eigvals_grad": (lambda x: jnp.sum(jnp.abs(jnp.linalg.eigvals(x))), [(4, 4)], True),
     "roots_leading_zero": (lambda x: ri(jnp.sort_complex(jnp.roots(
         jnp.concatenate([jnp.zeros(1), x])))), [(4,)], False),
+    "eigvals_complex": (lambda a, b: ri(jnp.sort_complex(jnp.linalg.eigvals(cx(a, b)))),
+                        [(3, 3), (3, 3)], False),
+    "eigvals_complex_grad": (lambda a, b: jnp.sum(jnp.abs(jnp.linalg.eigvals(cx(a, b)))),
+                             [(3, 3), (3, 3)], True),
+    "roots_complex": (lambda a, b: ri(jnp.sort_complex(jnp.roots(cx(a, b)))), [(4,), (4,)],
+                      False),
 }
 
 

@@ -11,9 +11,8 @@ namespace graft {
 std::vector<Aval> Eig::infer(const std::vector<Aval>& in) const {
   if (in.size() != 1) fail(name(), "takes 1 operand, got ", in.size());
   const Aval& a = in[0];
-  if (a.dtype != DType::kF32 && a.dtype != DType::kF64) {
-    fail(name(), "needs a real floating operand (f32 or f64; complex inputs are not supported "
-                 "yet), got ", a.str());
+  if (a.dtype != DType::kF32 && a.dtype != DType::kF64 && !is_complex(a.dtype)) {
+    fail(name(), "needs an f32, f64, c64 or c128 operand, got ", a.str());
   }
   const size_t r = a.shape.size();
   if (r < 2 || a.shape[r - 1] != a.shape[r - 2]) {
@@ -45,7 +44,8 @@ Cost Eig::cost(const std::vector<Aval>& in, const std::vector<Aval>& out) const 
 
 // JAX's eig_jvp_rule: the eigenvalues' tangent is diag(V^-1 dA V) (eqn 4.60 of
 // arXiv:1701.00392), with V^-1 dA solved in the real 2n x 2n embedding of the complex V
-// ([[Vr, -Vi], [Vi, Vr]] [Yr; Yi] = [dA; 0]). Eigenvectors have no derivative, as in JAX.
+// ([[Vr, -Vi], [Vi, Vr]] [Yr; Yi] = [Re dA; Im dA]). Eigenvectors have no derivative, as in
+// JAX.
 std::vector<Array> Eig::jvp(const std::vector<Array>& primals, const std::vector<Array>& t,
                             const std::vector<Array>&) const {
   if (right_) {
@@ -58,7 +58,7 @@ std::vector<Array> Eig::jvp(const std::vector<Array>& primals, const std::vector
   const int64_t n = primals[0].shape().back();
   const int r = primals[0].ndim();
   Array m = concatenate({concatenate({vr, -vi}, r - 1), concatenate({vi, vr}, r - 1)}, r - 2);
-  Array y = linalg::solve(m, concatenate({da, zeros_like(da)}, r - 2));
+  Array y = linalg::solve(m, concatenate({real(da), imag(da)}, r - 2));
   Array yr = slice_axis(y, r - 2, 0, n), yi = slice_axis(y, r - 2, n, 2 * n);
   Array vtr = swapaxes(vr, -1, -2), vti = swapaxes(vi, -1, -2);
   return {complex(sum(yr * vtr - yi * vti, {-1}), sum(yr * vti + yi * vtr, {-1}))};

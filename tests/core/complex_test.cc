@@ -212,6 +212,17 @@ TEST(ComplexTest, EigSatisfiesTheEigenEquation) {
   expect_error([] { linalg::eig(ones({2, 3})); }, "[eig]");
   expect_error([] { roots(ones({2, 2})); }, "[roots]");
   expect_error([] { poly(ones({2, 3})); }, "[poly]");
+  // A complex input (zgeev): A v = w v again.
+  Array ac = array<c128>({{1, 2}, {0, -1}, {3, 0.5}, {-2, 1}}, Shape{2, 2});
+  auto [wc, vc] = linalg::eig(ac);
+  std::vector<c128> acv = ac.to_vector<c128>(), wcv = wc.to_vector<c128>(),
+                    vcv = vc.to_vector<c128>();
+  for (int j = 0; j < 2; ++j) {
+    for (int i = 0; i < 2; ++i) {
+      c128 lhs = acv[i * 2] * vcv[j] + acv[i * 2 + 1] * vcv[2 + j];
+      EXPECT_NEAR(std::abs(lhs - wcv[j] * vcv[i * 2 + j]), 0, 1e-10) << i << " " << j;
+    }
+  }
   EXPECT_EQ(roots(array<float>({2.0f})).shape(), (Shape{0}));
   EXPECT_EQ(roots(array<float>({2.0f})).dtype(), DType::kC64);
 }

@@ -115,13 +115,16 @@ const std::map<std::string, Fn>& cases() {
       {"eigvals_grad", [](auto& x) { return sum(abs(linalg::eigvals(x[0]))); }},
       {"roots_leading_zero",
        [](auto& x) { return ri(sort_complex(roots(concatenate({zeros({1}), x[0]}, 0)))); }},
+      {"eigvals_complex", [](auto& x) { return ri(sort_complex(linalg::eigvals(cx(x)))); }},
+      {"eigvals_complex_grad", [](auto& x) { return sum(abs(linalg::eigvals(cx(x)))); }},
+      {"roots_complex", [](auto& x) { return ri(sort_complex(roots(cx(x)))); }},
   };
   return *c;
 }
 
 TEST(NumpyFftTest, ValuesAndGradientsMatchJax) {
-  EXPECT_EQ(cases().size(), 64u);
-  EXPECT_EQ(expect_cases_match(cases()), 41);  // cases with gradients
+  EXPECT_EQ(cases().size(), 67u);
+  EXPECT_EQ(expect_cases_match(cases()), 42);  // cases with gradients
 }
 
 TEST(NumpyFftTest, ResultDtypes) {

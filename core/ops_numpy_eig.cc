@@ -56,8 +56,10 @@ Array roots(const Array& p_in) {
   if (p.ndim() != 1) fail("roots", "input must be a rank-1 array, got ", p_in.aval().str());
   if (p.size() < 2) return zeros({0}, complex_dtype_for(p.dtype()));
   if (p.is_tracer()) {
-    fail("roots", "strip_zeros=True needs concrete coefficients (the number of leading zeros "
-                  "decides the output's shape), got a traced ", p.aval().str());
+    fail("roots",
+         "strip_zeros=True needs concrete coefficients (the number of leading zeros "
+         "decides the output's shape), got a traced ",
+         p.aval().str());
   }
   std::vector<std::complex<double>> v = p.to_vector<std::complex<double>>();
   int64_t lead = 0;

@@ -29,8 +29,8 @@ namespace graft {
 // square matrix, of its characteristic polynomial (from its eigenvalues: complex).
 Array poly(const Array& seq_of_zeros);
 // jnp.roots(p) (strip_zeros=True): the roots of the polynomial with coefficients p (1-D, real
-// or complex, highest power first), complex, in LAPACK's order; leading zeros of p are dropped, so p must
-// be concrete (not traced). Fewer than 2 coefficients give no roots.
+// or complex, highest power first), complex, in LAPACK's order; leading zeros of p are dropped, so
+// p must be concrete (not traced). Fewer than 2 coefficients give no roots.
 Array roots(const Array& p);
 
 }  // namespace graft

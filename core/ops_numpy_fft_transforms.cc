@@ -14,7 +14,8 @@ namespace {
 // lax.fft's input conversion: rfft takes real values (as inexact), the others complex ones.
 Array to_fft_dtype(const char* op, const Array& a, FftType type) {
   if (type == FftType::kRfft) {
-    if (is_complex(a.dtype())) fail(op, "only real valued inputs are supported, got ", a.aval().str());
+    if (is_complex(a.dtype()))
+      fail(op, "only real valued inputs are supported, got ", a.aval().str());
     return is_floating(a.dtype()) && a.dtype() != DType::kF16 && a.dtype() != DType::kBF16
                ? a
                : astype(a, DType::kF32);
@@ -131,8 +132,8 @@ Array fft_core(const char* op, FftType type, const Array& a0, std::optional<Shap
   return transpose(out, inv);
 }
 
-Array core_1d(const char* op, FftType type, const Array& a, std::optional<int64_t> n,
-              int64_t axis, const std::string& norm) {
+Array core_1d(const char* op, FftType type, const Array& a, std::optional<int64_t> n, int64_t axis,
+              const std::string& norm) {
   std::optional<Shape> s;
   if (n) s = Shape{*n};
   return fft_core(op, type, a, s, Axes{axis}, norm);

@@ -11,7 +11,8 @@ namespace {
 
 const Aval& one_complex(std::string_view op, const std::vector<Aval>& in) {
   if (in.size() != 1) fail(op, "takes 1 operand, got ", in.size());
-  if (!is_complex(in[0].dtype)) fail(op, "needs a complex operand (c64 or c128), got ", in[0].str());
+  if (!is_complex(in[0].dtype))
+    fail(op, "needs a complex operand (c64 or c128), got ", in[0].str());
   return in[0];
 }
 

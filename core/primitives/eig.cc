@@ -49,8 +49,9 @@ Cost Eig::cost(const std::vector<Aval>& in, const std::vector<Aval>& out) const 
 std::vector<Array> Eig::jvp(const std::vector<Array>& primals, const std::vector<Array>& t,
                             const std::vector<Array>&) const {
   if (right_) {
-    fail(name(), "the derivatives of eigenvectors are not implemented (as in JAX); eigvals "
-                 "is differentiable");
+    fail(name(),
+         "the derivatives of eigenvectors are not implemented (as in JAX); eigvals "
+         "is differentiable");
   }
   if (!t[0].valid()) return {Array()};
   const Array v = bind(std::make_shared<const Eig>(true), {primals[0]})[1];
@@ -68,8 +69,9 @@ std::vector<Array> Eig::jvp(const std::vector<Array>& primals, const std::vector
 std::vector<Array> Eig::vjp(const std::vector<Array>& primals, const std::vector<Array>& outputs,
                             const std::vector<Array>& ct) const {
   if (right_) {
-    fail(name(), "the derivatives of eigenvectors are not implemented (as in JAX); eigvals "
-                 "is differentiable");
+    fail(name(),
+         "the derivatives of eigenvectors are not implemented (as in JAX); eigvals "
+         "is differentiable");
   }
   if (!ct[0].valid()) return {Array()};
   FlatFn tangent_map = [this, primals, outputs](const std::vector<Array>& ts) {

@@ -26,9 +26,7 @@ const char* type_name(FftType t) {
 }
 
 // z * r for complex z and real r (broadcasting r), through the real and imaginary parts.
-Array scale_complex(const Array& z, const Array& r) {
-  return complex(real(z) * r, imag(z) * r);
-}
+Array scale_complex(const Array& z, const Array& r) { return complex(real(z) * r, imag(z) * r); }
 
 }  // namespace
 

@@ -166,7 +166,8 @@ TEST(ComplexTest, JitAndVmapOfComplexOpsMatchEager) {
   for (size_t i = 0; i < eager.size(); ++i) EXPECT_NEAR(eager[i], jitted[i], 1e-4) << i;
   Array batched = vmap(f)(a, b);
   for (int64_t r = 0; r < 3; ++r) {
-    Array row = f(squeeze(slice_axis(a, 0, r, r + 1), {0}), squeeze(slice_axis(b, 0, r, r + 1), {0}));
+    Array row =
+        f(squeeze(slice_axis(a, 0, r, r + 1), {0}), squeeze(slice_axis(b, 0, r, r + 1), {0}));
     std::vector<float> want = row.to_vector<float>();
     std::vector<float> got = squeeze(slice_axis(batched, 0, r, r + 1), {0}).to_vector<float>();
     for (size_t i = 0; i < want.size(); ++i) EXPECT_NEAR(got[i], want[i], 1e-4);

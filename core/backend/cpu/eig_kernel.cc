@@ -49,8 +49,8 @@ void eig_complex_batch(Call& c, bool right) {
   for (int64_t b = 0; b < batch; ++b) {
     std::memcpy(a.data(), x + b * nn, sizeof(C) * nn);
     C* wb = w + b * n;
-    const lapack_int info = geev(right ? 'V' : 'N', static_cast<lapack_int>(n), a.data(), wb,
-                                 vr.data());
+    const lapack_int info =
+        geev(right ? 'V' : 'N', static_cast<lapack_int>(n), a.data(), wb, vr.data());
     if (info != 0) {
       for (int64_t i = 0; i < n; ++i) wb[i] = C(nan, nan);
       for (int64_t i = 0; right && i < nn; ++i) v[b * nn + i] = C(nan, nan);
@@ -72,8 +72,8 @@ void eig_batch(Call& c, bool right) {
   const R nan = std::numeric_limits<R>::quiet_NaN();
   for (int64_t b = 0; b < batch; ++b) {
     std::memcpy(a.data(), x + b * nn, sizeof(R) * nn);
-    const lapack_int info = geev(right ? 'V' : 'N', static_cast<lapack_int>(n), a.data(),
-                                 wr.data(), wi.data(), vr.data());
+    const lapack_int info = geev(right ? 'V' : 'N', static_cast<lapack_int>(n), a.data(), wr.data(),
+                                 wi.data(), vr.data());
     C* wb = w + b * n;
     C* vb = right ? v + b * nn : nullptr;
     if (info != 0) {

@@ -64,8 +64,9 @@ Case parts_case(const std::string& name, DType d, std::function<Array(const Arra
   Array a = random_array({2, 3}, d, 11), b = random_array({2, 3}, d, 12);
   Expected e{{2, 3}, d, {}};
   for (const C& z : zip(a, b)) e.values.push_back(round_to(ref(z), d));
-  return {name, {a, b}, [f](const std::vector<Array>& x) { return f(complex(x[0], x[1])); }, e,
-          default_rtol(d), 1e-6};
+  return {
+      name, {a, b},          [f](const std::vector<Array>& x) { return f(complex(x[0], x[1])); },
+      e,    default_rtol(d), 1e-6};
 }
 
 }  // namespace
@@ -73,9 +74,9 @@ Case parts_case(const std::string& name, DType d, std::function<Array(const Arra
 GRAFT_SPEC(Real) {
   Spec s{PrimitiveId::kReal};
   for (DType d : {DType::kF32, DType::kF64}) {
-    s.cases.push_back(parts_case(str_cat("real_", dtype_name(d)), d,
-                                 [](const Array& z) { return real(z); },
-                                 [](C z) { return z.real(); }));
+    s.cases.push_back(parts_case(
+        str_cat("real_", dtype_name(d)), d, [](const Array& z) { return real(z); },
+        [](C z) { return z.real(); }));
   }
   return s;
 }
@@ -83,9 +84,9 @@ GRAFT_SPEC(Real) {
 GRAFT_SPEC(Imag) {
   Spec s{PrimitiveId::kImag};
   for (DType d : {DType::kF32, DType::kF64}) {
-    s.cases.push_back(parts_case(str_cat("imag_", dtype_name(d)), d,
-                                 [](const Array& z) { return imag(z); },
-                                 [](C z) { return z.imag(); }));
+    s.cases.push_back(parts_case(
+        str_cat("imag_", dtype_name(d)), d, [](const Array& z) { return imag(z); },
+        [](C z) { return z.imag(); }));
   }
   return s;
 }
@@ -93,19 +94,19 @@ GRAFT_SPEC(Imag) {
 GRAFT_SPEC(Complex) {
   Spec s{PrimitiveId::kComplex};
   // |a + ib| through the parts, and the real part of z * z (a^2 - b^2).
-  s.cases.push_back(parts_case("abs", DType::kF32, [](const Array& z) { return abs(z); },
-                               [](C z) { return std::abs(z); }));
-  s.cases.push_back(parts_case("square_re", DType::kF64,
-                               [](const Array& z) { return real(z * z); },
-                               [](C z) { return (z * z).real(); }));
+  s.cases.push_back(parts_case(
+      "abs", DType::kF32, [](const Array& z) { return abs(z); }, [](C z) { return std::abs(z); }));
+  s.cases.push_back(parts_case(
+      "square_re", DType::kF64, [](const Array& z) { return real(z * z); },
+      [](C z) { return (z * z).real(); }));
   return s;
 }
 
 GRAFT_SPEC(Conj) {
   Spec s{PrimitiveId::kConj};
-  s.cases.push_back(parts_case("conj_im", DType::kF32,
-                               [](const Array& z) { return imag(conj(z)) * 2.0; },
-                               [](C z) { return -2 * z.imag(); }));
+  s.cases.push_back(parts_case(
+      "conj_im", DType::kF32, [](const Array& z) { return imag(conj(z)) * 2.0; },
+      [](C z) { return -2 * z.imag(); }));
   return s;
 }
 
@@ -119,11 +120,14 @@ GRAFT_SPEC(Fft) {
     const FftType ty = type;
     Shape lengths(shape.end() - k, shape.end());
     std::vector<C> ref = dft(zip(a, b), shape, k, type == FftType::kFft ? -1 : 1);
-    s.cases.push_back({name, {a, b},
+    s.cases.push_back({name,
+                       {a, b},
                        [ty, lengths](const std::vector<Array>& x) {
                          return ri(lax_fft(complex(x[0], x[1]), ty, lengths));
                        },
-                       interleaved(ref, shape, DType::kF32), 1e-5, 1e-5});
+                       interleaved(ref, shape, DType::kF32),
+                       1e-5,
+                       1e-5});
   }
   // rfft of a real [2, 6]: the first 4 of the full DFT.
   {
@@ -132,11 +136,13 @@ GRAFT_SPEC(Fft) {
     std::vector<C> full = dft(std::vector<C>(av.begin(), av.end()), {2, 6}, 1, -1), half;
     for (int64_t r = 0; r < 2; ++r)
       for (int64_t j = 0; j < 4; ++j) half.push_back(full[r * 6 + j]);
-    s.cases.push_back({"rfft", {a},
-                       [](const std::vector<Array>& x) {
-                         return ri(lax_fft(x[0], FftType::kRfft, {6}));
-                       },
-                       interleaved(half, {2, 4}, DType::kF32), 1e-5, 1e-5});
+    s.cases.push_back(
+        {"rfft",
+         {a},
+         [](const std::vector<Array>& x) { return ri(lax_fft(x[0], FftType::kRfft, {6})); },
+         interleaved(half, {2, 4}, DType::kF32),
+         1e-5,
+         1e-5});
   }
   // irfft to length 7 of complex(a, b) [2, 4]: the inverse DFT of the Hermitian extension
   // (imaginary part of the zero frequency ignored), real part.
@@ -153,11 +159,14 @@ GRAFT_SPEC(Fft) {
     std::vector<C> inv = dft(ext, {2, 7}, 1, 1);
     Expected e{{2, 7}, DType::kF64, {}};
     for (const C& v : inv) e.values.push_back(v.real());
-    s.cases.push_back({"irfft_odd", {a, b},
+    s.cases.push_back({"irfft_odd",
+                       {a, b},
                        [](const std::vector<Array>& x) {
                          return lax_fft(complex(x[0], x[1]), FftType::kIrfft, {7});
                        },
-                       e, 1e-10, 1e-10});
+                       e,
+                       1e-10,
+                       1e-10});
   }
   return s;
 }
@@ -181,19 +190,45 @@ GRAFT_SPEC(Eig) {
                    at(0, 2) * (at(1, 0) * at(2, 1) - at(1, 1) * at(2, 0));
       for (double c : {1.0, -tr, minors, -det}) coef.push_back(c);
     }
-    Case c{str_cat("charpoly_", dtype_name(d)), {x},
+    Case c{str_cat("charpoly_", dtype_name(d)),
+           {x},
            [](const std::vector<Array>& in) {
              Array w = bind(std::make_shared<const Eig>(false), {in[0]})[0];
              Array r0 = poly(squeeze(slice_axis(w, 0, 0, 1), {0}));
              Array r1 = poly(squeeze(slice_axis(w, 0, 1, 2), {0}));
              return ri(stack({r0, r1}, 0));
            },
-           interleaved(coef, {2, 4}, d), d == DType::kF32 ? 1e-4 : 1e-10,
+           interleaved(coef, {2, 4}, d),
+           d == DType::kF32 ? 1e-4 : 1e-10,
            d == DType::kF32 ? 1e-4 : 1e-10};
-    c.skip_grad = "the table's checks include second order, which needs eigenvector "
-                  "derivatives (not implemented, as in JAX); the first-order gradient of "
-                  "eigvals is checked against JAX in numpy_fft_test (eigvals_grad) and "
-                  "complex_test";
+    c.skip_grad =
+        "the table's checks include second order, which needs eigenvector "
+        "derivatives (not implemented, as in JAX); the first-order gradient of "
+        "eigvals is checked against JAX in numpy_fft_test (eigvals_grad) and "
+        "complex_test";
+    s.cases.push_back(c);
+  }
+  // A complex input (complex(a, b), 2x2, a batch of two): poly = [1, -trace, det].
+  {
+    Array a = random_array({2, 2, 2}, DType::kF64, 32),
+          b = random_array({2, 2, 2}, DType::kF64, 33);
+    std::vector<C> z = zip(a, b), coef;
+    for (int k = 0; k < 2; ++k) {
+      const C* m = z.data() + k * 4;
+      for (C c : {C(1), -(m[0] + m[3]), m[0] * m[3] - m[1] * m[2]}) coef.push_back(c);
+    }
+    Case c{"charpoly_c128",
+           {a, b},
+           [](const std::vector<Array>& in) {
+             Array w = bind(std::make_shared<const Eig>(false), {complex(in[0], in[1])})[0];
+             return ri(stack({poly(squeeze(slice_axis(w, 0, 0, 1), {0})),
+                              poly(squeeze(slice_axis(w, 0, 1, 2), {0}))},
+                             0));
+           },
+           interleaved(coef, {2, 3}, DType::kF64),
+           1e-10,
+           1e-10};
+    c.skip_grad = "second order needs eigenvector derivatives (as the real cases above)";
     s.cases.push_back(c);
   }
   return s;

@@ -28,6 +28,7 @@ constexpr DTypeName kDTypes[] = {
     {DType::kBool, "BOOL", 1}, {DType::kU8, "U8", 1},   {DType::kU32, "U32", 4},
     {DType::kI32, "I32", 4},   {DType::kI64, "I64", 8}, {DType::kF16, "F16", 2},
     {DType::kBF16, "BF16", 2}, {DType::kF32, "F32", 4}, {DType::kF64, "F64", 8},
+    {DType::kC64, "C64", 8},  // safetensors has no complex128
 };
 
 template <typename... P>
@@ -224,6 +225,11 @@ absl::Status write_safetensors(const std::string& path, const std::vector<Tensor
     if (absl::Status s = validate_tensor_name(t.name); !s.ok()) return s;
     if (t.name == "__metadata__" || header.contains(t.name)) {
       return absl::InvalidArgumentError("duplicate or reserved tensor name \"" + t.name + "\"");
+    }
+    if (!parse_safetensors_dtype(safetensors_dtype_name(t.dtype))) {
+      return absl::InvalidArgumentError(str_cat("safetensors: tensor \"", t.name, "\" has dtype ",
+                                                dtype_name(t.dtype),
+                                                ", which safetensors cannot hold"));
     }
     uint64_t n = safetensors_dtype_size(t.dtype);
     for (int64_t d : t.shape) n *= static_cast<uint64_t>(d);

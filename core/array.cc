@@ -157,8 +157,33 @@ std::shared_ptr<Buffer> Array::buffer() const {
 
 namespace detail {
 
+// Complex elements read as a real T keep their real part (as convert_element_type does); real
+// elements read as std::complex get a zero imaginary part.
 template <typename T>
 void convert_to(const void* data, DType src, int64_t n, T* out) {
+  constexpr bool t_complex = std::is_same_v<T, std::complex<float>> ||
+                             std::is_same_v<T, std::complex<double>>;
+  if (is_complex(src)) {
+    dispatch_complex(src, [&]<typename C>() {
+      const C* in = static_cast<const C*>(data);
+      for (int64_t i = 0; i < n; ++i) {
+        if constexpr (t_complex) {
+          out[i] = T(in[i]);
+        } else if constexpr (std::is_same_v<T, f16> || std::is_same_v<T, bf16>) {
+          out[i] = T(static_cast<float>(in[i].real()));
+        } else {
+          out[i] = static_cast<T>(in[i].real());
+        }
+      }
+    });
+    return;
+  }
+  if constexpr (t_complex) {
+    std::vector<double> re(n);
+    convert_to<double>(data, src, n, re.data());
+    for (int64_t i = 0; i < n; ++i) out[i] = T(static_cast<typename T::value_type>(re[i]));
+    return;
+  } else {
   dispatch_dtype(src, [&]<typename S>() {
     const S* in = static_cast<const S*>(data);
     for (int64_t i = 0; i < n; ++i) {
@@ -176,6 +201,7 @@ void convert_to(const void* data, DType src, int64_t n, T* out) {
       }
     }
   });
+  }
 }
 
 #define GRAFT_INSTANTIATE(T) template void convert_to<T>(const void*, DType, int64_t, T*);
@@ -188,6 +214,8 @@ GRAFT_INSTANTIATE(f16)
 GRAFT_INSTANTIATE(bf16)
 GRAFT_INSTANTIATE(float)
 GRAFT_INSTANTIATE(double)
+GRAFT_INSTANTIATE(std::complex<float>)
+GRAFT_INSTANTIATE(std::complex<double>)
 #undef GRAFT_INSTANTIATE
 
 }  // namespace detail

@@ -28,22 +28,42 @@ void print_value(std::ostream& os, double v, DType d) {
   }
 }
 
+// NumPy's form: 1.+2.j, 0.5-1.j.
+void print_complex(std::ostream& os, std::complex<double> v, DType d) {
+  DType part = complex_part_dtype(d);
+  print_value(os, v.real(), part);
+  os << (v.imag() < 0 || (v.imag() == 0 && std::signbit(v.imag())) ? "-" : "+");
+  print_value(os, std::abs(v.imag()), part);
+  os << "j";
+}
+
 }  // namespace
 
 std::ostream& operator<<(std::ostream& os, const Array& a) {
   if (!a.valid()) return os << "Array(<empty handle>)";
   if (a.is_tracer()) return os << "Traced<" << a.aval().str() << ">";
-  std::vector<double> v = a.to_vector<double>();
+  const bool cplx = is_complex(a.dtype());
+  std::vector<std::complex<double>> cv;
+  std::vector<double> v;
+  if (cplx) {
+    cv = a.to_vector<std::complex<double>>();
+  } else {
+    v = a.to_vector<double>();
+  }
+  auto put = [&](std::ostream& os, int64_t i) {
+    if (cplx) return print_complex(os, cv[i], a.dtype());
+    print_value(os, v[i], a.dtype());
+  };
   const Shape& s = a.shape();
   const int rank = a.ndim();
   constexpr int64_t kEdge = 3, kMax = 1000;  // summarize big arrays like NumPy
-  bool summarize = static_cast<int64_t>(v.size()) > kMax;
+  bool summarize = a.size() > kMax;
   Shape strides = row_major_strides(s);
   // Iterative walk over the nested brackets.
   std::vector<int64_t> idx;
   std::ostringstream out;
   if (rank == 0) {
-    print_value(out, v.empty() ? 0 : v[0], a.dtype());
+    if (a.size() > 0) put(out, 0);
   } else {
     std::function<void(int, int64_t)> rec;  // depth is the rank: bounded, not graph depth
     rec = [&](int dim, int64_t offset) {
@@ -54,7 +74,7 @@ std::ostream& operator<<(std::ostream& os, const Array& a) {
           i = s[dim] - kEdge;
         }
         if (dim + 1 == rank) {
-          print_value(out, v[offset + i], a.dtype());
+          put(out, offset + i);
         } else {
           rec(dim + 1, offset + i * strides[dim]);
         }

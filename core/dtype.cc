@@ -2,6 +2,8 @@
 
 #include <array>
 
+#include "core/error.h"
+
 namespace graft {
 
 const char* dtype_name(DType d) {
@@ -24,6 +26,10 @@ const char* dtype_name(DType d) {
       return "f32";
     case DType::kF64:
       return "f64";
+    case DType::kC64:
+      return "c64";
+    case DType::kC128:
+      return "c128";
   }
   return "?";
 }
@@ -42,7 +48,10 @@ int64_t dtype_size(DType d) {
       return 4;
     case DType::kI64:
     case DType::kF64:
+    case DType::kC64:
       return 8;
+    case DType::kC128:
+      return 16;
   }
   return 0;
 }
@@ -50,6 +59,21 @@ int64_t dtype_size(DType d) {
 bool is_floating(DType d) {
   return d == DType::kF16 || d == DType::kBF16 || d == DType::kF32 || d == DType::kF64;
 }
+bool is_complex(DType d) { return d == DType::kC64 || d == DType::kC128; }
+bool is_inexact(DType d) { return is_floating(d) || is_complex(d); }
+DType complex_part_dtype(DType d) {
+  if (d == DType::kC64) return DType::kF32;
+  if (d == DType::kC128) return DType::kF64;
+  return d;
+}
+DType complex_dtype_for(DType d) {
+  return d == DType::kF64 || d == DType::kC128 ? DType::kC128 : DType::kC64;
+}
+
+void fail_complex_dispatch(DType d) {
+  fail("dtype", dtype_name(d), " values reached a kernel that supports real dtypes only");
+}
+
 bool is_unsigned(DType d) { return d == DType::kU8 || d == DType::kU32; }
 bool is_integral(DType d) {
   return d == DType::kU8 || d == DType::kU32 || d == DType::kI32 || d == DType::kI64;
@@ -76,25 +100,31 @@ enum L : int {
   kBF16,
   kF32,
   kF64,
+  kCw,
+  kC64,
+  kC128,
   kN
 };
 
-constexpr std::array<std::array<int, 2>, kN> kEdges = {{
-    {kIw, -1},      // bool
-    {kU8, kI8},     // i*
-    {kF16, kBF16},  // f*
-    {kI16, kU16},   // u8
-    {kI32, kU32},   // u16
-    {kI64, kU64},   // u32
-    {kFw, -1},      // u64
-    {kI16, -1},     // i8
-    {kI32, -1},     // i16
-    {kI64, -1},     // i32
-    {kFw, -1},      // i64
-    {kF32, -1},     // f16
-    {kF32, -1},     // bf16
-    {kF64, -1},     // f32
-    {-1, -1},       // f64
+constexpr std::array<std::array<int, 3>, kN> kEdges = {{
+    {kIw, -1, -1},      // bool
+    {kU8, kI8, -1},     // i*
+    {kF16, kBF16, kCw},  // f*
+    {kI16, kU16, -1},   // u8
+    {kI32, kU32, -1},   // u16
+    {kI64, kU64, -1},   // u32
+    {kFw, -1, -1},      // u64
+    {kI16, -1, -1},     // i8
+    {kI32, -1, -1},     // i16
+    {kI64, -1, -1},     // i32
+    {kFw, -1, -1},      // i64
+    {kF32, -1, -1},     // f16
+    {kF32, -1, -1},     // bf16
+    {kF64, kC64, -1},   // f32
+    {kC128, -1, -1},    // f64
+    {kC64, -1, -1},     // c*
+    {kC128, -1, -1},    // c64
+    {-1, -1, -1},       // c128
 }};
 
 // upper[a] = bitmask of all nodes reachable from a (including a).
@@ -121,6 +151,7 @@ std::array<uint32_t, kN> upper_sets() {
 }
 
 int to_lattice(TypeInfo t) {
+  if (t.weak && is_complex(t.dtype)) return kCw;
   if (t.weak && is_floating(t.dtype)) return kFw;
   if (t.weak && (is_integral(t.dtype))) return kIw;
   switch (t.dtype) {
@@ -142,6 +173,10 @@ int to_lattice(TypeInfo t) {
       return kF32;
     case DType::kF64:
       return kF64;
+    case DType::kC64:
+      return kC64;
+    case DType::kC128:
+      return kC128;
   }
   return kF32;
 }
@@ -172,6 +207,12 @@ TypeInfo from_lattice(int l) {
       return {DType::kBF16, false};
     case kF32:
       return {DType::kF32, false};
+    case kCw:
+      return {DType::kC64, true};
+    case kC64:
+      return {DType::kC64, false};
+    case kC128:
+      return {DType::kC128, false};
     default:
       return {DType::kF64, false};
   }
@@ -187,6 +228,10 @@ TypeInfo join_weak(DType a, DType b) {
   if (is_floating(a) && is_floating(b)) {
     if (a == DType::kF64) return {b, true};
     if (b == DType::kF64) return {a, true};
+  }
+  if (is_complex(a) && is_complex(b)) {
+    if (a == DType::kC128) return {b, true};
+    if (b == DType::kC128) return {a, true};
   }
   return {promote_types({a, false}, {b, false}).dtype, true};
 }

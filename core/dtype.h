@@ -1,6 +1,7 @@
 // Element types and JAX's type-promotion lattice.
 #pragma once
 
+#include <complex>
 #include <cstdint>
 #include <ostream>
 #include <string_view>
@@ -9,22 +10,34 @@
 
 namespace graft {
 
-enum class DType : uint8_t { kBool, kU8, kU32, kI32, kI64, kF16, kBF16, kF32, kF64 };
-inline constexpr int kNumDTypes = 9;
+// kC64 / kC128 are complex64 / complex128 (std::complex<float> / <double>). Only the
+// primitives whose row in core/primitives/list.h has the kComplex flag take them; bind() rejects
+// the rest at trace time. kAllDTypes and dispatch_dtype cover the real dtypes only: complex
+// kernels dispatch on their own (dispatch_complex).
+enum class DType : uint8_t { kBool, kU8, kU32, kI32, kI64, kF16, kBF16, kF32, kF64, kC64, kC128 };
+inline constexpr int kNumDTypes = 9;  // the real dtypes, listed in kAllDTypes
 inline constexpr DType kAllDTypes[kNumDTypes] = {DType::kBool, DType::kU8,  DType::kU32,
                                                  DType::kI32,  DType::kI64, DType::kF16,
                                                  DType::kBF16, DType::kF32, DType::kF64};
+inline constexpr DType kComplexDTypes[2] = {DType::kC64, DType::kC128};
 
 const char* dtype_name(DType d);  // "f32", "bf16", "i32", ...
 int64_t dtype_size(DType d);      // bytes per element
 bool is_floating(DType d);
 bool is_integral(DType d);  // signed or unsigned integers, not bool
 bool is_unsigned(DType d);  // u8, u32
+bool is_complex(DType d);   // c64, c128
+bool is_inexact(DType d);   // floating or complex: the values that carry derivatives
+// c64 -> f32, c128 -> f64 (the dtype of real / imag parts); real dtypes map to themselves.
+DType complex_part_dtype(DType d);
+// The complex dtype holding `d`'s values: f64 (and c128) -> c128, everything else -> c64.
+DType complex_dtype_for(DType d);
 std::ostream& operator<<(std::ostream& os, DType d);
 
 // JAX's promotion: the least upper bound in the lattice
 //   bool -> i* -> {u8, i8...} ... i64 -> f* -> {f16, bf16} -> f32 -> f64
-// where i* and f* are the weak (C++ scalar) int and float. A weak operand only fixes the
+//   f* -> c* -> c64 -> c128, f32 -> c64, f64 -> c128
+// where i*, f* and c* are the weak (C++ scalar) int, float and complex. A weak operand only fixes the
 // kind (int or float); the result is weak iff both operands are weak.
 struct TypeInfo {
   DType dtype;
@@ -71,10 +84,22 @@ template <>
 struct dtype_of<double> {
   static constexpr DType value = DType::kF64;
 };
+template <>
+struct dtype_of<std::complex<float>> {
+  static constexpr DType value = DType::kC64;
+};
+template <>
+struct dtype_of<std::complex<double>> {
+  static constexpr DType value = DType::kC128;
+};
 template <typename T>
 inline constexpr DType dtype_v = dtype_of<T>::value;
 
-// Calls fn.template operator()<T>() with the C++ type of `d`.
+// Throws graft::Error: a complex dtype reached a real-only kernel (core/dtype.cc).
+[[noreturn]] void fail_complex_dispatch(DType d);
+
+// Calls fn.template operator()<T>() with the C++ type of `d`, a real dtype (a complex one is
+// an error: bind() keeps complex values away from kernels that do not support them).
 template <typename Fn>
 decltype(auto) dispatch_dtype(DType d, Fn&& fn) {
   switch (d) {
@@ -94,10 +119,21 @@ decltype(auto) dispatch_dtype(DType d, Fn&& fn) {
       return fn.template operator()<bf16>();
     case DType::kF32:
       return fn.template operator()<float>();
+    case DType::kC64:
+    case DType::kC128:
+      fail_complex_dispatch(d);
     case DType::kF64:
       break;
   }
   return fn.template operator()<double>();
+}
+
+// Calls fn.template operator()<T>() with std::complex<float> or std::complex<double>.
+template <typename Fn>
+decltype(auto) dispatch_complex(DType d, Fn&& fn) {
+  if (d == DType::kC64) return fn.template operator()<std::complex<float>>();
+  if (d != DType::kC128) fail_complex_dispatch(d);
+  return fn.template operator()<std::complex<double>>();
 }
 
 }  // namespace graft

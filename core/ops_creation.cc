@@ -24,10 +24,17 @@ Array host_array(std::string_view op, const Shape& shape, DType dtype, F value) 
   } catch (const AllocError&) {  // name the op (the string only on failure)
     throw AllocError(bytes, str_cat(op, " ", Aval{shape, dtype}.str()));
   }
-  dispatch_dtype(dtype, [&]<typename T>() {
-    T* out = buf->as<T>();
-    for (int64_t i = 0; i < n; ++i) out[i] = convert_value<double, T>(value(i));
-  });
+  if (is_complex(dtype)) {  // (value, 0)
+    dispatch_complex(dtype, [&]<typename C>() {
+      C* out = buf->as<C>();
+      for (int64_t i = 0; i < n; ++i) out[i] = C(static_cast<typename C::value_type>(value(i)));
+    });
+  } else {
+    dispatch_dtype(dtype, [&]<typename T>() {
+      T* out = buf->as<T>();
+      for (int64_t i = 0; i < n; ++i) out[i] = convert_value<double, T>(value(i));
+    });
+  }
   return Array::from_buffer(std::move(buf), shape, dtype);
 }
 
@@ -65,6 +72,10 @@ template Array array<f16>(const std::vector<f16>&, std::optional<Shape>);
 template Array array<bf16>(const std::vector<bf16>&, std::optional<Shape>);
 template Array array<float>(const std::vector<float>&, std::optional<Shape>);
 template Array array<double>(const std::vector<double>&, std::optional<Shape>);
+template Array array<std::complex<float>>(const std::vector<std::complex<float>>&,
+                                          std::optional<Shape>);
+template Array array<std::complex<double>>(const std::vector<std::complex<double>>&,
+                                           std::optional<Shape>);
 
 namespace {
 Array full_named(std::string_view op, const Shape& shape, double value, DType dtype) {

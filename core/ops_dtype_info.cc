@@ -10,12 +10,12 @@
 namespace graft {
 namespace {
 
-// numpy's order of kinds for same_kind casting: b < u < i < f.
+// numpy's order of kinds for same_kind casting: b < u < i < f < c.
 int kind_rank(DType d) {
   if (d == DType::kBool) return 0;
   if (is_unsigned(d)) return 1;
   if (is_integral(d)) return 2;
-  return 3;
+  return is_complex(d) ? 4 : 3;
 }
 
 int bits_of(DType d) { return static_cast<int>(dtype_size(d) * 8); }
@@ -30,6 +30,10 @@ int digits(DType d) {
 bool safe_cast(DType from, DType to) {
   if (from == to || from == DType::kBool) return true;
   if (to == DType::kBool) return false;
+  // A complex number casts safely only to a complex type; into one, a value casts as into its
+  // parts' float type.
+  if (is_complex(from)) return is_complex(to) && safe_cast(complex_part_dtype(from), complex_part_dtype(to));
+  if (is_complex(to)) return safe_cast(from, complex_part_dtype(to));
   if (is_integral(from) && is_integral(to)) {
     if (is_unsigned(from) == is_unsigned(to)) return bits_of(from) <= bits_of(to);
     return is_unsigned(from) && bits_of(from) < bits_of(to);
@@ -43,6 +47,8 @@ bool safe_cast(DType from, DType to) {
 }  // namespace
 
 FInfo finfo(DType dtype) {
+  // A complex type's finfo is its parts' (numpy and JAX give float32's for complex64).
+  if (is_complex(dtype)) return finfo(complex_part_dtype(dtype));
   // resolution: 10^-precision rounded to the dtype, as numpy stores it.
   int nmant, nexp;
   double resolution;
@@ -120,10 +126,11 @@ bool issubdtype(DType dtype, DTypeCategory category) {
     case DTypeCategory::kUnsignedInteger:
       return is_unsigned(dtype);
     case DTypeCategory::kInexact:
+      return is_inexact(dtype);
     case DTypeCategory::kFloating:
       return is_floating(dtype);
     case DTypeCategory::kComplexFloating:
-      return false;
+      return is_complex(dtype);
     case DTypeCategory::kBool:
       return dtype == DType::kBool;
   }
@@ -138,7 +145,7 @@ bool isdtype(DType dtype, const std::string& kind) {
   if (kind == "unsigned integer") return is_unsigned(dtype);
   if (kind == "integral") return is_integral(dtype);
   if (kind == "real floating") return is_floating(dtype);
-  if (kind == "complex floating") return false;
+  if (kind == "complex floating") return is_complex(dtype);
   if (kind == "numeric") return dtype != DType::kBool;
   fail("isdtype", "unrecognized kind '", kind,
        "': expected one of 'bool', 'signed integer', 'unsigned integer', 'integral', "
@@ -176,8 +183,9 @@ DType result_type(const std::vector<DTypeArg>& args) {
   if (args.empty()) fail("result_type", "at least one array or dtype is required");
   TypeInfo t = args[0].type;
   for (size_t i = 1; i < args.size(); ++i) t = promote_types(t, args[i].type);
-  // A weak C++ double alone is JAX's Python float: the default float, f32.
+  // A weak C++ double (complex) alone is JAX's Python float (complex): the default f32 (c64).
   if (t.weak && t.dtype == DType::kF64) return DType::kF32;
+  if (t.weak && t.dtype == DType::kC128) return DType::kC64;
   return t.dtype;
 }
 

@@ -6,6 +6,7 @@
 // casting) throws graft::Error naming the function.
 #pragma once
 
+#include <complex>
 #include <cstdint>
 #include <string>
 #include <type_traits>
@@ -24,7 +25,7 @@ struct FInfo {
   int bits, nmant, nexp, maxexp, minexp, machep, negep, iexp, precision;
   double eps, epsneg, max, min, tiny, smallest_normal, smallest_subnormal, resolution;
 };
-FInfo finfo(DType dtype);  // f16, bf16, f32, f64
+FInfo finfo(DType dtype);  // f16, bf16, f32, f64; c64 / c128: their parts' (f32 / f64)
 FInfo finfo(const Array& x);
 // jnp.iinfo: bits, min, max of u8, u32, i32, i64.
 struct IInfo {
@@ -44,7 +45,7 @@ enum class DTypeCategory {
   kUnsignedInteger,
   kInexact,
   kFloating,
-  kComplexFloating,  // no graft dtype is complex: always false
+  kComplexFloating,  // c64, c128
   kBool,
 };
 // Whether dtype is below the category (bf16 and f16 are floating, as in JAX), or equals dtype2.
@@ -72,6 +73,7 @@ struct DTypeArg {
   DTypeArg(int64_t) : type{DType::kI32, true} {}       // NOLINT
   DTypeArg(double) : type{DType::kF32, true} {}        // NOLINT
   DTypeArg(bool) : type{DType::kBool, false} {}        // NOLINT
+  DTypeArg(std::complex<double>) : type{DType::kC128, true} {}  // NOLINT: a weak complex
 };
 // jnp.result_type: JAX's promotion of all the arguments (at least one).
 DType result_type(const std::vector<DTypeArg>& args);

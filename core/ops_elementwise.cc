@@ -20,6 +20,7 @@ namespace {
 // like jnp.exp(int_array).
 Array float_unary(const char* op, P id, const Array& x) {
   check_valid(op, x);
+  if (is_complex(x.dtype())) fail(op, "does not support complex values (got ", x.aval().str(), ")");
   Array f = is_floating(x.dtype()) ? x : convert(x, DType::kF32, x.weak_type());
   return unary(id, f);
 }
@@ -32,6 +33,10 @@ Array numeric_unary(const char* op, P id, const Array& x) {
 
 Array binary_op(const char* op, P id, const Array& a, const Array& b) {
   std::vector<Array> xs = promote_and_broadcast(op, {a, b});
+  if (is_complex(xs[0].dtype())) {
+    fail(op, "does not support complex values (got ", a.aval().str(), " and ", b.aval().str(),
+         ")");
+  }
   DTypeClass c = dtype_class(id);
   if (!accepts(c, xs[0].dtype())) {
     fail(op, "is not defined for ", dtype_name(xs[0].dtype()), " operands: ", a.aval().str(),
@@ -43,6 +48,10 @@ Array binary_op(const char* op, P id, const Array& a, const Array& b) {
 // Promotes integer / bool operands to the default float (true division, jnp.power of floats).
 Array float_binary(const char* op, P id, const Array& a, const Array& b) {
   std::vector<Array> xs = promote_and_broadcast(op, {a, b});
+  if (is_complex(xs[0].dtype())) {
+    fail(op, "does not support complex values (got ", a.aval().str(), " and ", b.aval().str(),
+         ")");
+  }
   if (!is_floating(xs[0].dtype())) {
     bool weak = xs[0].weak_type();
     xs[0] = convert(xs[0], DType::kF32, weak);
@@ -79,9 +88,27 @@ Array float_floor_divide(const Array& x, const Array& y) {
 
 }  // namespace
 
+// The unary ops defined on complex values, through their real and imaginary parts.
+static Array complex_unary(const char* op, P id, const Array& z) {
+  switch (id) {
+    case P::kNeg:
+      return detail::complex_neg(z);
+    case P::kAbs:
+      return detail::complex_abs(z);
+    case P::kSquare:
+      return detail::complex_multiply(z, z);
+    case P::kExp:
+      return detail::complex_exp(z);
+    default:
+      fail(op, "does not support complex values (got ", z.aval().str(), ")");
+  }
+}
+
 Array elementwise_unary(P id, const Array& x) {
   const char* op = kPrimitiveNames[static_cast<int>(id)];
   if (primitive_facts(id).kind != OpKind::kUnary) fail(op, "is not a unary elementwise op");
+  check_valid(op, x);
+  if (is_complex(x.dtype())) return complex_unary(op, id, x);
   switch (dtype_class(id)) {
     case DTypeClass::kFloating:
       return float_unary(op, id, x);
@@ -145,15 +172,25 @@ Array add(const Array& a, const Array& b) {
   // bool + bool is logical or in jnp; lax.add rejects bool, so map it.
   std::vector<Array> xs = promote_and_broadcast("add", {a, b});
   if (xs[0].dtype() == DType::kBool) return binary(P::kOr, xs[0], xs[1]);
+  if (is_complex(xs[0].dtype())) return detail::complex_add(xs[0], xs[1]);
   return binary(P::kAdd, xs[0], xs[1]);
 }
-Array subtract(const Array& a, const Array& b) { return binary_op("subtract", P::kSub, a, b); }
+Array subtract(const Array& a, const Array& b) {
+  std::vector<Array> xs = promote_and_broadcast("subtract", {a, b});
+  if (is_complex(xs[0].dtype())) return detail::complex_subtract(xs[0], xs[1]);
+  return binary_op("subtract", P::kSub, xs[0], xs[1]);
+}
 Array multiply(const Array& a, const Array& b) {
   std::vector<Array> xs = promote_and_broadcast("multiply", {a, b});
   if (xs[0].dtype() == DType::kBool) return binary(P::kAnd, xs[0], xs[1]);
+  if (is_complex(xs[0].dtype())) return detail::complex_multiply(xs[0], xs[1]);
   return binary(P::kMul, xs[0], xs[1]);
 }
-Array divide(const Array& a, const Array& b) { return float_binary("divide", P::kDiv, a, b); }
+Array divide(const Array& a, const Array& b) {
+  std::vector<Array> xs = promote_and_broadcast("divide", {a, b});
+  if (is_complex(xs[0].dtype())) return detail::complex_divide(xs[0], xs[1]);
+  return float_binary("divide", P::kDiv, xs[0], xs[1]);
+}
 // jnp.floor_divide / jnp.remainder, written as jax.numpy writes them over lax ops, so edge
 // cases (signed zeros, infinities, division by zero) give JAX's values on every path.
 Array floor_divide(const Array& a, const Array& b) {

@@ -29,6 +29,14 @@ std::vector<int> normalize_dims(std::string_view op, const char* side, std::vect
 // 2^32-vectors) names the public op rather than dot_general.
 Array bind_dot(std::string_view op, const Array& a, const Array& b, DotDims dims,
                std::optional<DType> preferred) {
+  if (is_complex(a.dtype())) {
+    // (ar + i ai)(br + i bi) through four real products (dot_general takes real values).
+    std::optional<DType> part;
+    if (preferred) part = complex_part_dtype(*preferred);
+    auto dot = [&](const Array& x, const Array& y) { return bind_dot(op, x, y, dims, part); };
+    const Array ar = real(a), ai = imag(a), br = real(b), bi = imag(b);
+    return complex(dot(ar, br) - dot(ai, bi), dot(ar, bi) + dot(ai, br));
+  }
   auto p = std::make_shared<const DotGeneral>(std::move(dims), preferred);
   for (const Aval& out : p->infer({a.aval(), b.aval()})) check_shape(op, out.shape, out.dtype);
   return bind1(std::move(p), {a, b});

@@ -2,28 +2,43 @@
 
 #include "core/ops.h"
 #include "core/ops_util.h"
+#include "core/primitives/complex.h"
 
 namespace graft {
 
 Array real(const Array& x) {
   detail::check_valid("real", x);
-  return x;
+  return is_complex(x.dtype()) ? apply<Real>({x}) : x;
 }
 
 Array imag(const Array& x) {
   detail::check_valid("imag", x);
-  return zeros_like(x);
+  return is_complex(x.dtype()) ? apply<Imag>({x}) : zeros_like(x);
 }
 
 Array conjugate(const Array& x) {
   detail::check_valid("conjugate", x);
-  return x;
+  return is_complex(x.dtype()) ? apply<Conj>({x}) : x;
+}
+
+Array complex(const Array& x, const Array& y) {
+  detail::check_valid("complex", x);
+  detail::check_valid("complex", y);
+  if (is_complex(x.dtype()) || is_complex(y.dtype())) {
+    fail("complex", "needs real operands, got ", x.aval().str(), " and ", y.aval().str());
+  }
+  std::vector<Array> xs = detail::promote_and_broadcast("complex", {x, y});
+  DType d = xs[0].dtype() == DType::kF64 ? DType::kF64 : DType::kF32;
+  for (Array& a : xs) {
+    if (a.dtype() != d) a = detail::convert(a, d, a.weak_type());
+  }
+  return apply<Complex>({xs[0], xs[1]});
 }
 
 Array angle(const Array& z, bool deg) {
   detail::check_valid("angle", z);
   Array re = real(z), im = imag(z);
-  if (!is_floating(z.dtype()) || z.ndim() == 0) {
+  if (!is_inexact(z.dtype()) || (z.ndim() == 0 && !is_complex(z.dtype()))) {
     re = astype(re, DType::kF32);
     im = astype(im, DType::kF32);
   }
@@ -37,9 +52,49 @@ Array isreal(const Array& x) { return imag(x) == 0; }
 
 bool iscomplexobj(const Array& x) {
   detail::check_valid("iscomplexobj", x);
-  return false;
+  return is_complex(x.dtype());
 }
 
 bool isrealobj(const Array& x) { return !iscomplexobj(x); }
+
+Array sort_complex(const Array& a) {
+  detail::check_valid("sort_complex", a);
+  if (a.ndim() == 0) fail("sort_complex", "needs an array of rank >= 1, got ", a.aval().str());
+  Array z = is_complex(a.dtype()) ? a : astype(a, complex_dtype_for(a.dtype()));
+  // Lexicographic (real, imag) order: a stable sort by imag, then a stable one by real (sort
+  // and argsort are stable), moving the parts separately (gather takes real values only).
+  Array re = real(z), im = imag(z);
+  Array i1 = argsort(im, -1);
+  re = take_along_axis(re, i1, -1);
+  im = take_along_axis(im, i1, -1);
+  Array i2 = argsort(re, -1);
+  return complex(take_along_axis(re, i2, -1), take_along_axis(im, i2, -1));
+}
+
+namespace detail {
+
+Array complex_add(const Array& a, const Array& b) {
+  return complex(real(a) + real(b), imag(a) + imag(b));
+}
+Array complex_subtract(const Array& a, const Array& b) {
+  return complex(real(a) - real(b), imag(a) - imag(b));
+}
+Array complex_multiply(const Array& a, const Array& b) {
+  Array ar = real(a), ai = imag(a), br = real(b), bi = imag(b);
+  return complex(ar * br - ai * bi, ar * bi + ai * br);
+}
+Array complex_divide(const Array& a, const Array& b) {
+  Array ar = real(a), ai = imag(a), br = real(b), bi = imag(b);
+  Array den = br * br + bi * bi;
+  return complex((ar * br + ai * bi) / den, (ai * br - ar * bi) / den);
+}
+Array complex_neg(const Array& z) { return complex(-real(z), -imag(z)); }
+Array complex_abs(const Array& z) { return hypot(real(z), imag(z)); }
+Array complex_exp(const Array& z) {
+  Array m = exp(real(z)), t = imag(z);
+  return complex(m * cos(t), m * sin(t));
+}
+
+}  // namespace detail
 
 }  // namespace graft

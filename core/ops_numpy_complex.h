@@ -1,8 +1,8 @@
-// jax.numpy's complex-number functions (issue 17). graft has no complex dtype yet, so every
-// array is real and these take JAX's real-input path: real(x) is x, imag(x) zeros of x's
-// dtype, conj(x) x, angle(x) atan2(0, x) (0 or pi), iscomplex all false, isreal all true.
-// They are exact for every graft array; complex64 / complex128 (and sort_complex, whose
-// result is complex) are still missing.
+// jax.numpy's complex-number functions (issue 17) over complex64 / complex128 arrays and,
+// as JAX, real ones: real(x) is x, imag(x) zeros, conj(x) x for a real x. Complex arithmetic
+// (add, subtract, multiply, divide, negative, abs, square, exp, sum, matmul through
+// core/ops_elementwise.cc and friends) is written with these over the real and imaginary
+// parts; other ops reject complex operands with "[op] does not support complex values".
 #pragma once
 
 #include "core/array.h"
@@ -10,9 +10,12 @@
 namespace graft {
 
 Array real(const Array& x);
-Array imag(const Array& x);  // zeros of x's shape and dtype
+Array imag(const Array& x);  // zeros of x's shape and dtype for a real x
 Array conjugate(const Array& x);
 inline Array conj(const Array& x) { return conjugate(x); }
+// lax.complex(x, y): x + i y, after jnp's promotion (integers and bool become f32, f64 gives
+// c128) and broadcasting.
+Array complex(const Array& x, const Array& y);
 // jnp.angle(z, deg=False): atan2(imag(z), real(z)); integer and bool inputs, and floating
 // 0-d inputs, are computed in f32 first, as in JAX. In degrees when `deg`.
 Array angle(const Array& z, bool deg = false);
@@ -20,5 +23,20 @@ Array iscomplex(const Array& x);  // bool array of x's shape: imag(x) != 0
 Array isreal(const Array& x);     // bool array of x's shape: imag(x) == 0
 bool iscomplexobj(const Array& x);
 bool isrealobj(const Array& x);
+// jnp.sort_complex(a): sorted along the last axis by real part, then imaginary part; the
+// result is complex (c64 for real inputs other than f64, as JAX).
+Array sort_complex(const Array& a);
+
+namespace detail {
+// The complex cases of the public elementwise ops (core/ops_elementwise.cc calls them when an
+// operand is complex): operands already promoted to one complex dtype and broadcast.
+Array complex_add(const Array& a, const Array& b);
+Array complex_subtract(const Array& a, const Array& b);
+Array complex_multiply(const Array& a, const Array& b);
+Array complex_divide(const Array& a, const Array& b);
+Array complex_neg(const Array& z);
+Array complex_abs(const Array& z);  // real: |z| = hypot(re, im)
+Array complex_exp(const Array& z);
+}  // namespace detail
 
 }  // namespace graft

@@ -103,6 +103,9 @@ Array stable_shift(const Array& xf, const std::vector<int>& axes) {
 
 Array sum(const Array& x, const Axes& axes, bool keepdims) {
   check_valid("sum", x);
+  if (is_complex(x.dtype())) {  // the parts summed apart (reduce_sum takes real values)
+    return complex(sum(real(x), axes, keepdims), sum(imag(x), axes, keepdims));
+  }
   return reduce_public("sum", PrimitiveId::kReduceSum, x, axes, keepdims, sum_dtype(x.dtype()));
 }
 

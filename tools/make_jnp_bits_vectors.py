@@ -211,15 +211,65 @@ def dtype_tables(lines, x64):
   del n
 
 
+COMPLEX = [np.complex64, np.complex128]
+
+
+def complex_tables(lines):
+  """The dtype queries with complex64 / complex128 (x64 on): ALL = DTYPES + COMPLEX, indices
+  into ALL.
+    dtype.complex.result_type  [2, 11] jnp.result_type(c, b)
+    dtype.complex.result_weak  [4] jnp.result_type of (1j,), (f32, 1j), (bf16, 1j), (i32, 1j),
+                               with x64 off (complex_weak, as graft's weak scalars)
+    dtype.complex.result_weak64 [1] jnp.result_type(f64, 1j)
+    dtype.complex.can_cast.<c> [2, 11] from c to b, then [11, 2] from b to c
+    dtype.complex.issubdtype   [2, 11 + len(CATEGORIES)]
+    dtype.complex.isdtype      [2, len(KINDS)]
+    dtype.finfo.complex64 / complex128, as the real ones"""
+  every = DTYPES + COMPLEX
+
+  def at(dt):
+    return [np.dtype(d) for d in every].index(np.dtype(dt))
+
+  lines.append(fmt("dtype.complex.result_type.out0",
+                   np.array([[at(jnp.result_type(c, b)) for b in every] for c in COMPLEX],
+                            np.int32)))
+  lines.append(fmt("dtype.complex.result_weak64.out0",
+                   np.array([at(jnp.result_type(np.float64, 1j))], np.int32)))
+  for c in CASTINGS:
+    table = [[jnp.can_cast(a, b, casting=c) for b in every] for a in COMPLEX]
+    table += [[jnp.can_cast(b, a, casting=c) for a in COMPLEX] for b in every]
+    lines.append(fmt("dtype.complex.can_cast.%s.out0" % c,
+                     np.array(sum(table, []))))
+  lines.append(fmt("dtype.complex.issubdtype.out0",
+                   np.array([[jnp.issubdtype(a, b) for b in every + CATEGORIES] for a in COMPLEX])))
+  lines.append(fmt("dtype.complex.isdtype.out0",
+                   np.array([[jnp.isdtype(a, k) for k in KINDS] for a in COMPLEX])))
+  for d in COMPLEX:
+    fi = jnp.finfo(d)
+    lines.append(fmt("dtype.finfo.%s.out0" % np.dtype(d).name,
+                     np.array([float(getattr(fi, f)) for f in FINFO_FIELDS], np.float64)))
+
+
+def complex_weak(lines):
+  """dtype.complex.result_weak (see complex_tables), recorded with x64 off."""
+  every = DTYPES + COMPLEX
+  weak = [(1j,), (np.float32, 1j), (jnp.bfloat16, 1j), (np.int32, 1j)]
+  lines.append(fmt("dtype.complex.result_weak.out0",
+                   np.array([[np.dtype(d) for d in every].index(np.dtype(jnp.result_type(*w)))
+                             for w in weak], np.int32)))
+
+
 def main():
   assert jax.__version__ == "0.10.2", jax.__version__
   lines = ["# made by tools/make_jnp_bits_vectors.py with JAX %s on %s"
            % (jax.__version__, jax.default_backend())]
   record(CASES, lines)
   dtype_tables(lines, x64=False)
+  complex_weak(lines)
   jax.config.update("jax_enable_x64", True)
   record(CASES64, lines)
   dtype_tables(lines, x64=True)
+  complex_tables(lines)
   with open(OUT, "w") as f:
     f.write("\n".join(lines) + "\n")
 

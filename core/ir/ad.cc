@@ -14,7 +14,7 @@ namespace {
 // Gives a rule's tangent / cotangent the dtype and shape the value it belongs to has.
 Array conform(const char* what, const Primitive& p, Array t, const Aval& like) {
   if (!t.valid()) return t;
-  if (!is_floating(like.dtype)) return Array();  // integer values carry no derivative
+  if (!is_inexact(like.dtype)) return Array();  // integer values carry no derivative
   if (t.shape() != like.shape) {
     fail(p.name(), what, " rule returned shape ", shape_str(t.shape()), ", expected ",
          shape_str(like.shape));
@@ -114,7 +114,7 @@ std::vector<Array> backprop(const Forward& fw, const std::vector<Array>& cts) {
       fail("vjp", "cotangent ", j, " has shape ", shape_str(cts[j].shape()),
            " but the output has shape ", shape_str(a.shape));
     }
-    if (!is_floating(a.dtype)) continue;
+    if (!is_inexact(a.dtype)) continue;
     accumulate(p.outputs[j], seed_vma(cts[j].dtype() == a.dtype ? cts[j] : astype(cts[j], a.dtype),
                                       fw.values[p.outputs[j]].aval().vma));
   }
@@ -387,7 +387,7 @@ std::pair<std::vector<Array>, std::vector<Array>> jvp_program(const Program& p,
   std::vector<Array> values(p.avals.size()), tans(p.avals.size());
   for (size_t i = 0; i < args.size(); ++i) {
     values[p.inputs[i]] = args[i];
-    Array t = is_floating(args[i].dtype()) ? tangents[i] : Array();
+    Array t = is_inexact(args[i].dtype()) ? tangents[i] : Array();
     if (t.valid() && t.dtype() != args[i].dtype()) t = astype(t, args[i].dtype());
     tans[p.inputs[i]] = t;
   }

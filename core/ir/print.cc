@@ -2,6 +2,8 @@
 // line per instruction with the primitive's params, outputs. Bodies (Primitive::sub_programs)
 // are printed under their instruction, indented, with names continuing the outer counter so
 // every name in the text is unique.
+#include <cmath>
+#include <complex>
 #include <sstream>
 
 #include "core/ir/name_scope.h"
@@ -20,6 +22,11 @@ std::string var_name(int i) {
 
 std::string literal(const Array& a) {
   std::ostringstream lit;
+  if (is_complex(a.dtype())) {  // NumPy's form, e.g. (1+2j)
+    std::complex<double> z = a.to_vector<std::complex<double>>()[0];
+    lit << "(" << z.real() << (z.imag() < 0 ? "-" : "+") << std::abs(z.imag()) << "j)";
+    return lit.str() + ":" + a.aval().str();
+  }
   double v = a.to_vector<double>()[0];
   if (a.dtype() == DType::kBool) {
     lit << (v != 0 ? "True" : "False");

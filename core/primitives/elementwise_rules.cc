@@ -148,7 +148,7 @@ Batched Binary::vmap(const std::vector<Array>& args, const std::vector<int>& dim
 std::vector<Array> SelectN::jvp(const std::vector<Array>& x, const std::vector<Array>& t,
                                 const std::vector<Array>& out) const {
   // The predicate is bool: no tangent. The cases' tangents are selected like the cases.
-  if ((!t[1].valid() && !t[2].valid()) || !is_floating(out[0].dtype())) return {Array()};
+  if ((!t[1].valid() && !t[2].valid()) || !is_inexact(out[0].dtype())) return {Array()};
   auto case_t = [&](int i) {
     return t[i].valid() ? t[i] : zeros_of(out[0].shape(), out[0].dtype());
   };
@@ -156,7 +156,7 @@ std::vector<Array> SelectN::jvp(const std::vector<Array>& x, const std::vector<A
 }
 std::vector<Array> SelectN::vjp(const std::vector<Array>& x, const std::vector<Array>&,
                                 const std::vector<Array>& ct) const {
-  if (!ct[0].valid() || !is_floating(x[1].dtype())) return {Array(), Array(), Array()};
+  if (!ct[0].valid() || !is_inexact(x[1].dtype())) return {Array(), Array(), Array()};
   Array z = zeros_of(ct[0].shape(), ct[0].dtype());
   auto select = [&](const Array& f, const Array& t) {
     return bind1(std::make_shared<const SelectN>(), {x[0], f, t});
@@ -174,13 +174,13 @@ Batched SelectN::vmap(const std::vector<Array>& args, const std::vector<int>& di
 
 std::vector<Array> ConvertElementType::jvp(const std::vector<Array>& x, const std::vector<Array>& t,
                                            const std::vector<Array>&) const {
-  // Between floating dtypes the tangent converts too; to or from ints / bool it is zero.
-  if (!t[0].valid() || !is_floating(x[0].dtype()) || !is_floating(dtype_)) return {Array()};
+  // Between inexact (floating or complex) dtypes the tangent converts too; to or from ints / bool it is zero.
+  if (!t[0].valid() || !is_inexact(x[0].dtype()) || !is_inexact(dtype_)) return {Array()};
   return {t[0].dtype() == dtype_ ? t[0] : astype(t[0], dtype_)};
 }
 std::vector<Array> ConvertElementType::vjp(const std::vector<Array>& x, const std::vector<Array>&,
                                            const std::vector<Array>& ct) const {
-  if (!ct[0].valid() || !is_floating(x[0].dtype()) || !is_floating(dtype_)) return {Array()};
+  if (!ct[0].valid() || !is_inexact(x[0].dtype()) || !is_inexact(dtype_)) return {Array()};
   DType d = x[0].dtype();
   return {ct[0].dtype() == d ? ct[0] : astype(ct[0], d)};
 }

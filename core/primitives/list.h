@@ -16,7 +16,9 @@
 //             depends only on input elements k);
 //           kBoolOut: its result is bool (comparisons, is_finite);
 //           kDiff: differentiable, its functor gives d(out) / d(operand); without it the
-//             derivative is zero (piecewise constant, or bool / integer valued).
+//             derivative is zero (piecewise constant, or bool / integer valued);
+//           kComplex: takes or makes complex64 / complex128 values (bind() rejects complex
+//             operands and results of every other primitive at trace time).
 //
 // A new unary op is this row, its functor (with derivative), its public op in core/ops.h and a
 // spec row in tests/core/specs/elementwise_specs.cc.
@@ -75,10 +77,10 @@
   X(ShiftLeft, "shift_left", elementwise, Binary, kIntegral, kInPlace)                      \
   X(ShiftRightLogical, "shift_right_logical", elementwise, Binary, kIntegral, kInPlace)     \
   /* elementwise: other */                                                                  \
-  X(SelectN, "select_n", elementwise, Other, kAny, kFuse | kInPlace)                        \
-  X(ConvertElementType, "convert_element_type", elementwise, Other, kAny, kFuse | kInPlace) \
+  X(SelectN, "select_n", elementwise, Other, kAny, kFuse | kInPlace | kComplex)                        \
+  X(ConvertElementType, "convert_element_type", elementwise, Other, kAny, kFuse | kInPlace | kComplex) \
   X(BitcastConvertType, "bitcast_convert_type", elementwise, Other, kAny, kInPlace)         \
-  X(StopGradient, "stop_gradient", elementwise, Other, kAny, kInPlace)                      \
+  X(StopGradient, "stop_gradient", elementwise, Other, kAny, kInPlace | kComplex)                      \
   /* reductions */                                                                          \
   X(ReduceSum, "reduce_sum", reduce, Other, kAny, 0)                                        \
   X(ReduceProd, "reduce_prod", reduce, Other, kAny, 0)                                      \
@@ -90,15 +92,15 @@
   X(Argmin, "argmin", reduce, Other, kAny, 0)                                               \
   X(Cumsum, "cumsum", reduce, Other, kAny, 0)                                               \
   /* shape */                                                                               \
-  X(Reshape, "reshape", shape, Other, kAny, 0)                                              \
-  X(Transpose, "transpose", shape, Other, kAny, 0)                                          \
-  X(BroadcastInDim, "broadcast_in_dim", shape, Other, kAny, 0)                              \
-  X(Slice, "slice", shape, Other, kAny, 0)                                                  \
-  X(DynamicSlice, "dynamic_slice", shape, Other, kAny, 0)                                   \
-  X(DynamicUpdateSlice, "dynamic_update_slice", shape, Other, kAny, 0)                      \
-  X(Concatenate, "concatenate", shape, Other, kAny, 0)                                      \
-  X(Pad, "pad", shape, Other, kAny, 0)                                                      \
-  X(Rev, "rev", shape, Other, kAny, 0)                                                      \
+  X(Reshape, "reshape", shape, Other, kAny, kComplex)                                              \
+  X(Transpose, "transpose", shape, Other, kAny, kComplex)                                          \
+  X(BroadcastInDim, "broadcast_in_dim", shape, Other, kAny, kComplex)                              \
+  X(Slice, "slice", shape, Other, kAny, kComplex)                                                  \
+  X(DynamicSlice, "dynamic_slice", shape, Other, kAny, kComplex)                                   \
+  X(DynamicUpdateSlice, "dynamic_update_slice", shape, Other, kAny, kComplex)                      \
+  X(Concatenate, "concatenate", shape, Other, kAny, kComplex)                                      \
+  X(Pad, "pad", shape, Other, kAny, kComplex)                                                      \
+  X(Rev, "rev", shape, Other, kAny, kComplex)                                                      \
   X(Iota, "iota", shape, Other, kAny, 0)                                                    \
   /* indexing */                                                                            \
   X(Gather, "gather", index, Other, kAny, 0)                                                \
@@ -145,14 +147,21 @@
   X(AxisIndex, "axis_index", collective, Other, kAny, 0)                                    \
   X(Pvary, "pvary", collective, Other, kAny, 0)                                             \
   X(ShardingConstraint, "sharding_constraint", collective, Other, kAny, 0)                  \
-  X(ShardMap, "shard_map", collective, Other, kAny, 0)
+  X(ShardMap, "shard_map", collective, Other, kAny, 0)                                      \
+  /* complex numbers, FFT, eig (issue 17, s4-complex; core/primitives/complex.h, fft.h, eig.h) */ \
+  X(Real, "real", complex, Other, kAny, kComplex)                                           \
+  X(Imag, "imag", complex, Other, kAny, kComplex)                                           \
+  X(Complex, "complex", complex, Other, kAny, kComplex)                                     \
+  X(Conj, "conj", complex, Other, kAny, kComplex)                                           \
+  X(Fft, "fft", fft, Other, kAny, kComplex)                                                \
+  X(Eig, "eig", decomp, Other, kAny, kComplex)
 
 namespace graft {
 
 // Which dtypes an elementwise primitive accepts.
 enum class DTypeClass { kAny, kNumeric, kFloating, kIntegral, kBoolOrIntegral };
 enum class OpKind { kUnary, kBinary, kOther };
-enum PrimitiveFlag : unsigned { kFuse = 1, kInPlace = 2, kBoolOut = 4, kDiff = 8 };
+enum PrimitiveFlag : unsigned { kFuse = 1, kInPlace = 2, kBoolOut = 4, kDiff = 8, kComplex = 16 };
 
 struct PrimitiveFacts {
   OpKind kind;
@@ -171,7 +180,7 @@ enum class PrimitiveId : int {
 inline constexpr int kNumPrimitives = 0 GRAFT_PRIMITIVES(GRAFT_COUNT);
 #undef GRAFT_COUNT
 // Bump deliberately when the list changes: the op-spec table and kernel table follow it.
-static_assert(kNumPrimitives == 107, "primitive list changed: update specs, kernels and this count");
+static_assert(kNumPrimitives == 113, "primitive list changed: update specs, kernels and this count");
 
 inline constexpr const char* kPrimitiveNames[] = {
 #define GRAFT_NAME(name, str, ...) str,

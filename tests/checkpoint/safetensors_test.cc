@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <complex>
+
 #include "core/array.h"
 #include "tests/checkpoint/test_util.h"
 
@@ -72,6 +74,21 @@ TEST(Safetensors, WriterOutputReadsBack) {
             absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(SafetensorsReader::open(path + ".missing").status().code(),
             absl::StatusCode::kNotFound);
+}
+
+// complex + fft (s4-complex): c64 is safetensors' C64 and reads back; safetensors has no
+// complex128, so writing one is refused with a Status (nothing written).
+TEST(Safetensors, Complex64ReadsBackAndComplex128IsRefused) {
+  std::string path = testing::fresh_dir("complex") + "/t.safetensors";
+  std::vector<std::complex<float>> z = {{1, -2}, {0.5f, 3}};
+  ASSERT_TRUE(write_safetensors(path, {{"z", DType::kC64, {2}, z.data()}}).ok());
+  auto r = SafetensorsReader::open(path);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(read_as<std::complex<float>>(*r, "z", DType::kC64, {2}), z);
+  std::vector<std::complex<double>> w = {{1, 2}};
+  absl::Status s = write_safetensors(path + "2", {{"w", DType::kC128, {1}, w.data()}});
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(s.message().find("c128"), std::string::npos) << s;
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 // NaN); i0, kaiser, unwrap, gradient to 2e-6 relative + 1e-6 (f64: 1e-12 + 5e-13); gradients to 1e-5 + 2e-5
 // relative; jit and vmap against eager; the dtype tables entry by entry; the error cases.
 #include <cmath>
+#include <complex>
 #include <functional>
 #include <map>
 #include <string>
@@ -345,21 +346,26 @@ TEST(DTypeInfo, CanCastIssubdtypeIsdtypeMatchJax) {
   EXPECT_FALSE(isdtype(DType::kBF16, DType::kF16));
 }
 
+// finfo(d)'s fields against dtype.finfo.<name> (tools/make_jnp_bits_vectors.py's FINFO_FIELDS
+// order).
+void expect_finfo_matches(DType d, const std::string& name) {
+  SCOPED_TRACE(name);
+  std::vector<double> t = table("dtype.finfo." + name + ".out0");
+  ASSERT_EQ(t.size(), 17u);
+  const FInfo f = finfo(d);
+  const double got[] = {double(f.bits),   f.eps,           f.epsneg,
+                        f.max,            f.min,           f.tiny,
+                        f.smallest_normal, f.smallest_subnormal, f.resolution,
+                        double(f.nmant),  double(f.nexp),  double(f.maxexp),
+                        double(f.minexp), double(f.machep), double(f.negep),
+                        double(f.iexp),   double(f.precision)};
+  for (int k = 0; k < 17; ++k) EXPECT_DOUBLE_EQ(got[k], t[k]) << "field " << k;
+}
+
 TEST(DTypeInfo, FinfoIinfoMatchJax) {
   for (DType d : {DType::kF16, DType::kBF16, DType::kF32, DType::kF64}) {
-    SCOPED_TRACE(numpy_name(d));
-    std::vector<double> t = table(std::string("dtype.finfo.") + numpy_name(d) + ".out0");
-    ASSERT_EQ(t.size(), 17u);
-    const FInfo f = finfo(d);
-    // tools/make_jnp_bits_vectors.py's FINFO_FIELDS order.
-    const double got[] = {double(f.bits),   f.eps,           f.epsneg,
-                          f.max,            f.min,           f.tiny,
-                          f.smallest_normal, f.smallest_subnormal, f.resolution,
-                          double(f.nmant),  double(f.nexp),  double(f.maxexp),
-                          double(f.minexp), double(f.machep), double(f.negep),
-                          double(f.iexp),   double(f.precision)};
-    for (int k = 0; k < 17; ++k) EXPECT_DOUBLE_EQ(got[k], t[k]) << "field " << k;
-    EXPECT_EQ(f.dtype, d);
+    expect_finfo_matches(d, numpy_name(d));
+    EXPECT_EQ(finfo(d).dtype, d);
   }
   EXPECT_EQ(finfo(ones({2}, DType::kBF16)).nmant, 7);
   for (DType d : {DType::kU8, DType::kU32, DType::kI32, DType::kI64}) {
@@ -376,6 +382,67 @@ TEST(DTypeInfo, FinfoIinfoMatchJax) {
   EXPECT_TRUE(isscalar(3.5));
   EXPECT_TRUE(isscalar(Array(2)));
   EXPECT_FALSE(isscalar(arange(1)));
+}
+
+// The queries with c64 / c128 against JAX (dtype.complex.* of tools/make_jnp_bits_vectors.py;
+// indices into the real dtypes followed by complex64, complex128).
+TEST(DTypeInfo, ComplexQueriesMatchJax) {
+  std::vector<DType> every(kAllDTypes, kAllDTypes + kNumDTypes);
+  every.push_back(DType::kC64);
+  every.push_back(DType::kC128);
+  const DType cs[] = {DType::kC64, DType::kC128};
+  auto name = [](DType d) { return std::string(dtype_name(d)); };
+  std::vector<double> rt = table("dtype.complex.result_type.out0");
+  ASSERT_EQ(rt.size(), 22u);
+  for (int i = 0; i < 2; ++i) {
+    for (int j = 0; j < 11; ++j) {
+      EXPECT_EQ(result_type({cs[i], every[j]}), every[int(rt[i * 11 + j])])
+          << name(cs[i]) << ", " << name(every[j]);
+    }
+  }
+  // Weak complex scalars as JAX without x64 (graft's weak scalars: a lone one is the default
+  // complex, c64).
+  std::vector<double> w = table("dtype.complex.result_weak.out0");
+  ASSERT_EQ(w.size(), 4u);
+  const std::complex<double> j1(0, 1);
+  EXPECT_EQ(result_type({j1}), every[int(w[0])]);
+  EXPECT_EQ(result_type({DType::kF32, j1}), every[int(w[1])]);
+  EXPECT_EQ(result_type({DType::kBF16, j1}), every[int(w[2])]);
+  EXPECT_EQ(result_type({DType::kI32, j1}), every[int(w[3])]);
+  EXPECT_EQ(result_type({DType::kF64, j1}),
+            every[int(table("dtype.complex.result_weak64.out0").at(0))]);
+  for (const char* casting : {"no", "equiv", "safe", "same_kind", "unsafe"}) {
+    std::vector<double> t = table(std::string("dtype.complex.can_cast.") + casting + ".out0");
+    ASSERT_EQ(t.size(), 44u);
+    for (int i = 0; i < 2; ++i) {
+      for (int j = 0; j < 11; ++j) {
+        EXPECT_EQ(can_cast(cs[i], every[j], casting), t[i * 11 + j] != 0)
+            << casting << ": " << name(cs[i]) << " -> " << name(every[j]);
+        EXPECT_EQ(can_cast(every[j], cs[i], casting), t[22 + j * 2 + i] != 0)
+            << casting << ": " << name(every[j]) << " -> " << name(cs[i]);
+      }
+    }
+  }
+  const DTypeCategory categories[] = {
+      DTypeCategory::kGeneric,  DTypeCategory::kNumber,          DTypeCategory::kInteger,
+      DTypeCategory::kSignedInteger, DTypeCategory::kUnsignedInteger, DTypeCategory::kInexact,
+      DTypeCategory::kFloating, DTypeCategory::kComplexFloating, DTypeCategory::kBool};
+  std::vector<double> sub = table("dtype.complex.issubdtype.out0");
+  ASSERT_EQ(sub.size(), 2u * 20);
+  const char* kinds[] = {"bool",          "signed integer",   "unsigned integer", "integral",
+                         "real floating", "complex floating", "numeric"};
+  std::vector<double> kt = table("dtype.complex.isdtype.out0");
+  ASSERT_EQ(kt.size(), 2u * 7);
+  for (int i = 0; i < 2; ++i) {
+    SCOPED_TRACE(name(cs[i]));
+    for (int j = 0; j < 11; ++j) EXPECT_EQ(issubdtype(cs[i], every[j]), sub[i * 20 + j] != 0) << j;
+    for (int c = 0; c < 9; ++c) {
+      EXPECT_EQ(issubdtype(cs[i], categories[c]), sub[i * 20 + 11 + c] != 0) << c;
+    }
+    for (int k = 0; k < 7; ++k) EXPECT_EQ(isdtype(cs[i], kinds[k]), kt[i * 7 + k] != 0) << kinds[k];
+  }
+  expect_finfo_matches(DType::kC64, "complex64");
+  expect_finfo_matches(DType::kC128, "complex128");
 }
 
 TEST(NumpyBitsErrors, BadInputsThrowNamingTheOp) {

@@ -1,10 +1,13 @@
-// graft's jnp.fft helpers (core/ops_numpy_fft.h) and jax.numpy's complex-number functions on
-// real arrays (core/ops_numpy_complex.h) against JAX.
+// graft's jnp.fft (core/ops_numpy_fft.h), jax.numpy's complex-number functions
+// (core/ops_numpy_complex.h) and eig / eigvals / poly / roots (core/ops_numpy_eig.h) against
+// JAX. Complex results are compared as stack([real, imag], -1) and complex inputs built from
+// two real ones (complex(a, b)); eigenvalues sorted with sort_complex (their order is LAPACK's).
 //
 // How the vectors were made: tools/make_jnp_fft_vectors.py ran JAX 0.10.2 on CPU (x64 off) on
 // seeded float32 standard-normal inputs and wrote tests/core/testdata/jnp_fft_vectors.txt:
 // inputs, JAX's output and, where marked, jax.grad of sum(out * ct) for a stored cotangent
-// ct. Compared with f32 tolerances (1e-5 absolute + 1e-5 relative); shapes and dtypes
+// ct (through complex values: JAX's convention). Compared with f32 tolerances (1e-5 absolute
+// + 1e-5 relative); shapes and dtypes
 // exactly. Also: result dtypes, jit equals eager, vmap equals a loop, and misuse throws
 // graft::Error naming the op.
 #include <functional>
@@ -23,6 +26,10 @@ namespace {
 
 using namespace jnp_vectors;
 using Fn = std::function<Array(const std::vector<Array>&)>;
+
+// As the script's ri(): a complex result as [..., 2] real and imaginary parts.
+Array ri(const Array& y) { return is_complex(y.dtype()) ? stack({real(y), imag(y)}, -1) : y; }
+Array cx(const std::vector<Array>& x, int i = 0) { return complex(x[i], x[i + 1]); }
 
 // The cases of tools/make_jnp_fft_vectors.py, by name.
 const std::map<std::string, Fn>& cases() {
@@ -55,13 +62,69 @@ const std::map<std::string, Fn>& cases() {
       {"iscomplex", [](auto& x) { return iscomplex(x[0]); }},
       {"isreal", [](auto& x) { return isreal(x[0]); }},
       {"isreal_int", [](auto& x) { return isreal(astype(x[0], DType::kI32)); }},
+      // complex + fft (s4-complex)
+      {"fft_real", [](auto& x) { return ri(fft::fft(x[0])); }},
+      {"fft_c", [](auto& x) { return ri(fft::fft(cx(x))); }},
+      {"fft_pad_axis0", [](auto& x) { return ri(fft::fft(cx(x), 5, 0)); }},
+      {"fft_crop", [](auto& x) { return ri(fft::fft(x[0], 3)); }},
+      {"fft_ortho", [](auto& x) { return ri(fft::fft(cx(x), std::nullopt, -1, "ortho")); }},
+      {"ifft_axis0", [](auto& x) { return ri(fft::ifft(cx(x), std::nullopt, 0)); }},
+      {"ifft_forward",
+       [](auto& x) { return ri(fft::ifft(cx(x), std::nullopt, -1, "forward")); }},
+      {"rfft_even", [](auto& x) { return ri(fft::rfft(x[0])); }},
+      {"rfft_n_axis0", [](auto& x) { return ri(fft::rfft(x[0], 7, 0)); }},
+      {"irfft", [](auto& x) { return fft::irfft(cx(x)); }},
+      {"irfft_n_odd", [](auto& x) { return fft::irfft(cx(x), 7); }},
+      {"irfft_ortho", [](auto& x) { return fft::irfft(cx(x), std::nullopt, -1, "ortho"); }},
+      {"fft2", [](auto& x) { return ri(fft::fft2(cx(x))); }},
+      {"ifft2_s", [](auto& x) { return ri(fft::ifft2(cx(x), Shape{3, 6})); }},
+      {"fftn_axes", [](auto& x) { return ri(fft::fftn(cx(x), std::nullopt, Axes{0, 2})); }},
+      {"fftn_rank4", [](auto& x) { return ri(fft::fftn(x[0])); }},
+      {"ifftn_s", [](auto& x) { return ri(fft::ifftn(cx(x), Shape{2, 3})); }},
+      {"rfft2", [](auto& x) { return ri(fft::rfft2(x[0])); }},
+      {"irfft2", [](auto& x) { return fft::irfft2(cx(x)); }},
+      {"rfftn_axes_ortho",
+       [](auto& x) { return ri(fft::rfftn(x[0], std::nullopt, Axes{0, 2}, "ortho")); }},
+      {"irfftn_s", [](auto& x) { return fft::irfftn(cx(x), Shape{4, 6}); }},
+      {"hfft", [](auto& x) { return fft::hfft(cx(x)); }},
+      {"hfft_n_ortho", [](auto& x) { return fft::hfft(cx(x), 7, -1, "ortho"); }},
+      {"ihfft", [](auto& x) { return ri(fft::ihfft(x[0])); }},
+      {"ihfft_n_forward", [](auto& x) { return ri(fft::ihfft(x[0], 5, -1, "forward")); }},
+      {"abs_fft_power", [](auto& x) { return sum(square(abs(fft::fft(x[0])))); }},
+      {"sort_complex",
+       [](auto& x) { return ri(sort_complex(complex(round(x[0]), round(x[1])))); }},
+      {"sort_complex_real", [](auto& x) { return ri(sort_complex(x[0])); }},
+      {"complex_arith",
+       [](auto& x) {
+         Array z = cx(x), w = cx(x, 2);
+         return ri(z * w / (w + 3.0) - complex(x[0], x[3]));
+       }},
+      {"complex_exp_abs", [](auto& x) { return abs(exp(cx(x))) + angle(cx(x)); }},
+      {"complex_parts",
+       [](auto& x) {
+         Array z = cx(x);
+         return ri(conj(z)) + stack({real(z), imag(z)}, -1);
+       }},
+      {"eigvals_sorted", [](auto& x) { return ri(sort_complex(linalg::eigvals(x[0]))); }},
+      {"eigvals_batch", [](auto& x) { return ri(sort_complex(linalg::eigvals(x[0]))); }},
+      {"eig_values", [](auto& x) { return ri(sort_complex(linalg::eig(x[0]).eigenvalues)); }},
+      {"poly_real", [](auto& x) { return poly(x[0]); }},
+      {"poly_complex", [](auto& x) { return ri(poly(cx(x))); }},
+      {"poly_matrix", [](auto& x) { return ri(poly(x[0])); }},
+      {"roots", [](auto& x) { return ri(sort_complex(roots(x[0]))); }},
+      {"eigvals_grad", [](auto& x) { return sum(abs(linalg::eigvals(x[0]))); }},
+      {"roots_leading_zero",
+       [](auto& x) { return ri(sort_complex(roots(concatenate({zeros({1}), x[0]}, 0)))); }},
+      {"eigvals_complex", [](auto& x) { return ri(sort_complex(linalg::eigvals(cx(x)))); }},
+      {"eigvals_complex_grad", [](auto& x) { return sum(abs(linalg::eigvals(cx(x)))); }},
+      {"roots_complex", [](auto& x) { return ri(sort_complex(roots(cx(x)))); }},
   };
   return *c;
 }
 
 TEST(NumpyFftTest, ValuesAndGradientsMatchJax) {
-  EXPECT_EQ(cases().size(), 24u);
-  EXPECT_EQ(expect_cases_match(cases()), 9);  // cases with gradients
+  EXPECT_EQ(cases().size(), 67u);
+  EXPECT_EQ(expect_cases_match(cases()), 42);  // cases with gradients
 }
 
 TEST(NumpyFftTest, ResultDtypes) {

@@ -131,10 +131,38 @@ void select_kernel(Call& c) {
   });
 }
 
+// Conversions to or from c64 / c128, as XLA's: a real value becomes (x, 0); a complex value
+// converted to a real dtype keeps its real part.
+void convert_complex(Call& c, DType from, DType to, int64_t n) {
+  auto real_to = [&]<typename C>(DType d) {
+    dispatch_dtype(d, [&]<typename S>() {
+      map_scalar(c.in<S>(0), c.out<C>(), n, [](S v) {
+        return C(convert_value<S, typename C::value_type>(v));
+      });
+    });
+  };
+  if (!is_complex(from)) {
+    return dispatch_complex(to, [&]<typename C>() { real_to.template operator()<C>(from); });
+  }
+  dispatch_complex(from, [&]<typename C>() {
+    using R = typename C::value_type;
+    if (is_complex(to)) {
+      dispatch_complex(to, [&]<typename D>() {
+        map_scalar(c.in<C>(0), c.out<D>(), n, [](C v) { return D(v); });
+      });
+    } else {
+      dispatch_dtype(to, [&]<typename D>() {
+        map_scalar(c.in<C>(0), c.out<D>(), n, [](C v) { return convert_value<R, D>(v.real()); });
+      });
+    }
+  });
+}
+
 void convert_kernel(Call& c) {
   DType from = c.in_aval(0).dtype, to = c.out_aval().dtype;
   if (from == to) return c.alias(0, 0);
   int64_t n = numel(c.out_aval().shape);
+  if (is_complex(from) || is_complex(to)) return convert_complex(c, from, to, n);
   dispatch_dtype(from, [&]<typename S>() {
     dispatch_dtype(to, [&]<typename D>() {
       map_scalar(c.in<S>(0), c.out<D>(), n, [](S v) { return convert_value<S, D>(v); });

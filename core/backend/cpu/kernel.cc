@@ -46,6 +46,9 @@ struct Table {
     register_fusion_kernels(k);
     register_debug_kernels(k);
     register_collective_kernels(k);
+    register_complex_kernels(k);
+    register_fft_kernels(k);
+    register_eig_kernels(k);
   }
 };
 }  // namespace

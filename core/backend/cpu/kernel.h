@@ -52,6 +52,9 @@ GRAFT_FAMILY_REGISTRAR(control)
 GRAFT_FAMILY_REGISTRAR(fusion)
 GRAFT_FAMILY_REGISTRAR(debug)
 GRAFT_FAMILY_REGISTRAR(collective)
+GRAFT_FAMILY_REGISTRAR(complex)
+GRAFT_FAMILY_REGISTRAR(fft)
+GRAFT_FAMILY_REGISTRAR(eig)
 #undef GRAFT_FAMILY_REGISTRAR
 
 // The table, filled once. A null entry means the primitive has no CPU kernel.

@@ -205,6 +205,11 @@ void copy_dims(const std::vector<Dim>& dims, const U* src, U* dst) {
   });
 }
 
+// A 16-byte element (c128), copied as a whole.
+struct Bytes16 {
+  uint64_t lo, hi;
+};
+
 // Fills one small block, then memcpy's it across the chunk (std::fill of a 1-8 byte pattern
 // measured well below memcpy speed).
 template <typename U>
@@ -247,6 +252,9 @@ void strided_copy(int64_t esize, const Shape& dims, const void* src,
     case 4:
       copy_dims(merged, static_cast<const uint32_t*>(src), static_cast<uint32_t*>(dst));
       break;
+    case 16:
+      copy_dims(merged, static_cast<const Bytes16*>(src), static_cast<Bytes16*>(dst));
+      break;
     default:
       copy_dims(merged, static_cast<const uint64_t*>(src), static_cast<uint64_t*>(dst));
       break;
@@ -263,6 +271,9 @@ void fill(int64_t esize, void* dst, int64_t n, const void* value) {
       break;
     case 4:
       fill_typed(static_cast<uint32_t*>(dst), n, *static_cast<const uint32_t*>(value));
+      break;
+    case 16:
+      fill_typed(static_cast<Bytes16*>(dst), n, *static_cast<const Bytes16*>(value));
       break;
     default:
       fill_typed(static_cast<uint64_t*>(dst), n, *static_cast<const uint64_t*>(value));

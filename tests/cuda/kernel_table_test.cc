@@ -19,7 +19,7 @@ const std::map<std::string, std::string> kWithoutCudaKernel = {
     {"complex", "complex values have no CUDA kernels yet"},
     {"conj", "complex values have no CUDA kernels yet"},
     {"fft", "no cuFFT kernel yet"},
-    {"eig", "CPU only, as in JAX (LAPACK geev; cuSOLVER has no general eig)"},
+    {"eig", "CPU only (LAPACK geev); no cuSOLVER Xgeev kernel yet"},
 };
 
 TEST(CudaKernelTable, EveryPrimitiveHasAKernelOrAStatedReason) {

@@ -42,13 +42,13 @@ Array atleast_nd(const Array& x, int64_t n) {
   return reshape(x, s);
 }
 
-std::pair<Array, int64_t> block_of(const Block& b) {
+std::pair<Array, int64_t> block_of(const BlockArg& b) {
   if (const Array* a = std::get_if<Array>(&b.item())) return {*a, 1};
-  const auto& items = std::get<std::vector<Block>>(b.item());
+  const auto& items = std::get<std::vector<BlockArg>>(b.item());
   if (items.empty()) fail("block", "empty lists are not allowed");
   std::vector<Array> xs;
   int64_t depth = -1, rank = 0;
-  for (const Block& item : items) {
+  for (const BlockArg& item : items) {
     auto [x, d] = block_of(item);
     if (depth >= 0 && d != depth) fail("block", "mismatched list depths");
     depth = d;
@@ -139,7 +139,7 @@ std::vector<Array> where(const Array& condition, int64_t size, int64_t fill_valu
   return nonzero(condition, size, fill_value);
 }
 
-Array block(const Block& arrays) { return block_of(arrays).first; }
+Array block(const BlockArg& arrays) { return block_of(arrays).first; }
 
 std::pair<Array, std::vector<Array>> histogramdd(
     const Array& sample, const HistBins& bins,

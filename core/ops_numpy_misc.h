@@ -37,19 +37,19 @@ Array repeat(const Array& x, const Array& repeats, std::optional<int64_t> axis,
 std::vector<Array> where(const Array& condition, int64_t size, int64_t fill_value = 0);
 
 // jnp.block's nested lists: an Array, or a list of Blocks (all items at the same depth).
-class Block {
+class BlockArg {
  public:
-  Block(const Array& a) : item_(a) {}                                    // NOLINT
-  Block(std::initializer_list<Block> items) : item_(std::vector<Block>(items)) {}  // NOLINT
-  explicit Block(std::vector<Block> items) : item_(std::move(items)) {}
-  const std::variant<Array, std::vector<Block>>& item() const { return item_; }
+  BlockArg(const Array& a) : item_(a) {}                                    // NOLINT
+  BlockArg(std::initializer_list<BlockArg> items) : item_(std::vector<BlockArg>(items)) {}  // NOLINT
+  explicit BlockArg(std::vector<BlockArg> items) : item_(std::move(items)) {}
+  const std::variant<Array, std::vector<BlockArg>>& item() const { return item_; }
 
  private:
-  std::variant<Array, std::vector<Block>> item_;
+  std::variant<Array, std::vector<BlockArg>> item_;
 };
 // jnp.block: the innermost lists concatenate along the last axis, the next ones along the
 // second last, ...; arrays are first promoted to the rank max(depth, their ranks).
-Array block(const Block& arrays);
+Array block(const BlockArg& arrays);
 
 // Bins per dimension: a count (evenly spaced over the range) or a 1-D array of edges; one
 // entry is used for every dimension.

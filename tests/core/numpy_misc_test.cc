@@ -351,8 +351,8 @@ TEST(NumpyMiscErrors, BadInputsThrowNamingTheOp) {
   expect_error([&] {  // traced repeats need a static total_repeat_length
     jit([&](const Array& r) { return repeat(v, r, 0); })(ints({1, 1, 1, 1, 1, 1}));
   }, "repeat");
-  expect_error([&] { block(Block(std::vector<Block>{})); }, "block");
-  expect_error([&] { block({Block{v}, v}); }, "block");
+  expect_error([&] { block(BlockArg(std::vector<BlockArg>{})); }, "block");
+  expect_error([&] { block({BlockArg{v}, v}); }, "block");
   expect_error([&] { histogramdd(v); }, "histogramdd");
   expect_error([&] { histogramdd(m, {int64_t{2}, int64_t{2}}); }, "histogramdd");
   expect_error([&] { histogramdd(m, {int64_t{2}}, std::nullopt, ones({3})); }, "histogramdd");

@@ -36,7 +36,8 @@ Array repeat(const Array& x, const Array& repeats, std::optional<int64_t> axis,
 // jnp.where(condition, size=, fill_value=): nonzero(condition, size, fill_value).
 std::vector<Array> where(const Array& condition, int64_t size, int64_t fill_value = 0);
 
-// jnp.block's nested lists: an Array, or a list of Blocks (all items at the same depth).
+// jnp.block's nested lists: an Array, or a list of BlockArgs (all items at the same depth;
+// not named Block, the name user code gives its own layer structs).
 class BlockArg {
  public:
   BlockArg(const Array& a) : item_(a) {}                                    // NOLINT

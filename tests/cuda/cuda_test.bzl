@@ -2,9 +2,10 @@
 `cuda_deps`, and its GPU cases skip at run time when there is no device. A GPU test (`gpu`,
 tagged "gpu") is incompatible with a build without CUDA, so `bazel test //...` there skips it
 without building it; a test that needs no device (`gpu = False`: emitters, NVRTC, planning)
-builds in every configuration."""
+builds in every configuration, unless `cuda_build_only` (it reads what only a CUDA build has,
+such as the kernel table, but no device)."""
 
-def cuda_test(name, srcs = None, deps = [], cuda_deps = [], gpu = True, **kwargs):
+def cuda_test(name, srcs = None, deps = [], cuda_deps = [], gpu = True, cuda_build_only = False, **kwargs):
     native.cc_test(
         name = name,
         srcs = srcs or [name + ".cc"],
@@ -15,7 +16,7 @@ def cuda_test(name, srcs = None, deps = [], cuda_deps = [], gpu = True, **kwargs
         tags = (["gpu"] if gpu else []) + kwargs.pop("tags", []),
         target_compatible_with = select({
             "//core/backend/cuda:enabled": [],
-            "//conditions:default": ["//tests/cuda:cuda_build"] if gpu else [],
+            "//conditions:default": ["//tests/cuda:cuda_build"] if (gpu or cuda_build_only) else [],
         }),
         deps = deps + ["@system_libs//:gtest_main"] + select({
             "//core/backend/cuda:enabled": cuda_deps,

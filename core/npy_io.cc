@@ -32,13 +32,17 @@ const char* descr_of(DType d) {
     case DType::kBF16: return "<V2";
     case DType::kF32: return "<f4";
     case DType::kF64: return "<f8";
+    case DType::kC64: return "<c8";
+    case DType::kC128: return "<c16";
   }
   return "?";
 }
 
 std::optional<DType> dtype_of_descr(std::string d) {
   if (d.size() >= 2 && (d[0] == '=' || d[0] == '|')) d[0] = '<';
-  for (DType t : kAllDTypes) {
+  std::vector<DType> all(kAllDTypes, kAllDTypes + kNumDTypes);
+  all.insert(all.end(), {DType::kC64, DType::kC128});
+  for (DType t : all) {
     std::string want = descr_of(t);
     want[0] = '<';
     if (d == want) return t;

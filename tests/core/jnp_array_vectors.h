@@ -101,6 +101,8 @@ inline const char* numpy_dtype_name(DType d) {
     case DType::kBF16: return "bfloat16";
     case DType::kF32: return "float32";
     case DType::kF64: return "float64";
+    case DType::kC64: return "complex64";
+    case DType::kC128: return "complex128";
   }
   return "?";
 }

@@ -2,6 +2,7 @@
 // backend uses; the one translation unit that includes it. The transformed dims are the
 // trailing ones, row-major and contiguous; PocketFFT loops over the leading (batch) dims.
 #include <complex>
+#include <cstring>
 #include <vector>
 
 #include "core/backend/cpu/kernel.h"
@@ -34,6 +35,10 @@ void fft_kernel(Call& c) {
   for (int64_t l : p.lengths()) count *= static_cast<double>(l);
   const bool inverse = p.type() == FftType::kIfft || p.type() == FftType::kIrfft;
   const DType cd = p.type() == FftType::kRfft ? c.out_aval().dtype : c.in_aval(0).dtype;
+  if (numel(in) == 0) {  // rfft of length 0: one bin per signal, an empty sum (PocketFFT skips it)
+    std::memset(c.out<char>(), 0, numel(out) * dtype_size(c.out_aval().dtype));
+    return;
+  }
   dispatch_complex(cd, [&]<typename C>() {
     using R = typename C::value_type;
     const R scale = inverse && count > 0 ? R(1.0 / count) : R(1);

@@ -34,6 +34,9 @@ const KernelTable& kernels() {
     register_attention_kernels(t->k);
     register_conv_kernels(t->k);
     register_decomp_kernels(t->k);
+    register_eig_kernels(t->k);
+    register_fft_kernels(t->k);
+    register_complex_kernels(t->k);
     register_random_kernels(t->k);
     register_fusion_kernels(t->k);
     register_control_kernels(t->k);

@@ -51,13 +51,14 @@ void launch_binary(PrimitiveId op, DType dtype, const void* a, const void* b, vo
                    cudaStream_t stream);
 
 // select_n(pred, on_false, on_true): y[i] = pred[i] ? on_true[i] : on_false[i], elements of
-// `dtype` (pred: bool, one byte each, 0 or 1).
+// `dtype`, c64 / c128 included (pred: bool, one byte each, 0 or 1).
 void launch_select(DType dtype, const bool* pred, const void* on_false, const void* on_true,
                    void* y, int64_t n, cudaStream_t stream);
 
 // convert_element_type: XLA's conversion (core/convert.h): float -> int saturates (NaN -> 0),
 // -> bool is x != 0, int -> narrower int wraps, -> f16 / bf16 rounds to nearest even (f64
-// through f32, as the CPU). from == to copies.
+// through f32, as the CPU); real -> c64 / c128 is (x, 0), complex -> real keeps the real part
+// (converted as above), c64 <-> c128 converts both parts. from == to copies.
 void launch_convert(DType from, DType to, const void* x, void* y, int64_t n, cudaStream_t stream);
 
 }  // namespace graft::cuda

@@ -1,8 +1,9 @@
 // launch_convert and launch_select (elementwise.h). A conversion is one small map kernel per
-// (from, to) pair (72 of them, each a few instructions); a select moves raw elements, so it
-// has one kernel per element width.
+// (from, to) pair (72 real ones, each a few instructions, and those to, from and between c64 /
+// c128); a select moves raw elements, so it has one kernel per element width (1 to 16 bytes).
 #include <cuda/std/limits>
 
+#include "core/backend/cuda/kernels/device_complex.h"
 #include "core/backend/cuda/kernels/elementwise.h"
 #include "core/backend/cuda/kernels/elementwise_device.h"
 #include "core/error.h"
@@ -36,6 +37,57 @@ struct ConvertFn {
   __device__ D operator()(S v) const { return convert_one<S, D>(v); }
 };
 
+// Conversions to or from c64 / c128, as XLA's (and the CPU's): a real value becomes (x, 0);
+// a complex value converted to a real dtype keeps its real part.
+template <typename S, typename C>
+struct ToComplexFn {
+  __device__ C operator()(S v) const {
+    using R = decltype(C::re);
+    return C{convert_one<S, R>(v), R(0)};
+  }
+};
+template <typename C, typename D>
+struct FromComplexFn {
+  __device__ D operator()(C v) const { return convert_one<decltype(C::re), D>(v.re); }
+};
+template <typename C, typename D>
+struct ComplexToComplexFn {
+  __device__ D operator()(C v) const {
+    using R = decltype(D::re);
+    return D{static_cast<R>(v.re), static_cast<R>(v.im)};
+  }
+};
+
+void convert_complex(DType from, DType to, const void* x, void* y, int64_t n,
+                     cudaStream_t stream) {
+  if (!is_complex(from)) {
+    return dispatch_dtype(from, [&]<typename S>() {
+      dispatch_device_complex(to, [&]<typename C>() {
+        ew::launch_map(n, stream, ToComplexFn<S, C>{}, static_cast<C*>(y),
+                       static_cast<const S*>(x));
+      });
+    });
+  }
+  dispatch_device_complex(from, [&]<typename C>() {
+    if (is_complex(to)) {
+      dispatch_device_complex(to, [&]<typename D>() {
+        ew::launch_map(n, stream, ComplexToComplexFn<C, D>{}, static_cast<D*>(y),
+                       static_cast<const C*>(x));
+      });
+    } else {
+      dispatch_dtype(to, [&]<typename D>() {
+        ew::launch_map(n, stream, FromComplexFn<C, D>{}, static_cast<D*>(y),
+                       static_cast<const C*>(x));
+      });
+    }
+  });
+}
+
+// Select moves elements of 16 bytes (c128) as one aligned word.
+struct alignas(16) Word16 {
+  uint64_t lo, hi;
+};
+
 template <typename U>
 struct SelectFn {
   __device__ U operator()(bool p, U on_false, U on_true) const { return p ? on_true : on_false; }
@@ -53,6 +105,7 @@ void launch_convert(DType from, DType to, const void* x, void* y, int64_t n, cud
     }
     return;
   }
+  if (is_complex(from) || is_complex(to)) return convert_complex(from, to, x, y, n, stream);
   dispatch_dtype(from, [&]<typename S>() {
     dispatch_dtype(to, [&]<typename D>() {
       if constexpr (!std::is_same_v<S, D>) {
@@ -78,6 +131,8 @@ void launch_select(DType dtype, const bool* pred, const void* on_false, const vo
       return run.template operator()<uint32_t>();
     case 8:
       return run.template operator()<uint64_t>();
+    case 16:
+      return run.template operator()<Word16>();
     default:
       graft::fail("select_n", "has no CUDA kernel for ", dtype_name(dtype));
   }

@@ -242,7 +242,7 @@ void dispatch_width(int64_t esize, Fn&& fn) {
 void strided_copy(int64_t esize, const Shape& dims, const void* src, const Shape& src_strides,
                   void* dst, const Shape& dst_strides, cudaStream_t stream,
                   const DeviceStarts* starts, StartsSide side) {
-  if (esize != 1 && esize != 2 && esize != 4 && esize != 8) {
+  if (esize != 1 && esize != 2 && esize != 4 && esize != 8 && esize != 16) {
     graft::fail("strided_copy", "unsupported element size ", esize);
   }
   // Drop size-1 dims, then merge neighbours that are contiguous in both layouts (as the CPU).
@@ -318,6 +318,10 @@ void fill(int64_t esize, void* dst, int64_t n, const void* value, cudaStream_t s
     case 8:
       fill_kernel<<<blocks, kThreads, 0, stream>>>(static_cast<uint64_t*>(dst), n, words,
                                                   static_cast<const uint64_t*>(value));
+      break;
+    case 16:  // c128: dst and value are 16-byte aligned (allocator blocks, whole elements)
+      fill_kernel<<<blocks, kThreads, 0, stream>>>(static_cast<W16*>(dst), n, words,
+                                                  static_cast<const W16*>(value));
       break;
     default:
       graft::fail("fill", "unsupported element size ", esize);

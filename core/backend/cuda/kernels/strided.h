@@ -5,7 +5,8 @@
 // dst[sum i_d * dst_strides[d]]; strides count elements, src strides may be 0 (broadcast) or
 // negative (rev); dst positions must not overlap.
 //
-// Only the element size matters (1, 2, 4 or 8 bytes): bytes are copied, never converted.
+// Only the element size matters (1, 2, 4, 8 or 16 bytes: c128): bytes are copied, never
+// converted.
 // On the host the dims are simplified first (size-1 dims dropped, neighbours contiguous in
 // both layouts merged); a block contiguous in both becomes one cudaMemcpyAsync, rows
 // contiguous in both are copied in 16-byte words where alignment allows, and a block whose
@@ -49,7 +50,7 @@ struct DeviceStarts {
 // Which side of the copy a DeviceStarts moves.
 enum class StartsSide { kSource, kDestination };
 
-// `esize`: 1, 2, 4 or 8. `starts` (optional) adds its device-computed origin to the source's
+// `esize`: 1, 2, 4, 8 or 16. `starts` (optional) adds its device-computed origin to the source's
 // or the destination's pointer.
 void strided_copy(int64_t esize, const Shape& dims, const void* src, const Shape& src_strides,
                   void* dst, const Shape& dst_strides, cudaStream_t stream,

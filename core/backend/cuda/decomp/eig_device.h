@@ -1,7 +1,5 @@
-// eig's own device kernels (eig_device.cu): cusolverDnXgeev's column-major results turned into
-// graft's outputs (core/primitives/eig.h), as the CPU kernel (core/backend/cpu/eig_kernel.cc)
-// turns LAPACK's: w [batch, n] and v [batch, n, n] complex (interleaved: real, imaginary),
-// v row-major with the eigenvectors in its columns; NaNs for a matrix whose info != 0.
+// eig's own device kernel (eig_device.cu): cusolverDnXgeev's column-major results turned into
+// graft's outputs, element by element as eig_unpack.h defines (w, v complex interleaved).
 // Plain types only (no graft header in the .cu file). Enqueued on `stream`; launch errors
 // surface at the caller's next check. Built only with --config=cuda.
 #pragma once
@@ -12,10 +10,8 @@
 
 namespace graft::cuda::decomp {
 
-// A real input: wri [batch, 2n] (n real parts, then n imaginary parts) and vr [batch, n, n]
-// column-major real, a complex-conjugate pair (w_j, w_j+1 = conj(w_j), imaginary part of w_j
-// positive) sharing columns j and j + 1: v_j = vr_j + i vr_j+1, v_j+1 = vr_j - i vr_j+1.
-// vr and v may be null (eigenvalues only).
+// A real input: wri [batch, 2n] (real parts, then imaginary parts) and vr [batch, n, n] real
+// with LAPACK's packing of conjugate pairs; see eig_unpack.h. vr and v may be null.
 void eig_outputs_real(const float* wri, const float* vr, const int* info, int64_t batch,
                       int64_t n, float* w, float* v, cudaStream_t stream);
 void eig_outputs_real(const double* wri, const double* vr, const int* info, int64_t batch,

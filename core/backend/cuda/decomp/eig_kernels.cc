@@ -11,8 +11,9 @@
 // family's copy engine). A real input takes Xgeev's real interface (W = [wr, wi], real VR with
 // LAPACK's packing of conjugate pairs), unpacked to complex as the CPU does (eig_device.h).
 //
-// Xgeev wants host workspace besides device workspace; the host block must outlive the calls
-// that use it, so when it is not empty the kernel waits for its stream before freeing it.
+// Xgeev wants host workspace besides device workspace; the host blocks must outlive the calls
+// that use them, so when they are not empty the kernel waits for its stream before freeing
+// them (the one CUDA kernel of graft that synchronizes).
 #include <cuda_runtime_api.h>
 #include <cusolverDn.h>
 #include <library_types.h>
@@ -73,7 +74,8 @@ void eig(Call& call) {
                                    ldvr, type, &device_bytes, &host_bytes),
         "cusolverDnXgeev_bufferSize");
   void* device_work = call.scratch(std::max<size_t>(device_bytes, 1));
-  std::vector<char> host_work(std::max<size_t>(host_bytes, 1));
+  // One host block per matrix: nothing says a call is done with its block when it returns.
+  std::vector<char> host_work(std::max<size_t>(host_bytes * batch, 1));
   const int64_t w_step = kComplex ? n : 2 * n;  // in Xgeev's W elements
   const size_t w_bytes = sizeof(R) * (kComplex ? 2 : 1);
   for (int64_t b = 0; b < batch; ++b) {
@@ -81,7 +83,7 @@ void eig(Call& call) {
                           type, a + b * kParts * nn, n, type,
                           reinterpret_cast<char*>(wx) + b * w_step * w_bytes, type, nullptr, 1,
                           type, right ? vr + b * kParts * nn : vr, ldvr, type, device_work,
-                          device_bytes, host_work.data(), host_bytes, info + b),
+                          device_bytes, host_work.data() + b * host_bytes, host_bytes, info + b),
           "cusolverDnXgeev");
   }
   R* w = static_cast<R*>(call.out_raw(0));

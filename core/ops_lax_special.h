@@ -1,0 +1,30 @@
+// jax.lax.lgamma / jax.lax.digamma and jax.scipy.special.gammaln / digamma, computed as XLA
+// computes them (the CHLO decompositions, read from JAX 0.10.2's compiled HLO on CPU): Lanczos'
+// approximation (g = 7, 9 terms) with Euler's reflection below 0.5, written over graft's
+// elementwise ops (no new primitive), so grad / vmap / jit work through them. Values agree
+// with JAX's to the rounding of the kernels they use (log1p, log, sin, cos);
+// tests/core/lax_special_test.cc states how closely. Their derivatives are those of the
+// formulas (d lgamma / dx differs from digamma by the approximation's error, about 1e-6
+// relative in f32), not JAX's digamma / polygamma rules.
+//
+// f16 / bf16 compute in f32 and round once, as XLA. Standalone header (not in core/ops.h).
+// Errors: graft::Error "[lgamma] ..." / "[digamma] ..." for an empty handle or, in the lax
+// forms, a non-floating x.
+#pragma once
+
+#include "core/array.h"
+
+namespace graft {
+
+// log|Gamma(x)| (floating x): +inf at 0, the negative integers and +-inf.
+Array lgamma(const Array& x);
+// d/dx log Gamma(x) (floating x): NaN at 0 and the negative integers.
+Array digamma(const Array& x);
+
+namespace scipy::special {
+// As lax.lgamma / lax.digamma, with integer and bool x promoted to f32 (jax.scipy.special).
+Array gammaln(const Array& x);
+Array digamma(const Array& x);
+}  // namespace scipy::special
+
+}  // namespace graft

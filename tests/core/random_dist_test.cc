@@ -380,6 +380,16 @@ TEST(RandomDistTransforms, CountsUnderJit) {
   auto b_jit = jit([](const Array& k, const Array& c) { return random::binomial(k, c, 0.35); })(
       key(84), n);
   EXPECT_EQ(b_jit.to_vector<float>(), b_eager);
+  // vmap over keys: each row is the unbatched draw for its key (the batched loop keeps a
+  // row's carry once its own condition is false, as JAX's).
+  Array keys = random::split(key(74), 3);
+  Array rows = vmap([&](const Array& k) { return random::poisson(k, lam); })(keys);
+  auto got = rows.to_vector<int32_t>();
+  for (int64_t i = 0; i < 3; ++i) {
+    Array ki = reshape(slice(keys, {i, 0}, {i + 1, 2}), {2});
+    auto want = random::poisson(ki, lam).to_vector<int32_t>();
+    for (int64_t j = 0; j < 4; ++j) EXPECT_EQ(got[i * 4 + j], want[j]) << i << "," << j;
+  }
 }
 
 // ---- parameter errors: graft::Error naming the function

@@ -3,9 +3,8 @@
 // approximation (g = 7, 9 terms) with Euler's reflection below 0.5, written over graft's
 // elementwise ops (no new primitive), so grad / vmap / jit work through them. Values agree
 // with JAX's to the rounding of the kernels they use (log1p, log, sin, cos);
-// tests/core/lax_special_test.cc states how closely. Their derivatives are those of the
-// formulas (d lgamma / dx differs from digamma by the approximation's error, about 1e-6
-// relative in f32), not JAX's digamma / polygamma rules.
+// tests/core/random_dist_test.cc states how closely. lgamma's derivative is digamma (a custom
+// jvp, as JAX's rule); digamma's is its formula's derivative (JAX: polygamma(1, x)).
 //
 // f16 / bf16 compute in f32 and round once, as XLA. Standalone header (not in core/ops.h).
 // Errors: graft::Error "[lgamma] ..." / "[digamma] ..." for an empty handle or, in the lax
@@ -20,6 +19,10 @@ namespace graft {
 Array lgamma(const Array& x);
 // d/dx log Gamma(x) (floating x): NaN at 0 and the negative integers.
 Array digamma(const Array& x);
+// jax.lax.random_gamma_grad: d sample / d a of a Gamma(a) sample x (implicit differentiation
+// of the CDF, -dP(a, x)/da / dP(a, x)/dx, by JAX's series / continued fraction, as while_loop
+// primitives). a and x of one floating dtype; NaN for a <= 0 or x < 0; 0 at x = 0.
+Array random_gamma_grad(const Array& a, const Array& x);
 
 namespace scipy::special {
 // As lax.lgamma / lax.digamma, with integer and bool x promoted to f32 (jax.scipy.special).

@@ -125,6 +125,13 @@ def cases():
   grad_pts = jnp.array([x for x in LGAMMA_POINTS
                         if np.isfinite(x) and not (x <= 0 and x == int(x))], f32)
   add("grad_lgamma_points_f32", jax.vmap(jax.grad(jax.lax.lgamma))(grad_pts))
+  # ---- gradients of gamma / loggamma in a (JAX's _gamma_grad via random_gamma_grad)
+  ga = jnp.array([0.3, 1.0, 2.5, 4.0, 50.0, 0.05], f32)
+  add("grad_gamma_k31_avec_f32_6", jax.grad(lambda a: jr.gamma(K(31), a).sum())(ga))
+  add("grad_loggamma_k34_avec_f32_6", jax.grad(lambda a: jr.loggamma(K(34), a).sum())(ga))
+  xs = jnp.array([0.1, 0.5, 1.0, 2.0, 3.0, 7.5, 40.0, 0.02], f32)
+  aa = jnp.array([0.5, 2.0, 1.0, 0.7, 3.0, 5.0, 45.0, 0.1], f32)
+  add("random_gamma_grad_points_f32", jax.lax.random_gamma_grad(aa, xs))
   return c
 
 

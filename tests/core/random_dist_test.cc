@@ -52,10 +52,13 @@ Array f32s(std::vector<float> v) { return array<float>(v); }
 //   JAX's own c, a numpy port of graft's loop gives JAX's gamma / loggamma bits exactly
 //   (checked for these keys); with 1/sqrt the samples move by a few ulp (observed <= 5), and
 //   a rejection decision could flip (not seen).
-// - kGradLgamma (absolute): JAX's d lgamma / dx is digamma; graft's is the derivative of the
-//   Lanczos formula, which differs from it by the approximation's error (observed 1e-6).
+// - kGradLgamma (absolute): d lgamma / dx is digamma in both (graft's digamma is bit for bit
+//   JAX's here; the product with the cotangent may round differently).
 constexpr int64_t kEigenKernel = 4, kReduceOrder = 2, kWald = 64, kRsqrt = 16;
-constexpr double kGradLgamma = 1e-5;
+constexpr double kGradLgamma = 1e-6;
+// - kGammaGrad (relative): random_gamma_grad's series / continued fraction and the samples
+//   it is taken at (kRsqrt) round differently from XLA's.
+constexpr double kGammaGrad = 1e-5;
 
 struct Case {
   std::function<Array()> fn;
@@ -64,6 +67,7 @@ struct Case {
   // on LAPACK factorizations, whose rounding is not XLA's: entries near 0 would be many ulp
   // apart for an error of 1e-7).
   double abs_tol = 0;
+  bool relative = false;  // abs_tol scales with max(1, |JAX's value|)
 };
 
 // multivariate_normal's parameters (as tools/make_random_dist_vectors.py): mean (3,), an SPD
@@ -203,7 +207,27 @@ const std::map<std::string, Case>& cases() {
       {"digamma_points_f32", {[] { return digamma(f32s(kLgammaPoints)); }}},
       {"lgamma_kp1_f32_200",
        {[] { return lgamma(arange(200, DType::kF32) + scalar(1, DType::kF32)); }}},
-      // JAX differentiates lgamma with digamma, graft through the Lanczos formula.
+      // d sample / d a: random_gamma_grad at graft's samples (which carry kRsqrt's few ulp),
+      // within kGammaGrad relative.
+      {"grad_gamma_k31_avec_f32_6",
+       {[] {
+          return grad([](const Array& a) { return sum(random::gamma(key(31), a)); })(
+              f32s({0.3f, 1.0f, 2.5f, 4.0f, 50.0f, 0.05f}));
+        },
+        0, kGammaGrad, true}},
+      {"grad_loggamma_k34_avec_f32_6",
+       {[] {
+          return grad([](const Array& a) { return sum(random::loggamma(key(34), a)); })(
+              f32s({0.3f, 1.0f, 2.5f, 4.0f, 50.0f, 0.05f}));
+        },
+        0, kGammaGrad, true}},
+      {"random_gamma_grad_points_f32",
+       {[] {
+          return random_gamma_grad(f32s({0.5f, 2.0f, 1.0f, 0.7f, 3.0f, 5.0f, 45.0f, 0.1f}),
+                                   f32s({0.1f, 0.5f, 1.0f, 2.0f, 3.0f, 7.5f, 40.0f, 0.02f}));
+        },
+        0, kGammaGrad, true}},
+      // JAX differentiates lgamma with digamma, and so does graft (a custom jvp).
       {"grad_lgamma_points_f32",
        {[] { return grad([](const Array& x) { return sum(lgamma(x)); })(grad_points()); }, 0,
         kGradLgamma}},
@@ -245,7 +269,9 @@ TEST(RandomDistVectors, EveryCaseMatchesJax) {
         const auto w = static_cast<uint32_t>(g.bits[i]);
         std::memcpy(&want, &w, sizeof want);
         worst_err = std::max(worst_err, std::fabs(double(vals[i]) - double(want)));
-        EXPECT_NEAR(vals[i], want, c.abs_tol) << "element " << i;
+        const double tol = c.relative ? c.abs_tol * std::max(1.0, std::fabs(double(want)))
+                                      : c.abs_tol;
+        EXPECT_NEAR(vals[i], want, tol) << "element " << i;
       }
       std::printf("%-45s worst %.3g abs (allowed %.3g)\n", name.c_str(), worst_err, c.abs_tol);
       continue;
@@ -510,6 +536,35 @@ TEST(LaxSpecial, GradientsAndPromotion) {
   EXPECT_EQ(lgamma(array<float>({0.5f}, Shape{1})).dtype(), DType::kF32);
   expect_error("lgamma", [] { lgamma(array<int32_t>({1})); });
   expect_error("digamma", [] { digamma(Array()); });
+}
+
+// random_gamma_grad is the implicit derivative that keeps the CDF P(a, x) fixed:
+// -(dP/da) / (dP/dx) (not the slope of one Marsaglia-Tsang sample in a, which differs).
+// Checked against P integrated by Simpson's rule (f64), dP/da by central differences,
+// dP/dx = x^(a-1) e^-x / Gamma(a).
+double lower_gamma_cdf(double a, double x) {
+  // t = u^2: the integrand 2 u^(2a-1) e^(-u^2) is smooth at 0 for a >= 1.
+  const int n = 20000;
+  const double end = std::sqrt(x), h = end / n;
+  auto f = [a](double u) { return u == 0 ? 0.0 : 2 * std::exp((2 * a - 1) * std::log(u) - u * u); };
+  double acc = f(0) + f(end);
+  for (int i = 1; i < n; ++i) acc += (i % 2 ? 4 : 2) * f(i * h);
+  return acc * h / 3 / std::exp(std::lgamma(a));
+}
+
+TEST(LaxSpecial, RandomGammaGradIsTheImplicitDerivative) {
+  const std::vector<std::pair<double, double>> points = {{1.0, 0.5}, {2.5, 1.2}, {3.0, 6.0},
+                                                         {7.0, 4.0}, {1.5, 3.0}};
+  for (auto [a, x] : points) {
+    SCOPED_TRACE(std::to_string(a) + ", " + std::to_string(x));
+    const double h = 1e-5;
+    double dP_da = (lower_gamma_cdf(a + h, x) - lower_gamma_cdf(a - h, x)) / (2 * h);
+    double dP_dx = std::exp((a - 1) * std::log(x) - x - std::lgamma(a));
+    double want = -dP_da / dP_dx;
+    double got = random_gamma_grad(Array(a), Array(x)).item<double>();
+    EXPECT_NEAR(got, want, 1e-6 * std::max(1.0, std::fabs(want)));
+  }
+  expect_error("random_gamma_grad", [] { random_gamma_grad(f32s({1}), array<double>({1.0})); });
 }
 
 }  // namespace

@@ -54,9 +54,25 @@ Array choice(const Array& key, int64_t n, const Shape& shape = {}, bool replace 
 Array choice(const Array& key, const Array& x, const Shape& shape = {}, bool replace = true,
              const std::optional<Array>& p = std::nullopt, int64_t axis = 0);
 
+// ---- counts (core/random_counts.cc), JAX's loops with one key for all elements.
+// Poisson(lam) (lam converted to f32) as an integer dtype: Knuth's product of uniforms below
+// lam = 10, Hormann's transformed rejection (on lgamma) above; 0 where lam is 0.
+Array poisson(const Array& key, const Array& lam, OptShape shape = std::nullopt,
+              DType dtype = DType::kI32);
+// Binomial(n, p) as a float dtype (n and p converted to p's inexact dtype, f32 for C++ numbers):
+// inversion where n * min(p, 1 - p) <= 10, BTRS above; n is floored; NaN for a NaN or
+// negative n or a p that is NaN or outside [0, 1], inf for an infinite n, as JAX.
+Array binomial(const Array& key, const Array& n, const Array& p, OptShape shape = std::nullopt,
+               DType dtype = DType::kF32);
+// Counts of n trials over the outcomes on p's last axis: a binomial per outcome on what
+// remains. `shape` is the whole result shape, outcome axis included, as JAX's code uses it
+// (default p.shape); n broadcasts to shape[:-1], p to shape.
+Array multinomial(const Array& key, const Array& n, const Array& p,
+                  OptShape shape = std::nullopt, DType dtype = DType::kF32);
+
 // ---- gamma and what is built on it (core/random_gamma.cc): Marsaglia-Tsang with JAX's
 // rejection loops (while_loop primitives) and one key per element, split(key, a.size).
-// Not differentiable w.r.t. `a` yet (JAX's random_gamma_grad is missing).
+// Differentiable w.r.t. `a` as JAX (d sample / d a by random_gamma_grad, core/ops_lax_special.h).
 Array gamma(const Array& key, const Array& a, OptShape shape = std::nullopt,
             DType dtype = DType::kF32);
 Array loggamma(const Array& key, const Array& a, OptShape shape = std::nullopt,

@@ -6,12 +6,14 @@
 // (".w", as JAX prints dataclass fields); std::optional adds no key. keystr joins them:
 // "[0]['w']", ".layers[1].b".
 //
-// Not here: JAX's is_leaf predicates (a C++ pytree's leaves are Arrays by type; a subtree
-// can't stand for a leaf).
+// JAX's is_leaf predicate (at the end): tree_map, tree_map_with_path, tree_structure and
+// tree_reduce take one, wrapped as is_leaf(pred), and stop descending where it holds.
 #pragma once
 
 #include <cstdint>
 #include <functional>
+#include <optional>
+#include <type_traits>
 #include <string>
 #include <utility>
 #include <vector>
@@ -110,6 +112,179 @@ R tree_transpose(const TreeDef& outer, const TreeDef& inner, const T& tree) {
   check_same_structure("tree_transpose", tree_compose(outer, inner), def);
   return tree_unflatten<R>(tree_compose(inner, outer),
                            tree_transpose_leaves(outer, inner, leaves));
+}
+
+// ---- is_leaf: JAX's predicate that stops the descent ----
+//
+// pred(node) is asked of every node, outermost first; where it returns true the node is not
+// descended into and stands for one leaf, as JAX's is_leaf. pred is asked only of the node
+// types it can be called with, so is_leaf([](const Block&) { return true; }) makes every Block
+// a leaf and a generic lambda (const auto&) sees every node. An Array is always a leaf.
+//
+//   auto scaled = tree_map([](const auto& node) { return scale(node); }, model,
+//                          is_leaf([](const Block&) { return true; }));
+//
+// fn is called with each stopping node (an Array, or a subtree of whatever type stopped) and
+// returns a value of that node's type; it is instantiated for Array and for every node type
+// pred can be called with. JAX's tree_flatten / tree_leaves with is_leaf are not
+// here: their leaves would be subtrees of different C++ types; tree_structure(tree, is_leaf)
+// gives the structure and tree_reduce(fn, tree, init, is_leaf) visits the stopping nodes.
+template <typename P>
+struct LeafPredicate {
+  P pred;
+};
+template <typename P>
+LeafPredicate<P> is_leaf(P pred) {
+  return {std::move(pred)};
+}
+
+namespace detail {
+
+template <typename T, typename = void>
+struct IsGraftStruct : std::false_type {};
+template <typename T>
+struct IsGraftStruct<T, std::void_t<decltype(FieldsOf<T>::name)>> : std::true_type {};
+template <typename T>
+struct IsTemplateNode : std::false_type {};
+template <typename T>
+struct IsTemplateNode<std::vector<T>> : std::true_type {};
+template <typename T, size_t N>
+struct IsTemplateNode<std::array<T, N>> : std::true_type {};
+
+// The children of the std node types (for_each_child below), with their keys.
+template <typename T, typename F, typename S>
+void for_each_std_child(std::map<std::string, T>& m, F& f, S&) {
+  for (auto& [k, v] : m) f(std::optional<KeyEntry>{KeyEntry{KeyEntry::Kind::kDict, 0, k}}, v);
+}
+template <typename T, typename F, typename S>
+void for_each_std_child(std::optional<T>& o, F& f, S&) {
+  if (o) f(std::optional<KeyEntry>{}, *o);
+}
+template <typename... Ts, typename F, typename S>
+void for_each_std_child(std::tuple<Ts...>& t, F& f, S& seq) {
+  size_t i = 0;
+  std::apply([&](auto&... e) { (f(seq(i++), e), ...); }, t);
+}
+template <typename A, typename B, typename F, typename S>
+void for_each_std_child(std::pair<A, B>& p, F& f, S& seq) {
+  f(seq(0), p.first);
+  f(seq(1), p.second);
+}
+
+// f(key, child) for each child of a non-leaf node, in leaf order; the key is the child's
+// KeyEntry (none for std::optional's value, which adds no key).
+template <typename T, typename F>
+void for_each_child(T& node, F&& f) {
+  using Key = std::optional<KeyEntry>;
+  auto seq = [](size_t i) { return Key{KeyEntry{KeyEntry::Kind::kSequence, int64_t(i), {}}}; };
+  if constexpr (IsTemplateNode<T>::value) {
+    for (size_t i = 0; i < node.size(); ++i) f(seq(i), node[i]);
+  } else if constexpr (IsGraftStruct<T>::value) {
+    std::vector<std::string> names = FieldsOf<T>::names();
+    size_t i = 0;
+    std::apply(
+        [&](auto&... field) {
+          ((f(Key{KeyEntry{KeyEntry::Kind::kAttr, 0, names[i++]}}, field)), ...);
+        },
+        FieldsOf<T>::get(node));
+  } else {
+    for_each_std_child(node, f, seq);
+  }
+}
+// pred is asked of the node types it can be called with (and fn is only instantiated for
+// those and Array).
+template <typename P, typename T>
+inline constexpr bool kAskable = std::is_invocable_r_v<bool, P&, const T&>;
+
+// fn(path, node) at each stopping node; the rebuilt tree.
+template <typename T, typename Fn, typename P>
+T map_stopping(const T& node, KeyPath& path, Fn& fn, P& pred) {
+  if constexpr (std::is_same_v<T, Array>) {
+    return fn(static_cast<const KeyPath&>(path), node);
+  } else {
+    if constexpr (kAskable<P, T>) {
+      if (pred(node)) return fn(static_cast<const KeyPath&>(path), node);
+    }
+    T out = node;
+    for_each_child(out, [&](const std::optional<KeyEntry>& key, auto& child) {
+      if (key) path.push_back(*key);
+      child = map_stopping(child, path, fn, pred);
+      if (key) path.pop_back();
+    });
+    return out;
+  }
+}
+
+template <typename T, typename Fn, typename P>
+void visit_stopping(const T& node, Fn& fn, P& pred) {
+  if constexpr (std::is_same_v<T, Array>) {
+    fn(node);
+  } else {
+    if constexpr (kAskable<P, T>) {
+      if (pred(node)) {
+        fn(node);
+        return;
+      }
+    }
+    T copy = node;  // Arrays are handles: copying a subtree copies no data
+    for_each_child(copy, [&](const std::optional<KeyEntry>&, auto& child) {
+      visit_stopping(child, fn, pred);
+    });
+  }
+}
+
+template <typename T, typename P>
+TreeDef structure_stopping(const T& node, P& pred) {
+  if constexpr (std::is_same_v<T, Array>) {
+    return TreeDef{"*", {}, {}, 1};
+  } else {
+    if constexpr (kAskable<P, T>) {
+      if (pred(node)) return TreeDef{"*", {}, {}, 1};
+    }
+    TreeDef own = tree_structure(node);
+    std::vector<TreeDef> children;
+    T copy = node;
+    for_each_child(copy, [&](const std::optional<KeyEntry>&, auto& child) {
+      children.push_back(structure_stopping(child, pred));
+    });
+    return make_def(own.kind, own.keys, std::move(children));
+  }
+}
+
+}  // namespace detail
+
+// jax.tree_util.tree_map(fn, tree, is_leaf=pred) over one tree.
+template <typename T, typename Fn, typename P>
+T tree_map(Fn&& fn, const T& tree, const LeafPredicate<P>& leaf) {
+  P pred = leaf.pred;
+  KeyPath path;
+  auto at = [&fn](const KeyPath&, const auto& node) { return fn(node); };
+  return detail::map_stopping(tree, path, at, pred);
+}
+
+// jax.tree_util.tree_map_with_path(fn, tree, is_leaf=pred): fn(path, node).
+template <typename T, typename Fn, typename P>
+T tree_map_with_path(Fn&& fn, const T& tree, const LeafPredicate<P>& leaf) {
+  P pred = leaf.pred;
+  KeyPath path;
+  return detail::map_stopping(tree, path, fn, pred);
+}
+
+// jax.tree_util.tree_structure(tree, is_leaf=pred): the stopping nodes are leaves ("*").
+template <typename T, typename P>
+TreeDef tree_structure(const T& tree, const LeafPredicate<P>& leaf) {
+  P pred = leaf.pred;
+  return detail::structure_stopping(tree, pred);
+}
+
+// jax.tree_util.tree_reduce(fn, tree, initializer, is_leaf=pred): fn(acc, node) over the
+// stopping nodes in leaf order.
+template <typename T, typename Acc, typename Fn, typename P>
+Acc tree_reduce(Fn&& fn, const T& tree, Acc initializer, const LeafPredicate<P>& leaf) {
+  P pred = leaf.pred;
+  auto step = [&](const auto& node) { initializer = fn(std::move(initializer), node); };
+  detail::visit_stopping(tree, step, pred);
+  return initializer;
 }
 
 }  // namespace graft

@@ -30,6 +30,9 @@ OUT = os.path.join(ROOT, "tests", "core", "testdata", "random_dist_vectors.txt")
 
 K = jr.PRNGKey
 f32 = jnp.float32
+# Points for lgamma / digamma: reflection side, poles, near 1 and 2, large.
+LGAMMA_POINTS = [-4.5, -3.7, -2.5, -2.0, -1.2, -0.5, -0.1, 0.0, 0.1, 0.3, 0.5, 0.9, 1.0, 1.5,
+                 2.0, 2.5, 3.0, 4.2, 7.7, 10.0, 25.5, 100.0, 1234.5, 1e6, float("inf")]
 
 
 def cases():
@@ -95,6 +98,40 @@ def cases():
   add("t_k39_df4_f32_16", jr.t(K(39), 4.0, (16,)))
   add("generalized_normal_k40_p1.5_f32_16", jr.generalized_normal(K(40), 1.5, (16,)))
   add("ball_k41_d3_p2_f32_4x3", jr.ball(K(41), 3, 2.0, (4,)))
+  # ---- counts: poisson, binomial, multinomial (one key for all elements, while_loops)
+  lam = jnp.array([0., 0.5, 3., 9.9, 10., 25., 1000., 1e4], f32)
+  add("poisson_k70_lam3_i32_16", jr.poisson(K(70), 3.0, (16,)))
+  add("poisson_k71_lamvec_i32_2x8", jr.poisson(K(71), lam, (2, 8)))
+  add("poisson_k72_lam50_i32_16", jr.poisson(K(72), 50.0, (16,)))
+  add("binomial_k80_n10_p0.3_f32_16", jr.binomial(K(80), 10.0, 0.3, (16,)))
+  add("binomial_k81_n100_p0.4_f32_16", jr.binomial(K(81), 100.0, 0.4, (16,)))
+  add("binomial_k82_n60_p0.8_f32_16", jr.binomial(K(82), 60.0, 0.8, (16,)))
+  add("binomial_k83_vec_f32_8",
+      jr.binomial(K(83), jnp.array([5., 0., 20., 1000., jnp.inf, -1., 100., 7.5], f32),
+                  jnp.array([0.3, 0.5, 0.9, 0.4, 0.5, 0.5, 1.5, 0.], f32)))
+  add("multinomial_k90_n20_p3_f32", jr.multinomial(K(90), 20.0, jnp.array([0.2, 0.3, 0.5], f32)))
+  add("multinomial_k91_nvec_p2x4_f32",
+      jr.multinomial(K(91), jnp.array([10., 300.], f32),
+                     jnp.array([[0.1, 0.2, 0.3, 0.4], [0.5, 0.0, 0.25, 0.25]], f32)))
+  add("multinomial_k92_shape3x3_f32",
+      jr.multinomial(K(92), 50.0, jnp.array([0.6, 0.3, 0.1], f32), shape=(3, 3)))
+  # ---- lax.lgamma / lax.digamma at fixed points (tests/core/random_dist_test.cc has the
+  # same lists), and lgamma(k + 1) for k = 0..199 (what the poisson rejection uses).
+  pts = jnp.array(LGAMMA_POINTS, f32)
+  add("lgamma_points_f32", jax.lax.lgamma(pts))
+  add("digamma_points_f32", jax.lax.digamma(pts))
+  add("lgamma_kp1_f32_200", jax.lax.lgamma(jnp.arange(200, dtype=f32) + 1))
+  # d lgamma / dx (JAX: digamma) where it is finite.
+  grad_pts = jnp.array([x for x in LGAMMA_POINTS
+                        if np.isfinite(x) and not (x <= 0 and x == int(x))], f32)
+  add("grad_lgamma_points_f32", jax.vmap(jax.grad(jax.lax.lgamma))(grad_pts))
+  # ---- gradients of gamma / loggamma in a (JAX's _gamma_grad via random_gamma_grad)
+  ga = jnp.array([0.3, 1.0, 2.5, 4.0, 50.0, 0.05], f32)
+  add("grad_gamma_k31_avec_f32_6", jax.grad(lambda a: jr.gamma(K(31), a).sum())(ga))
+  add("grad_loggamma_k34_avec_f32_6", jax.grad(lambda a: jr.loggamma(K(34), a).sum())(ga))
+  xs = jnp.array([0.1, 0.5, 1.0, 2.0, 3.0, 7.5, 40.0, 0.02], f32)
+  aa = jnp.array([0.5, 2.0, 1.0, 0.7, 3.0, 5.0, 45.0, 0.1], f32)
+  add("random_gamma_grad_points_f32", jax.lax.random_gamma_grad(aa, xs))
   return c
 
 

@@ -16,9 +16,11 @@
 
 #include "core/error.h"
 #include "core/ops.h"
+#include "core/ops_lax_special.h"
 #include "core/random.h"
 #include "gtest/gtest.h"
 #include "tests/core/random_vectors.h"
+#include "transforms/autodiff.h"
 #include "transforms/jit.h"
 #include "transforms/vmap.h"
 
@@ -50,7 +52,13 @@ Array f32s(std::vector<float> v) { return array<float>(v); }
 //   JAX's own c, a numpy port of graft's loop gives JAX's gamma / loggamma bits exactly
 //   (checked for these keys); with 1/sqrt the samples move by a few ulp (observed <= 5), and
 //   a rejection decision could flip (not seen).
+// - kGradLgamma (absolute): d lgamma / dx is digamma in both (graft's digamma is bit for bit
+//   JAX's here; the product with the cotangent may round differently).
 constexpr int64_t kEigenKernel = 4, kReduceOrder = 2, kWald = 64, kRsqrt = 16;
+constexpr double kGradLgamma = 1e-6;
+// - kGammaGrad (relative): random_gamma_grad's series / continued fraction and the samples
+//   it is taken at (kRsqrt) round differently from XLA's.
+constexpr double kGammaGrad = 1e-5;
 
 struct Case {
   std::function<Array()> fn;
@@ -59,6 +67,7 @@ struct Case {
   // on LAPACK factorizations, whose rounding is not XLA's: entries near 0 would be many ulp
   // apart for an error of 1e-7).
   double abs_tol = 0;
+  bool relative = false;  // abs_tol scales with max(1, |JAX's value|)
 };
 
 // multivariate_normal's parameters (as tools/make_random_dist_vectors.py): mean (3,), an SPD
@@ -66,6 +75,19 @@ struct Case {
 Array mvn_mean() { return array<float>({1.0f, -2.0f, 0.5f}); }
 Array mvn_cov() {
   return array<float>({2.0f, 0.3f, -0.2f, 0.3f, 1.0f, 0.4f, -0.2f, 0.4f, 1.5f}, Shape{3, 3});
+}
+
+// lax.lgamma / lax.digamma's points (tools/make_random_dist_vectors.py LGAMMA_POINTS), and
+// those where d lgamma / dx is finite (not the poles 0, -2 nor inf).
+const std::vector<float> kLgammaPoints = {
+    -4.5f, -3.7f, -2.5f, -2.0f, -1.2f, -0.5f, -0.1f, 0.0f, 0.1f, 0.3f, 0.5f, 0.9f, 1.0f,
+    1.5f,  2.0f,  2.5f,  3.0f,  4.2f,  7.7f,  10.0f, 25.5f, 100.0f, 1234.5f, 1e6f, INFINITY};
+Array grad_points() {
+  std::vector<float> v;
+  for (float x : kLgammaPoints) {
+    if (std::isfinite(x) && !(x <= 0 && x == std::floor(x))) v.push_back(x);
+  }
+  return f32s(v);
 }
 
 const std::map<std::string, Case>& cases() {
@@ -151,6 +173,64 @@ const std::map<std::string, Case>& cases() {
       {"generalized_normal_k40_p1.5_f32_16",
        {[] { return random::generalized_normal(key(40), 1.5, {16}); }, kRsqrt}},
       {"ball_k41_d3_p2_f32_4x3", {[] { return random::ball(key(41), 3, 2.0, {4}); }, kRsqrt}},
+      // Counts (integer-valued): bit for bit; a last-bit difference in the float steps could
+      // only show by flipping an accept test (not seen).
+      {"poisson_k70_lam3_i32_16", {[] { return random::poisson(key(70), 3.0, Shape{16}); }}},
+      {"poisson_k71_lamvec_i32_2x8",
+       {[] {
+         return random::poisson(key(71), f32s({0, 0.5f, 3, 9.9f, 10, 25, 1000, 1e4f}), Shape{2, 8});
+       }}},
+      {"poisson_k72_lam50_i32_16", {[] { return random::poisson(key(72), 50.0, Shape{16}); }}},
+      {"binomial_k80_n10_p0.3_f32_16",
+       {[] { return random::binomial(key(80), 10.0, 0.3, Shape{16}); }}},
+      {"binomial_k81_n100_p0.4_f32_16",
+       {[] { return random::binomial(key(81), 100.0, 0.4, Shape{16}); }}},
+      {"binomial_k82_n60_p0.8_f32_16",
+       {[] { return random::binomial(key(82), 60.0, 0.8, Shape{16}); }}},
+      {"binomial_k83_vec_f32_8",
+       {[] {
+         return random::binomial(key(83), f32s({5, 0, 20, 1000, INFINITY, -1, 100, 7.5f}),
+                                 f32s({0.3f, 0.5f, 0.9f, 0.4f, 0.5f, 0.5f, 1.5f, 0}));
+       }}},
+      {"multinomial_k90_n20_p3_f32",
+       {[] { return random::multinomial(key(90), 20.0, f32s({0.2f, 0.3f, 0.5f})); }}},
+      {"multinomial_k91_nvec_p2x4_f32",
+       {[] {
+         return random::multinomial(
+             key(91), f32s({10, 300}),
+             array<float>({0.1f, 0.2f, 0.3f, 0.4f, 0.5f, 0.0f, 0.25f, 0.25f}, Shape{2, 4}));
+       }}},
+      {"multinomial_k92_shape3x3_f32",
+       {[] { return random::multinomial(key(92), 50.0, f32s({0.6f, 0.3f, 0.1f}), Shape{3, 3}); }}},
+      // lgamma / digamma: XLA's formulas op for op (with its FMA), bit for bit here.
+      {"lgamma_points_f32", {[] { return lgamma(f32s(kLgammaPoints)); }}},
+      {"digamma_points_f32", {[] { return digamma(f32s(kLgammaPoints)); }}},
+      {"lgamma_kp1_f32_200",
+       {[] { return lgamma(arange(200, DType::kF32) + scalar(1, DType::kF32)); }}},
+      // d sample / d a: random_gamma_grad at graft's samples (which carry kRsqrt's few ulp),
+      // within kGammaGrad relative.
+      {"grad_gamma_k31_avec_f32_6",
+       {[] {
+          return grad([](const Array& a) { return sum(random::gamma(key(31), a)); })(
+              f32s({0.3f, 1.0f, 2.5f, 4.0f, 50.0f, 0.05f}));
+        },
+        0, kGammaGrad, true}},
+      {"grad_loggamma_k34_avec_f32_6",
+       {[] {
+          return grad([](const Array& a) { return sum(random::loggamma(key(34), a)); })(
+              f32s({0.3f, 1.0f, 2.5f, 4.0f, 50.0f, 0.05f}));
+        },
+        0, kGammaGrad, true}},
+      {"random_gamma_grad_points_f32",
+       {[] {
+          return random_gamma_grad(f32s({0.5f, 2.0f, 1.0f, 0.7f, 3.0f, 5.0f, 45.0f, 0.1f}),
+                                   f32s({0.1f, 0.5f, 1.0f, 2.0f, 3.0f, 7.5f, 40.0f, 0.02f}));
+        },
+        0, kGammaGrad, true}},
+      // JAX differentiates lgamma with digamma, and so does graft (a custom jvp).
+      {"grad_lgamma_points_f32",
+       {[] { return grad([](const Array& x) { return sum(lgamma(x)); })(grad_points()); }, 0,
+        kGradLgamma}},
   };
   return *m;
 }
@@ -189,7 +269,9 @@ TEST(RandomDistVectors, EveryCaseMatchesJax) {
         const auto w = static_cast<uint32_t>(g.bits[i]);
         std::memcpy(&want, &w, sizeof want);
         worst_err = std::max(worst_err, std::fabs(double(vals[i]) - double(want)));
-        EXPECT_NEAR(vals[i], want, c.abs_tol) << "element " << i;
+        const double tol = c.relative ? c.abs_tol * std::max(1.0, std::fabs(double(want)))
+                                      : c.abs_tol;
+        EXPECT_NEAR(vals[i], want, tol) << "element " << i;
       }
       std::printf("%-45s worst %.3g abs (allowed %.3g)\n", name.c_str(), worst_err, c.abs_tol);
       continue;
@@ -262,6 +344,17 @@ TEST(RandomDistMoments, MatchTheDistributions) {
   expect_moments("choice p", astype(random::choice(key(119), 4, s, true,
                                                    f32s({0.1f, 0.2f, 0.3f, 0.4f})), DType::kF32),
                  2.0, 1.0);
+  expect_moments("poisson lam=4 (Knuth)", random::poisson(key(122), 4.0, s), 4, 4);
+  expect_moments("poisson lam=30 (rejection)", random::poisson(key(123), 30.0, s), 30, 30);
+  expect_moments("binomial n=20 p=0.3 (inversion)", random::binomial(key(124), 20.0, 0.3, s),
+                 6, 4.2);
+  expect_moments("binomial n=200 p=0.6 (BTRS, flipped)",
+                 random::binomial(key(125), 200.0, 0.6, s), 120, 48);
+  // multinomial: each row sums to n; an outcome's count is binomial(n, p_i).
+  Array mn = random::multinomial(key(126), 40.0, f32s({0.1f, 0.6f, 0.3f}), Shape{20000, 3});
+  for (float r : sum(mn, {-1}).to_vector<float>()) ASSERT_EQ(r, 40.0f);
+  expect_moments("multinomial outcome 1", reshape(slice(mn, {0, 1}, {20000, 2}), {20000}),
+                 24, 40 * 0.6 * 0.4);
   // dirichlet rows sum to 1 and have mean alpha / sum(alpha).
   Array dr = random::dirichlet(key(120), f32s({1.0f, 2.0f, 5.0f}), Shape{20000});
   auto rows = sum(dr, {-1}).to_vector<float>();
@@ -302,6 +395,29 @@ TEST(RandomDistTransforms, GammaUnderJitAndVmap) {
   }
 }
 
+// poisson's and binomial's loops are while_loop primitives too: jit gives the eager values.
+TEST(RandomDistTransforms, CountsUnderJit) {
+  Array lam = f32s({0.5f, 3.0f, 12.0f, 80.0f});
+  auto eager = random::poisson(key(73), lam).to_vector<int32_t>();
+  auto jitted = jit([](const Array& k, const Array& l) { return random::poisson(k, l); })(key(73), lam);
+  EXPECT_EQ(jitted.to_vector<int32_t>(), eager);
+  Array n = f32s({4, 30, 500, 9});
+  auto b_eager = random::binomial(key(84), n, 0.35).to_vector<float>();
+  auto b_jit = jit([](const Array& k, const Array& c) { return random::binomial(k, c, 0.35); })(
+      key(84), n);
+  EXPECT_EQ(b_jit.to_vector<float>(), b_eager);
+  // vmap over keys: each row is the unbatched draw for its key (the batched loop keeps a
+  // row's carry once its own condition is false, as JAX's).
+  Array keys = random::split(key(74), 3);
+  Array rows = vmap([&](const Array& k) { return random::poisson(k, lam); })(keys);
+  auto got = rows.to_vector<int32_t>();
+  for (int64_t i = 0; i < 3; ++i) {
+    Array ki = reshape(slice(keys, {i, 0}, {i + 1, 2}), {2});
+    auto want = random::poisson(ki, lam).to_vector<int32_t>();
+    for (int64_t j = 0; j < 4; ++j) EXPECT_EQ(got[i * 4 + j], want[j]) << i << "," << j;
+  }
+}
+
 // ---- parameter errors: graft::Error naming the function
 template <typename F>
 void expect_error(const char* op, F f) {
@@ -330,6 +446,14 @@ TEST(RandomDistErrors, NameTheFunction) {
   expect_error("dirichlet", [] { random::dirichlet(key(0), Array(1.0f)); });
   expect_error("beta", [] { random::beta(key(0), f32s({1, 2}), f32s({1, 2, 3})); });
   expect_error("ball", [] { random::ball(key(0), -1); });
+  expect_error("poisson", [] { random::poisson(key(0), 3.0, Shape{2}, DType::kF32); });
+  expect_error("poisson", [] { random::poisson(key(0), f32s({1, 2}), Shape{3}); });
+  expect_error("binomial", [] { random::binomial(key(0), 5.0, 0.5, Shape{2}, DType::kI32); });
+  expect_error("binomial", [] { random::binomial(key(0), f32s({1, 2}), f32s({0.1f, 0.2f, 0.3f})); });
+  expect_error("multinomial", [] { random::multinomial(key(0), 5.0, Array(0.5f)); });
+  expect_error("multinomial", [] {
+    random::multinomial(key(0), f32s({1, 2, 3}), array<float>({0.5f, 0.5f, 0.2f, 0.8f}, Shape{2, 2}));
+  });
   expect_error("wrap_key_data", [] { random::wrap_key_data(array<uint32_t>({1, 2, 3})); });
   expect_error("key_data", [] { random::key_data(array<float>({1, 2})); });
   expect_error("orthogonal", [] { random::orthogonal(key(0), -1); });
@@ -388,6 +512,59 @@ TEST(RandomDistLinalg, OrthonormalAndCovariance) {
       }
     }
   }
+}
+
+// lgamma's derivative is finite-difference close to the formula's (f64), and gammaln promotes
+// integers to f32.
+TEST(LaxSpecial, GradientsAndPromotion) {
+  auto f = [](const Array& x) { return sum(lgamma(x)); };
+  Array x = array<double>({0.3, 1.7, 4.5, -1.3});
+  auto g = grad(f)(x).to_vector<double>();
+  auto dg = digamma(x).to_vector<double>();
+  auto xs = x.to_vector<double>();
+  for (size_t i = 0; i < xs.size(); ++i) {
+    const double h = 1e-6;
+    double fd = (lgamma(Array(xs[i] + h)).item<double>() - lgamma(Array(xs[i] - h)).item<double>()) /
+                (2 * h);
+    EXPECT_NEAR(g[i], fd, 1e-6) << xs[i];
+    EXPECT_NEAR(g[i], dg[i], 1e-6) << xs[i];
+  }
+  Array gi = scipy::special::gammaln(array<int32_t>({1, 2, 5}));
+  EXPECT_EQ(gi.dtype(), DType::kF32);
+  auto gv = gi.to_vector<float>();
+  EXPECT_NEAR(gv[2], std::log(24.0f), 1e-5f);
+  EXPECT_EQ(lgamma(array<float>({0.5f}, Shape{1})).dtype(), DType::kF32);
+  expect_error("lgamma", [] { lgamma(array<int32_t>({1})); });
+  expect_error("digamma", [] { digamma(Array()); });
+}
+
+// random_gamma_grad is the implicit derivative that keeps the CDF P(a, x) fixed:
+// -(dP/da) / (dP/dx) (not the slope of one Marsaglia-Tsang sample in a, which differs).
+// Checked against P integrated by Simpson's rule (f64), dP/da by central differences,
+// dP/dx = x^(a-1) e^-x / Gamma(a).
+double lower_gamma_cdf(double a, double x) {
+  // t = u^2: the integrand 2 u^(2a-1) e^(-u^2) is smooth at 0 for a >= 1.
+  const int n = 20000;
+  const double end = std::sqrt(x), h = end / n;
+  auto f = [a](double u) { return u == 0 ? 0.0 : 2 * std::exp((2 * a - 1) * std::log(u) - u * u); };
+  double acc = f(0) + f(end);
+  for (int i = 1; i < n; ++i) acc += (i % 2 ? 4 : 2) * f(i * h);
+  return acc * h / 3 / std::exp(std::lgamma(a));
+}
+
+TEST(LaxSpecial, RandomGammaGradIsTheImplicitDerivative) {
+  const std::vector<std::pair<double, double>> points = {{1.0, 0.5}, {2.5, 1.2}, {3.0, 6.0},
+                                                         {7.0, 4.0}, {1.5, 3.0}};
+  for (auto [a, x] : points) {
+    SCOPED_TRACE(std::to_string(a) + ", " + std::to_string(x));
+    const double h = 1e-5;
+    double dP_da = (lower_gamma_cdf(a + h, x) - lower_gamma_cdf(a - h, x)) / (2 * h);
+    double dP_dx = std::exp((a - 1) * std::log(x) - x - std::lgamma(a));
+    double want = -dP_da / dP_dx;
+    double got = random_gamma_grad(Array(a), Array(x)).item<double>();
+    EXPECT_NEAR(got, want, 1e-6 * std::max(1.0, std::fabs(want)));
+  }
+  expect_error("random_gamma_grad", [] { random_gamma_grad(f32s({1}), array<double>({1.0})); });
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 #include <tuple>
+#include <type_traits>
 #include <vector>
 
 #include "core/ops.h"
@@ -128,6 +129,59 @@ TEST(TreeUtil, TransposeListOfPairs) {
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("tree_transpose"), std::string::npos) << e.what();
   }
+}
+
+// is_leaf stops the descent: JAX's tree_map(f, model, is_leaf=lambda x: isinstance(x, Block))
+// hands f each Block whole (and the Arrays outside Blocks one by one).
+TEST(TreeUtilIsLeaf, MapStopsAtBlocks) {
+  Model m = make_model();
+  int blocks = 0, arrays = 0;
+  Model out = tree_map(
+      [&](const auto& node) {
+        using N = std::decay_t<decltype(node)>;
+        if constexpr (std::is_same_v<N, Block>) {
+          ++blocks;
+          return Block{node.w + node.b, node.b};  // mixes the Block's two leaves
+        } else {
+          ++arrays;
+          return node * 10.0;
+        }
+      },
+      m, is_leaf([](const Block&) { return true; }));
+  EXPECT_EQ(blocks, 2);
+  EXPECT_EQ(arrays, 3);  // extra['alpha'], extra['beta'], scale
+  EXPECT_EQ(out.layers[1].w.to_vector<float>(), (std::vector<float>{7, 7}));  // 3 + 4
+  EXPECT_EQ(out.layers[1].b.item<float>(), 4.0f);  // untouched
+  EXPECT_EQ(out.extra.at("alpha").item<float>(), 60.0f);
+  EXPECT_EQ(out.scale->item<float>(), 70.0f);
+  // A predicate that never holds is plain tree_map.
+  Model same = tree_map([](const auto& x) { return x; }, m, is_leaf([](const Block&) { return false; }));
+  EXPECT_EQ(tree_leaves(same).size(), tree_leaves(m).size());
+}
+
+TEST(TreeUtilIsLeaf, StructureReduceAndPaths) {
+  Model m = make_model();
+  auto blocks_are_leaves = is_leaf([](const Block&) { return true; });
+  TreeDef def = tree_structure(m, blocks_are_leaves);
+  EXPECT_EQ(def.num_leaves, 5);
+  EXPECT_EQ(tree_structure(m).num_leaves, 7);
+  EXPECT_EQ(def.children[0].children.size(), 2u);
+  EXPECT_EQ(def.children[0].children[0].kind, "*");
+  // A generic predicate sees every node: stop at the vector of layers.
+  auto layers_leaf = is_leaf([](const auto& node) {
+    return std::is_same_v<std::decay_t<decltype(node)>, std::vector<Block>>;
+  });
+  int count = tree_reduce([](int acc, const auto&) { return acc + 1; }, m, 0, layers_leaf);
+  EXPECT_EQ(count, 4);  // layers, extra['alpha'], extra['beta'], scale
+  std::vector<std::string> paths;
+  tree_map_with_path(
+      [&](const KeyPath& path, const auto& node) {
+        paths.push_back(keystr(path));
+        return node;
+      },
+      m, blocks_are_leaves);
+  EXPECT_EQ(paths, (std::vector<std::string>{".layers[0]", ".layers[1]", ".extra['alpha']",
+                                             ".extra['beta']", ".scale"}));
 }
 
 }  // namespace

@@ -346,3 +346,4 @@ std::vector<Array> debug_print(const std::string& fmt, const Array& first, const
 #include "core/ops_numpy_index_tricks.h"
 #include "core/ops_numpy_eig.h"
 #include "core/ops_lax_select.h"
+#include "core/ops_lax_gather.h"

@@ -3,11 +3,9 @@
 //
 // A subscript is applied to the array of x's flat positions (an iota of x's shape), which
 // gives the flat position of every element it selects (negative: an out-of-range index).
-// get() then takes those positions from ravel(x); the updates scatter into them. add is one
-// scatter_add; set / mul / min / max sort the positions (stably, updates riding along),
-// reduce each run of equal positions with a segmented associative_scan, and scatter each
-// run's result once, so duplicates combine (set: the last one wins) and everything stays
-// differentiable.
+// get() then takes those positions from ravel(x); the updates scatter into them with one
+// scatter_add / scatter / scatter_mul / scatter_min / scatter_max primitive (duplicates
+// combine; set: the last one wins), whose rules give grad, vmap and jit.
 #include "core/ops_index_update.h"
 
 #include <limits>
@@ -17,6 +15,8 @@
 #include "core/error.h"
 #include "core/ops.h"
 #include "core/ops_util.h"
+#include "core/primitive.h"
+#include "core/primitives/index.h"
 
 namespace graft {
 namespace {
@@ -165,52 +165,20 @@ Array positions(std::string_view op, const Array& x, const std::vector<Index>& i
 }
 
 
-// x (flat, [n]) with the updates u ([m]) combined in at positions q ([m]; negative or >= n:
-// dropped).
+// x (flat, [n]) with the updates u ([m]) combined in at positions q ([m]; negative after one
+// wrap: dropped): one scatter primitive.
 Array scatter_flat(const Array& x, const Array& q, const Array& u, Combine how) {
-  const int64_t n = x.shape()[0];
-  const DType qd = q.dtype();
-  if (how == Combine::kAdd) return scatter_add(x, q, u, 0);
-  if (q.size() == 0) return x;
-  // Dropped updates get position n (after every real one, and dropped by scatter_add).
-  Array nq = scalar(static_cast<double>(n), qd);
-  Array key = where(logical_or(q < scalar(0, qd), q >= nq), nq, q);
-  auto [sq, su] = sort_key_val(key, u, 0);
-  const int64_t m = sq.shape()[0];
-  // Runs of equal positions: where each starts and ends.
-  Array differs = slice_axis(sq, 0, 1, std::nullopt) != slice_axis(sq, 0, 0, m - 1);
-  Array start = concatenate({array<bool>({true}), differs}, 0);
-  Array last = concatenate({differs, array<bool>({true})}, 0);
-  Array r = su;  // kSet: a run's last update (the sort is stable)
-  if (how != Combine::kSet) {
-    Array (*op)(const Array&, const Array&) = how == Combine::kMul   ? &multiply
-                                              : how == Combine::kMin ? &minimum
-                                                                     : &maximum;
-    // A segmented scan: a run's start resets the accumulated value.
-    using Pair = std::pair<Array, Array>;
-    Pair scanned = associative_scan(
-        [op](const Pair& a, const Pair& b) {
-          return Pair{logical_or(a.first, b.first),
-                      where(b.first, b.second, op(a.second, b.second))};
-        },
-        Pair{start, su});
-    r = scanned.second;
-  }
-  // Each run's result scattered once onto -0 (so a -0 result keeps its sign); hit marks the
-  // positions some update reached.
-  const bool fl = is_floating(x.dtype());
-  Array base = full({n}, fl ? -0.0 : 0.0, x.dtype());
-  Array runs = scatter_add(base, sq, where(last, r, scalar(0, r.dtype())), 0);
-  Array hit = scatter_add(zeros({n}, DType::kI32), sq, astype(last, DType::kI32), 0) > 0;
   switch (how) {
+    case Combine::kAdd:
+      return scatter_add(x, q, u, 0);
+    case Combine::kSet:
+      return apply<ScatterCombine>({x, q, u}, PrimitiveId::kScatter, 0, 0);
     case Combine::kMul:
-      return where(hit, x * runs, x);
+      return apply<ScatterCombine>({x, q, u}, PrimitiveId::kScatterMul, 0, 0);
     case Combine::kMin:
-      return where(hit, minimum(x, runs), x);
-    case Combine::kMax:
-      return where(hit, maximum(x, runs), x);
+      return apply<ScatterCombine>({x, q, u}, PrimitiveId::kScatterMin, 0, 0);
     default:
-      return where(hit, runs, x);
+      return apply<ScatterCombine>({x, q, u}, PrimitiveId::kScatterMax, 0, 0);
   }
 }
 

@@ -14,8 +14,8 @@
 // updates drop them. Updates are
 // converted to x's dtype and broadcast to the indexed shape. Where several updates hit one
 // element, set() keeps the last one (as XLA's CPU scatter does), add / mul / min / max combine
-// them all. All of it is composed of gather / scatter_add / sort and elementwise ops, so grad,
-// vmap and jit go through it. Errors name the op: "[at] ...", "[put] ...".
+// them all. All of it is composed of gather and the scatter primitives (scatter_add, scatter,
+// scatter_mul / min / max) and elementwise ops, so grad, vmap and jit go through it. Errors name the op: "[at] ...", "[put] ...".
 #pragma once
 
 #include <cstdint>

@@ -46,6 +46,27 @@ Shape gather_shape(const Primitive& p, const Aval& operand, const Aval& indices,
 
 double bytes_of(const Aval& a) { return static_cast<double>(numel(a.shape) * dtype_size(a.dtype)); }
 
+// The shape rule of every scatter: updates of gather's output shape and the operand's dtype.
+std::vector<Aval> scatter_infer(const Primitive& p, const std::vector<Aval>& in, int axis,
+                                int batch_dims, bool allow_bool) {
+  check_arity(p, in, 3);
+  if (!allow_bool && in[0].dtype == DType::kBool) {
+    fail(p.name(), "requires a numeric dtype, got ", in[0].str());
+  }
+  Shape want = gather_shape(p, in[0], in[1], axis, batch_dims);
+  if (in[2].shape != want || in[2].dtype != in[0].dtype) {
+    fail(p.name(), "updates must be ", Aval{want, in[0].dtype}.str(), " for operand ",
+         in[0].str(), " and indices ", in[1].str(), ", got ", in[2].str());
+  }
+  return {in[0]};
+}
+
+// Copies the operand, then reads updates and indices and read-modify-writes their targets.
+Cost scatter_cost(const std::vector<Aval>& in, const std::vector<Aval>& out) {
+  return Cost{static_cast<double>(numel(in[2].shape)),
+              2 * bytes_of(out[0]) + 3 * bytes_of(in[2]) + bytes_of(in[1])};
+}
+
 }  // namespace
 
 // ---------------------------------------------------------------------------- gather
@@ -74,14 +95,7 @@ Cost Gather::cost(const std::vector<Aval>& in, const std::vector<Aval>& out) con
 // ------------------------------------------------------------------------ scatter_add
 
 std::vector<Aval> ScatterAdd::infer(const std::vector<Aval>& in) const {
-  check_arity(*this, in, 3);
-  if (in[0].dtype == DType::kBool) fail(name(), "requires a numeric dtype, got ", in[0].str());
-  Shape want = gather_shape(*this, in[0], in[1], axis_, batch_dims_);
-  if (in[2].shape != want || in[2].dtype != in[0].dtype) {
-    fail(name(), "updates must be ", Aval{want, in[0].dtype}.str(), " for operand ", in[0].str(),
-         " and indices ", in[1].str(), ", got ", in[2].str());
-  }
-  return {in[0]};
+  return scatter_infer(*this, in, axis_, batch_dims_, false);
 }
 
 std::string ScatterAdd::params() const {
@@ -95,9 +109,35 @@ bool ScatterAdd::same_params(const Primitive& o) const {
 }
 
 Cost ScatterAdd::cost(const std::vector<Aval>& in, const std::vector<Aval>& out) const {
-  // Copies the operand, then reads updates and indices and read-modify-writes their targets.
-  return Cost{static_cast<double>(numel(in[2].shape)),
-              2 * bytes_of(out[0]) + 3 * bytes_of(in[2]) + bytes_of(in[1])};
+  return scatter_cost(in, out);
+}
+
+// ---------------------------------------------------- scatter, scatter_mul / min / max
+
+ScatterCombine::ScatterCombine(PrimitiveId id, int axis, int batch_dims)
+    : Primitive(id), axis_(axis), batch_dims_(batch_dims) {
+  if (id != PrimitiveId::kScatter && id != PrimitiveId::kScatterMul &&
+      id != PrimitiveId::kScatterMin && id != PrimitiveId::kScatterMax) {
+    fail(name(), "is not a scatter combiner");
+  }
+}
+
+std::vector<Aval> ScatterCombine::infer(const std::vector<Aval>& in) const {
+  return scatter_infer(*this, in, axis_, batch_dims_, id() == PrimitiveId::kScatter);
+}
+
+std::string ScatterCombine::params() const {
+  return absl::StrCat("axis=", axis_, " batch_dims=", batch_dims_);
+}
+
+bool ScatterCombine::same_params(const Primitive& o) const {
+  if (o.id() != id()) return false;
+  auto& s = static_cast<const ScatterCombine&>(o);
+  return s.axis_ == axis_ && s.batch_dims_ == batch_dims_;
+}
+
+Cost ScatterCombine::cost(const std::vector<Aval>& in, const std::vector<Aval>& out) const {
+  return scatter_cost(in, out);
 }
 
 // ------------------------------------------------------------------------------ sort

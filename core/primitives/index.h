@@ -58,6 +58,29 @@ class ScatterAdd : public Primitive {
   int batch_dims_;
 };
 
+// scatter / scatter_mul / scatter_min / scatter_max(operand, indices, updates): scatter_add's
+// layout, indices and dropping with another combiner (the primitive's id says which). Where
+// several updates hit one element: scatter keeps the last one in index order (XLA leaves it
+// unspecified; every graft backend keeps the last), the others combine them all. min / max
+// propagate NaN; integer products wrap. scatter takes every dtype, the others numeric ones.
+// The public lax ops (core/ops_lax_gather.h) and x.at[].set / mul / min / max use them.
+class ScatterCombine : public Primitive {
+ public:
+  ScatterCombine(PrimitiveId id, int axis, int batch_dims);
+  std::vector<Aval> infer(const std::vector<Aval>& in) const override;
+  std::string params() const override;
+  bool same_params(const Primitive& o) const override;
+  Cost cost(const std::vector<Aval>& in, const std::vector<Aval>& out) const override;
+  GRAFT_TRANSFORM_RULES;
+  GRAFT_SHARDING_RULE;
+  int axis() const { return axis_; }
+  int batch_dims() const { return batch_dims_; }
+
+ private:
+  int axis_;
+  int batch_dims_;
+};
+
 // sort(operands...): like lax.sort. All operands have one shape; they are permuted along
 // `axis` by the lexicographic order of the first `num_keys` operands. Floats order as
 // -inf < ... < -0 == +0 < ... < inf < NaN, every NaN (either sign) equal to the others (like

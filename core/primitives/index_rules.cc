@@ -13,6 +13,7 @@
 #include "core/ir/spmd.h"
 #include "core/ops.h"
 #include "core/primitives/index.h"
+#include "core/primitives/index_rules_util.h"
 #include "core/primitives/shape_rules_util.h"
 
 namespace graft {
@@ -21,14 +22,6 @@ using shape_rules::or_zeros;
 using shape_rules::zeros_of;
 
 namespace {
-
-Array gather(const Array& x, const Array& idx, int axis, int batch_dims, GatherMode mode) {
-  return apply<Gather>({x, idx}, axis, batch_dims, mode);
-}
-
-Array scatter(const Array& x, const Array& idx, const Array& updates, int axis, int batch_dims) {
-  return apply<ScatterAdd>({x, idx, updates}, axis, batch_dims);
-}
 
 // The largest value of an index dtype, as a double (exact for all of them but i64).
 double index_max(DType d) {
@@ -42,6 +35,24 @@ double index_max(DType d) {
     default:
       return static_cast<double>(std::numeric_limits<int64_t>::max());
   }
+}
+
+}  // namespace
+
+namespace index_rules {
+
+Array gather(const Array& x, const Array& idx, int axis, int batch_dims, GatherMode mode) {
+  return apply<Gather>({x, idx}, axis, batch_dims, mode);
+}
+
+Array scatter(const Array& x, const Array& idx, const Array& updates, int axis, int batch_dims) {
+  return apply<ScatterAdd>({x, idx, updates}, axis, batch_dims);
+}
+
+Array scatter_with(PrimitiveId id, const Array& x, const Array& idx, const Array& updates,
+                   int axis, int batch_dims) {
+  if (id == PrimitiveId::kScatterAdd) return scatter(x, idx, updates, axis, batch_dims);
+  return apply<ScatterCombine>({x, idx, updates}, id, axis, batch_dims);
 }
 
 // Whether each index addresses an element of an axis of size n (negative ones wrap once), or
@@ -80,6 +91,10 @@ Array mask_out_of_range(const Array& g, const Array& idx, int64_t n, int axis, i
   return where(broadcast_in_dim(ok, g.shape(), bd), g, scalar(0, g.dtype()));
 }
 
+}  // namespace index_rules
+
+namespace {
+
 // x with a new axis of size b inserted at `at` (x broadcast along it).
 Array broadcast_new_axis(const Array& x, int at, int64_t b) {
   Shape s = x.shape();
@@ -89,16 +104,61 @@ Array broadcast_new_axis(const Array& x, int at, int64_t b) {
   return broadcast_in_dim(x, s, bd);
 }
 
-// x batched at `at`: its batch axis (`dim`) moved there, or broadcast when it is unbatched.
-Array batch_at(const Array& x, int dim, int at, int64_t b) {
-  return dim >= 0 ? moveaxis(x, dim, at) : broadcast_new_axis(x, at, b);
-}
-
 int64_t batch_size(const std::vector<Array>& args, const std::vector<int>& dims) {
   return shape_rules::batch_size(args, dims);
 }
 
 }  // namespace
+
+namespace index_rules {
+
+Array batch_at(const Array& x, int dim, int at, int64_t b) {
+  return dim >= 0 ? moveaxis(x, dim, at) : broadcast_new_axis(x, at, b);
+}
+
+Batched scatter_vmap(PrimitiveId id, const std::vector<Array>& args, const std::vector<int>& dims,
+                     int axis, int batch_dims) {
+  const int64_t b = batch_size(args, dims);
+  int dx = dims[0], di = dims[1], du = dims[2];
+  if (di >= 0) {
+    // Every batch element scatters its own indices: a new leading batch dim for all three.
+    Array x = batch_at(args[0], dx, 0, b);
+    Array u = batch_at(args[2], du, 0, b);
+    return {{scatter_with(id, x, moveaxis(args[1], di, 0), u, axis + 1, batch_dims + 1)}, {0}};
+  }
+  // Shared indices: the batch axis is a non-batch dim before `axis` in operand and updates
+  // (which agree there); keep the operand's where it already is one.
+  int at = dx >= batch_dims && dx <= axis ? dx : batch_dims;
+  Array x = batch_at(args[0], dx, at, b);
+  Array u = batch_at(args[2], du, at, b);
+  return {{scatter_with(id, x, args[1], u, axis + 1, batch_dims)}, {at}};
+}
+
+// The scattered axis of x whole and the index dimensions past the batch ones too (split,
+// each device would combine a part of the updates: a partial result); batch dimensions
+// split alike on x, indices and updates (take_along_axis's transpose in MoE routing keeps its
+// tokens split). The output is laid out as x.
+std::optional<spmd::Plan> scatter_plan(const spmd::RuleArgs& a, int axis, int batch_dims) {
+  DimAxes op = a.in_dims[0], idx = a.in_dims[1];
+  op[axis].clear();
+  for (size_t d = batch_dims; d < idx.size(); ++d) idx[d].clear();
+  for (int b = 0; b < batch_dims; ++b) {
+    if (op[b].empty()) op[b] = idx[b];
+    idx[b] = op[b];
+  }
+  DimAxes upd;
+  for (int d = 0; d < axis; ++d) upd.push_back(op[d]);
+  for (size_t d = batch_dims; d < idx.size(); ++d) upd.push_back(idx[d]);
+  for (size_t d = axis + 1; d < op.size(); ++d) upd.push_back(op[d]);
+  spmd::Plan p;
+  p.inputs = {op, idx, upd};
+  p.outputs = {op};
+  return p;
+}
+
+}  // namespace index_rules
+
+using namespace index_rules;  // NOLINT: this file's own helpers
 
 // ---------------------------------------------------------------------------- gather
 
@@ -178,20 +238,7 @@ std::vector<Array> ScatterAdd::vjp(const std::vector<Array>& primals, const std:
 }
 
 Batched ScatterAdd::vmap(const std::vector<Array>& args, const std::vector<int>& dims) const {
-  const int64_t b = batch_size(args, dims);
-  int dx = dims[0], di = dims[1], du = dims[2];
-  if (di >= 0) {
-    // Every batch element scatters its own indices: a new leading batch dim for all three.
-    Array x = batch_at(args[0], dx, 0, b);
-    Array u = batch_at(args[2], du, 0, b);
-    return {{scatter(x, moveaxis(args[1], di, 0), u, axis_ + 1, batch_dims_ + 1)}, {0}};
-  }
-  // Shared indices: the batch axis is a non-batch dim before `axis` in operand and updates
-  // (which agree there); keep the operand's where it already is one.
-  int at = dx >= batch_dims_ && dx <= axis_ ? dx : batch_dims_;
-  Array x = batch_at(args[0], dx, at, b);
-  Array u = batch_at(args[2], du, at, b);
-  return {{scatter(x, args[1], u, axis_ + 1, batch_dims_)}, {at}};
+  return scatter_vmap(id(), args, dims, axis_, batch_dims_);
 }
 
 // ------------------------------------------------------------------------------ sort
@@ -288,26 +335,9 @@ std::optional<spmd::Plan> Gather::sharding_rule(const spmd::RuleArgs& a) const {
   return p;  // an axis used twice makes the plan ill-formed: then whole arrays
 }
 
-// scatter_add: the scattered axis of x whole and the index dimensions past the batch ones
-// too (split, each device would add a part of the updates: a partial sum); batch dimensions
-// split alike on x, indices and updates (take_along_axis's transpose in MoE routing keeps its
-// tokens split). The output is laid out as x.
+// scatter_add: see index_rules::scatter_plan.
 std::optional<spmd::Plan> ScatterAdd::sharding_rule(const spmd::RuleArgs& a) const {
-  DimAxes op = a.in_dims[0], idx = a.in_dims[1];
-  op[axis_].clear();
-  for (size_t d = batch_dims_; d < idx.size(); ++d) idx[d].clear();
-  for (int b = 0; b < batch_dims_; ++b) {
-    if (op[b].empty()) op[b] = idx[b];
-    idx[b] = op[b];
-  }
-  DimAxes upd;
-  for (int d = 0; d < axis_; ++d) upd.push_back(op[d]);
-  for (size_t d = batch_dims_; d < idx.size(); ++d) upd.push_back(idx[d]);
-  for (size_t d = axis_ + 1; d < op.size(); ++d) upd.push_back(op[d]);
-  spmd::Plan p;
-  p.inputs = {op, idx, upd};
-  p.outputs = {op};
-  return p;
+  return scatter_plan(a, axis_, batch_dims_);
 }
 
 // sort: every operand in the first one's layout, the sorted axis whole (rows of an argsort

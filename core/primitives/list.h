@@ -154,7 +154,12 @@
   X(Complex, "complex", complex, Other, kAny, kComplex)                                     \
   X(Conj, "conj", complex, Other, kAny, kComplex)                                           \
   X(Fft, "fft", fft, Other, kAny, kComplex)                                                \
-  X(Eig, "eig", decomp, Other, kAny, kComplex)
+  X(Eig, "eig", decomp, Other, kAny, kComplex)                                           \
+  /* scatter with set / mul / min / max combiners (issue 17, s5-gather; core/primitives/index.h) */ \
+  X(Scatter, "scatter", index, Other, kAny, 0)                                              \
+  X(ScatterMul, "scatter_mul", index, Other, kAny, 0)                                       \
+  X(ScatterMin, "scatter_min", index, Other, kAny, 0)                                       \
+  X(ScatterMax, "scatter_max", index, Other, kAny, 0)
 
 namespace graft {
 
@@ -180,7 +185,7 @@ enum class PrimitiveId : int {
 inline constexpr int kNumPrimitives = 0 GRAFT_PRIMITIVES(GRAFT_COUNT);
 #undef GRAFT_COUNT
 // Bump deliberately when the list changes: the op-spec table and kernel table follow it.
-static_assert(kNumPrimitives == 113, "primitive list changed: update specs, kernels and this count");
+static_assert(kNumPrimitives == 117, "primitive list changed: update specs, kernels and this count");
 
 inline constexpr const char* kPrimitiveNames[] = {
 #define GRAFT_NAME(name, str, ...) str,

@@ -1,4 +1,5 @@
-// CPU kernels of the index family: gather and scatter_add (sort is in sort_kernel.cc).
+// CPU kernels of the index family: gather and the scatters (add, set, mul, min, max; sort is
+// in sort_kernel.cc).
 //
 // Both see the operand as (B, P, N, S): B the batch dims, P the dims between the batch dims
 // and the axis, N the indexed axis, S the dims after it; the indices as (B, I) and gather's
@@ -175,23 +176,42 @@ void gather_kernel(Call& call) {
   });
 }
 
-// ------------------------------------------------------------------------- scatter_add
+// ---------------------------------------------- scatter_add, scatter, scatter_mul / min / max
 
-// Adds in Acc (f32 for f16/bf16); integer adds wrap around like XLA's.
-template <typename T, typename Acc>
-inline Acc add(Acc a, T b) {
-  if constexpr (std::is_integral_v<Acc>) {
-    using U = std::make_unsigned_t<Acc>;
-    return static_cast<Acc>(static_cast<U>(a) + static_cast<U>(b));
+// How each scatter combines an update into the accumulator, in Acc (f32 for f16/bf16: exact
+// for set / min / max, one rounding at the end for add / mul); integer adds and products wrap
+// around like XLA's; min / max propagate NaN.
+enum class Combiner { kAdd, kSet, kMul, kMin, kMax };
+
+template <Combiner C, typename T, typename Acc>
+inline Acc combine(Acc a, T raw) {
+  const Acc b = static_cast<Acc>(raw);
+  if constexpr (C == Combiner::kSet) {
+    return b;
+  } else if constexpr (C == Combiner::kAdd || C == Combiner::kMul) {
+    if constexpr (std::is_same_v<Acc, bool>) {
+      return C == Combiner::kAdd ? (a || b) : (a && b);  // not reached: bool is rejected
+    } else if constexpr (std::is_integral_v<Acc>) {
+      using U = std::make_unsigned_t<Acc>;
+      // Promote u8 / u16 to unsigned int so the product wraps instead of overflowing int.
+      using W = std::conditional_t<(sizeof(U) < sizeof(unsigned)), unsigned, U>;
+      const W x = static_cast<W>(static_cast<U>(a)), y = static_cast<W>(static_cast<U>(b));
+      return static_cast<Acc>(static_cast<U>(C == Combiner::kAdd ? x + y : x * y));
+    } else {
+      return C == Combiner::kAdd ? a + b : a * b;
+    }
   } else {
-    return a + static_cast<Acc>(b);
+    if constexpr (!std::is_integral_v<Acc>) {
+      if (b != b) return b;  // NaN wins; a NaN already there stays (no comparison is true)
+    }
+    return (C == Combiner::kMin ? b < a : a < b) ? b : a;
   }
 }
 
 // One unit of work: output block bp, elements [s0, s1) of each row, target rows [n0, n1).
-// Every unit visits the indices in order, so each output element sums its updates in the
-// same order however the work is split: the result is deterministic.
-template <typename T, typename Acc>
+// Every unit visits the indices in order, so each output element combines its updates in the
+// same order however the work is split: the result is deterministic (set: the last wins).
+template <Combiner C, typename T, typename Acc>
 void scatter_unit(const Layout& l, const int64_t* idx, const T* upd, Acc* acc, int64_t bp,
                   int64_t s0, int64_t s1, int64_t n0, int64_t n1) {
   const int64_t b = bp / l.p;
@@ -200,11 +220,11 @@ void scatter_unit(const Layout& l, const int64_t* idx, const T* upd, Acc* acc, i
     if (k < n0 || k >= n1) continue;
     Acc* o = acc + (bp * l.n + k) * l.s;
     const T* u = upd + (bp * l.i + i) * l.s;
-    for (int64_t s = s0; s < s1; ++s) o[s] = add<T, Acc>(o[s], u[s]);
+    for (int64_t s = s0; s < s1; ++s) o[s] = combine<C, T, Acc>(o[s], u[s]);
   }
 }
 
-template <typename T>
+template <Combiner C, typename T>
 void scatter_typed(Call& call, const Layout& l, const std::vector<int64_t>& idx) {
   using Acc = std::conditional_t<std::is_same_v<T, f16> || std::is_same_v<T, bf16>, float, T>;
   const int64_t total = numel(call.out_aval().shape);
@@ -244,7 +264,9 @@ void scatter_typed(Call& call, const Layout& l, const std::vector<int64_t>& idx)
       int64_t sp = (u / n_parts) % s_parts, np = u % n_parts;
       int64_t s0 = sp * s_step, s1 = std::min(l.s, s0 + s_step);
       int64_t n0 = np * n_step, n1 = std::min(l.n, n0 + n_step);
-      if (s0 < s1 && n0 < n1) scatter_unit<T, Acc>(l, idx.data(), upd, acc, bp, s0, s1, n0, n1);
+      if (s0 < s1 && n0 < n1) {
+        scatter_unit<C, T, Acc>(l, idx.data(), upd, acc, bp, s0, s1, n0, n1);
+      }
     }
   });
   if constexpr (!std::is_same_v<Acc, T>) {
@@ -254,9 +276,9 @@ void scatter_typed(Call& call, const Layout& l, const std::vector<int64_t>& idx)
   }
 }
 
-void scatter_add_kernel(Call& call) {
-  const auto& sa = call.params<ScatterAdd>();
-  Layout l = layout(call.in_aval(0).shape, call.in_aval(1).shape, sa.axis(), sa.batch_dims());
+template <Combiner C>
+void scatter_with(Call& call, int axis, int batch_dims) {
+  Layout l = layout(call.in_aval(0).shape, call.in_aval(1).shape, axis, batch_dims);
   // Wrapped indices once, -1 for dropped updates.
   std::vector<int64_t> idx(static_cast<size_t>(l.b * l.i));
   dispatch_index(call.in_aval(1).dtype, [&]<typename Idx>() {
@@ -264,8 +286,30 @@ void scatter_add_kernel(Call& call) {
     for (size_t j = 0; j < idx.size(); ++j) idx[j] = wrap_index(raw[j], l.n);
   });
   dispatch_dtype(call.out_aval().dtype, [&]<typename T>() {
-    if constexpr (!std::is_same_v<T, bool>) scatter_typed<T>(call, l, idx);
+    // bool: only scatter (set) takes it (the shape rules reject the others).
+    if constexpr (!std::is_same_v<T, bool> || C == Combiner::kSet) {
+      scatter_typed<C, T>(call, l, idx);
+    }
   });
+}
+
+void scatter_add_kernel(Call& call) {
+  const auto& sa = call.params<ScatterAdd>();
+  scatter_with<Combiner::kAdd>(call, sa.axis(), sa.batch_dims());
+}
+
+void scatter_combine_kernel(Call& call) {
+  const auto& sc = call.params<ScatterCombine>();
+  switch (sc.id()) {
+    case PrimitiveId::kScatter:
+      return scatter_with<Combiner::kSet>(call, sc.axis(), sc.batch_dims());
+    case PrimitiveId::kScatterMul:
+      return scatter_with<Combiner::kMul>(call, sc.axis(), sc.batch_dims());
+    case PrimitiveId::kScatterMin:
+      return scatter_with<Combiner::kMin>(call, sc.axis(), sc.batch_dims());
+    default:
+      return scatter_with<Combiner::kMax>(call, sc.axis(), sc.batch_dims());
+  }
 }
 
 }  // namespace
@@ -274,6 +318,10 @@ void register_index_kernels(KernelTable& table) {
   table[static_cast<int>(PrimitiveId::kGather)] = &gather_kernel;
   table[static_cast<int>(PrimitiveId::kScatterAdd)] = &scatter_add_kernel;
   table[static_cast<int>(PrimitiveId::kSort)] = &sort_kernel;
+  for (PrimitiveId id : {PrimitiveId::kScatter, PrimitiveId::kScatterMul, PrimitiveId::kScatterMin,
+                         PrimitiveId::kScatterMax}) {
+    table[static_cast<int>(id)] = &scatter_combine_kernel;
+  }
 }
 
 }  // namespace graft::cpu

@@ -45,4 +45,24 @@ inline int row_blocks(int64_t rows, int rows_per_block) {
       std::clamp<int64_t>((rows + rows_per_block - 1) / rows_per_block, 1, kMaxBlocks));
 }
 
+struct RowArgs {
+  int64_t p, n, s, i;  // IndexLayout without b (a row's batch is its block / p)
+  const void* indices;
+  DType index_dtype;
+};
+
+// Row r of the output / updates: block bp = r / i (over B*P), index position r % i, batch
+// bp / p. I is the row-index type (32-bit when the rows allow: cheaper division).
+template <typename I>
+struct Row {
+  I bp, pos;
+  int64_t raw;  // the index as stored
+  __device__ Row(const RowArgs& a, I r) {
+    pos = r % static_cast<I>(a.i);
+    bp = r / static_cast<I>(a.i);
+    const int64_t b = bp / static_cast<I>(a.p);
+    raw = load_index(a.indices, a.index_dtype, b * a.i + pos);
+  }
+};
+
 }  // namespace graft::cuda::index_detail

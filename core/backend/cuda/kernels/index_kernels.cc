@@ -1,4 +1,4 @@
-// The CUDA kernels of the index family: gather, scatter_add and sort read their primitive's
+// The CUDA kernels of the index family: gather, the scatters and sort read their primitive's
 // parameters and avals from the Call and run their launchers (index_launch.h) on the call's
 // stream; scratch (scatter_add's f32 accumulator for f16/bf16, sort's words, permutations
 // and CUB storage) comes from Call::scratch, released in stream order after the kernel.
@@ -31,6 +31,20 @@ void scatter_add_kernel(Call& c) {
                      scratch, c.stream());
 }
 
+void scatter_combine_kernel(Call& c) {
+  const auto& sc = c.params<ScatterCombine>();
+  const IndexLayout l =
+      index_layout(c.in_aval(0).shape, c.in_aval(1).shape, sc.axis(), sc.batch_dims());
+  const ScatterCombiner how = sc.id() == PrimitiveId::kScatter      ? ScatterCombiner::kSet
+                              : sc.id() == PrimitiveId::kScatterMul ? ScatterCombiner::kMul
+                              : sc.id() == PrimitiveId::kScatterMin ? ScatterCombiner::kMin
+                                                                    : ScatterCombiner::kMax;
+  const size_t bytes = scatter_combine_scratch_bytes(how, l);
+  void* scratch = bytes > 0 ? c.scratch(bytes) : nullptr;
+  launch_scatter_combine(how, c.out_aval().dtype, c.in_aval(1).dtype, l, c.in_raw(0),
+                         c.in_raw(1), c.in_raw(2), c.out_raw(0), scratch, c.stream());
+}
+
 void sort_kernel(Call& c) {
   const auto& s = c.params<Sort>();
   std::vector<SortOperand> ops;
@@ -51,6 +65,10 @@ void register_index_kernels(KernelTable& table) {
   table[static_cast<int>(PrimitiveId::kGather)] = &gather_kernel;
   table[static_cast<int>(PrimitiveId::kScatterAdd)] = &scatter_add_kernel;
   table[static_cast<int>(PrimitiveId::kSort)] = &sort_kernel;
+  for (PrimitiveId id : {PrimitiveId::kScatter, PrimitiveId::kScatterMul, PrimitiveId::kScatterMin,
+                         PrimitiveId::kScatterMax}) {
+    table[static_cast<int>(id)] = &scatter_combine_kernel;
+  }
 }
 
 }  // namespace graft::cuda

@@ -1,4 +1,4 @@
-// Launchers of the CUDA index family (core/primitives/index.h): gather, scatter_add and sort,
+// Launchers of the CUDA index family (core/primitives/index.h): gather, the scatters and sort,
 // with the primitives' parameters spelled out so tests call them on cudaMalloc'd memory
 // without a Call. Semantics are the CPU kernels' (core/backend/cpu/index_kernels.cc,
 // sort_kernel.cc):
@@ -61,6 +61,19 @@ size_t scatter_add_scratch_bytes(DType dtype, const IndexLayout& l);
 void launch_scatter_add(DType dtype, DType index_dtype, const IndexLayout& l,
                         const void* operand, const void* indices, const void* updates,
                         void* out, void* scratch, cudaStream_t stream);
+
+// scatter (set), scatter_mul, scatter_min, scatter_max: scatter_add's layout and dropping.
+// set keeps the last update (in row order) to each target row, deterministically, as the CPU;
+// mul / min / max combine every update with compare-and-swap loops (f16 / bf16 rounded at each
+// update); integer products wrap; min / max propagate NaN. set takes any dtype (bool too).
+enum class ScatterCombiner { kSet, kMul, kMin, kMax };
+
+// Bytes of scratch launch_scatter_combine needs (set: a word per target row, else 0).
+size_t scatter_combine_scratch_bytes(ScatterCombiner c, const IndexLayout& l);
+
+void launch_scatter_combine(ScatterCombiner c, DType dtype, DType index_dtype,
+                            const IndexLayout& l, const void* operand, const void* indices,
+                            const void* updates, void* out, void* scratch, cudaStream_t stream);
 
 struct SortOperand {
   DType dtype;

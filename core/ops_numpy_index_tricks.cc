@@ -62,6 +62,12 @@ int64_t max_of(DType d) {
   switch (d) {
     case DType::kU8:
       return 255;
+    case DType::kU16:
+      return 65535;
+    case DType::kI8:
+      return 127;
+    case DType::kI16:
+      return 32767;
     case DType::kU32:
       return std::numeric_limits<uint32_t>::max();
     case DType::kI32:

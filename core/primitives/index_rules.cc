@@ -35,6 +35,12 @@ double index_max(DType d) {
   switch (d) {
     case DType::kU8:
       return std::numeric_limits<uint8_t>::max();
+    case DType::kU16:
+      return std::numeric_limits<uint16_t>::max();
+    case DType::kI8:
+      return std::numeric_limits<int8_t>::max();
+    case DType::kI16:
+      return std::numeric_limits<int16_t>::max();
     case DType::kU32:
       return std::numeric_limits<uint32_t>::max();
     case DType::kI32:

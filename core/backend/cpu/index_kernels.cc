@@ -45,6 +45,17 @@ uint64_t fill_bits(DType d) {
       return 1;
     case DType::kU8:
       return 0xffu;
+    case DType::kU16:
+      return 0xffffu;
+    case DType::kU64:
+      return ~0ull;
+    case DType::kI8:
+      return 0x80u;
+    case DType::kI16:
+      return 0x8000u;
+    case DType::kC64:
+    case DType::kC128:
+      break;
     case DType::kU32:
       return 0xffffffffu;
     case DType::kI32:
@@ -73,6 +84,14 @@ void dispatch_index(DType d, Fn&& fn) {
       return fn.template operator()<int64_t>();
     case DType::kU8:
       return fn.template operator()<uint8_t>();
+    case DType::kU16:
+      return fn.template operator()<uint16_t>();
+    case DType::kU64:
+      return fn.template operator()<uint64_t>();
+    case DType::kI8:
+      return fn.template operator()<int8_t>();
+    case DType::kI16:
+      return fn.template operator()<int16_t>();
     default:
       return fn.template operator()<uint32_t>();
   }

@@ -20,6 +20,17 @@ void run_extremum(DType dtype, const ReducePlan& p, const void* x, void* out, vo
       return go.template operator()<int32_t>();
     case DType::kI64:
       return go.template operator()<int64_t>();
+    case DType::kI8:
+      return go.template operator()<int8_t>();
+    case DType::kI16:
+      return go.template operator()<int16_t>();
+    case DType::kU16:
+      return go.template operator()<uint16_t>();
+    case DType::kU64:
+      return go.template operator()<uint64_t>();
+    case DType::kC64:
+    case DType::kC128:
+      graft::fail("reduce", "has no CUDA kernel for ", dtype_name(dtype));
     case DType::kF16:
       return go.template operator()<f16>();
     case DType::kBF16:
@@ -39,10 +50,16 @@ void run_bitwise(DType dtype, const ReducePlan& p, const void* x, void* out, voi
     case DType::kBool:
     case DType::kU8:
       return go.template operator()<uint8_t>();
+    case DType::kI8:
+      return go.template operator()<uint8_t>();
+    case DType::kI16:
+    case DType::kU16:
+      return go.template operator()<uint16_t>();
     case DType::kU32:
     case DType::kI32:
       return go.template operator()<uint32_t>();
     case DType::kI64:
+    case DType::kU64:
       return go.template operator()<uint64_t>();
     default:
       graft::fail(kOp == Op::kAnd ? "reduce_and" : "reduce_or", "has no CUDA kernel for ",

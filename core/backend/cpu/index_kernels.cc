@@ -77,24 +77,9 @@ uint64_t fill_bits(DType d) {
 // Reads indices of any index dtype as int64 through a typed callback.
 template <typename Fn>
 void dispatch_index(DType d, Fn&& fn) {
-  switch (d) {
-    case DType::kI32:
-      return fn.template operator()<int32_t>();
-    case DType::kI64:
-      return fn.template operator()<int64_t>();
-    case DType::kU8:
-      return fn.template operator()<uint8_t>();
-    case DType::kU16:
-      return fn.template operator()<uint16_t>();
-    case DType::kU64:
-      return fn.template operator()<uint64_t>();
-    case DType::kI8:
-      return fn.template operator()<int8_t>();
-    case DType::kI16:
-      return fn.template operator()<int16_t>();
-    default:
-      return fn.template operator()<uint32_t>();
-  }
+  dispatch_dtype(d, [&]<typename T>() {
+    if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) fn.template operator()<T>();
+  });
 }
 
 // Calls fn.template operator()<W>() with an unsigned word type of `bytes` bytes.

@@ -22,7 +22,8 @@ constexpr std::pair<DType, const char*> kNames[] = {
     {DType::kBool, "bool"}, {DType::kU8, "u8"},   {DType::kU32, "u32"},
     {DType::kI32, "i32"},   {DType::kI64, "i64"}, {DType::kF16, "f16"},
     {DType::kBF16, "bf16"}, {DType::kF32, "f32"}, {DType::kF64, "f64"},
-    {DType::kC64, "c64"},   {DType::kC128, "c128"},
+    {DType::kC64, "c64"},   {DType::kC128, "c128"}, {DType::kI8, "i8"},
+    {DType::kI16, "i16"},   {DType::kU16, "u16"},   {DType::kU64, "u64"},
 };
 
 const char* short_name(DType d) {

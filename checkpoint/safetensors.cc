@@ -29,6 +29,8 @@ constexpr DTypeName kDTypes[] = {
     {DType::kI32, "I32", 4},   {DType::kI64, "I64", 8}, {DType::kF16, "F16", 2},
     {DType::kBF16, "BF16", 2}, {DType::kF32, "F32", 4}, {DType::kF64, "F64", 8},
     {DType::kC64, "C64", 8},  // safetensors has no complex128
+    {DType::kI8, "I8", 1},     {DType::kI16, "I16", 2}, {DType::kU16, "U16", 2},
+    {DType::kU64, "U64", 8},
 };
 
 template <typename... P>

@@ -207,6 +207,10 @@ void convert_to(const void* data, DType src, int64_t n, T* out) {
 #define GRAFT_INSTANTIATE(T) template void convert_to<T>(const void*, DType, int64_t, T*);
 GRAFT_INSTANTIATE(bool)
 GRAFT_INSTANTIATE(uint8_t)
+GRAFT_INSTANTIATE(uint16_t)
+GRAFT_INSTANTIATE(uint64_t)
+GRAFT_INSTANTIATE(int8_t)
+GRAFT_INSTANTIATE(int16_t)
 GRAFT_INSTANTIATE(uint32_t)
 GRAFT_INSTANTIATE(int32_t)
 GRAFT_INSTANTIATE(int64_t)

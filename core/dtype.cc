@@ -30,6 +30,14 @@ const char* dtype_name(DType d) {
       return "c64";
     case DType::kC128:
       return "c128";
+    case DType::kI8:
+      return "i8";
+    case DType::kI16:
+      return "i16";
+    case DType::kU16:
+      return "u16";
+    case DType::kU64:
+      return "u64";
   }
   return "?";
 }
@@ -38,7 +46,10 @@ int64_t dtype_size(DType d) {
   switch (d) {
     case DType::kBool:
     case DType::kU8:
+    case DType::kI8:
       return 1;
+    case DType::kI16:
+    case DType::kU16:
     case DType::kF16:
     case DType::kBF16:
       return 2;
@@ -47,6 +58,7 @@ int64_t dtype_size(DType d) {
     case DType::kF32:
       return 4;
     case DType::kI64:
+    case DType::kU64:
     case DType::kF64:
     case DType::kC64:
       return 8;
@@ -74,9 +86,12 @@ void fail_complex_dispatch(DType d) {
   fail("dtype", dtype_name(d), " values reached a kernel that supports real dtypes only");
 }
 
-bool is_unsigned(DType d) { return d == DType::kU8 || d == DType::kU32; }
+bool is_unsigned(DType d) {
+  return d == DType::kU8 || d == DType::kU16 || d == DType::kU32 || d == DType::kU64;
+}
 bool is_integral(DType d) {
-  return d == DType::kU8 || d == DType::kU32 || d == DType::kI32 || d == DType::kI64;
+  return is_unsigned(d) || d == DType::kI8 || d == DType::kI16 || d == DType::kI32 ||
+         d == DType::kI64;
 }
 
 std::ostream& operator<<(std::ostream& os, DType d) { return os << dtype_name(d); }
@@ -159,6 +174,14 @@ int to_lattice(TypeInfo t) {
       return kB;
     case DType::kU8:
       return kU8;
+    case DType::kU16:
+      return kU16;
+    case DType::kU64:
+      return kU64;
+    case DType::kI8:
+      return kI8;
+    case DType::kI16:
+      return kI16;
     case DType::kU32:
       return kU32;
     case DType::kI32:
@@ -192,15 +215,19 @@ TypeInfo from_lattice(int l) {
     case kU8:
       return {DType::kU8, false};
     case kU16:
+      return {DType::kU16, false};
     case kU32:
       return {DType::kU32, false};
     case kU64:
-    case kI64:
-      return {DType::kI64, false};
+      return {DType::kU64, false};
     case kI8:
+      return {DType::kI8, false};
     case kI16:
+      return {DType::kI16, false};
     case kI32:
       return {DType::kI32, false};
+    case kI64:
+      return {DType::kI64, false};
     case kF16:
       return {DType::kF16, false};
     case kBF16:
@@ -249,6 +276,9 @@ TypeInfo promote_types(TypeInfo a, TypeInfo b) {
   // The least upper bound is the common node whose own upper set contains all the others.
   for (int c = 0; c < kN; ++c) {
     if ((common >> c & 1) && (up[c] & common) == common) {
+      // u64 with a signed int meets only at the weak float: JAX (x64) gives a weak f64 there,
+      // not the default float that a weak float operand gives.
+      if (c == kFw && la != kFw && lb != kFw) return {DType::kF64, true};
       return from_lattice(c);
     }
   }

@@ -13,19 +13,39 @@ namespace graft {
 // kC64 / kC128 are complex64 / complex128 (std::complex<float> / <double>). Only the
 // primitives whose row in core/primitives/list.h has the kComplex flag take them; bind() rejects
 // the rest at trace time. kAllDTypes and dispatch_dtype cover the real dtypes only: complex
-// kernels dispatch on their own (dispatch_complex).
-enum class DType : uint8_t { kBool, kU8, kU32, kI32, kI64, kF16, kBF16, kF32, kF64, kC64, kC128 };
-inline constexpr int kNumDTypes = 9;  // the real dtypes, listed in kAllDTypes
-inline constexpr DType kAllDTypes[kNumDTypes] = {DType::kBool, DType::kU8,  DType::kU32,
-                                                 DType::kI32,  DType::kI64, DType::kF16,
-                                                 DType::kBF16, DType::kF32, DType::kF64};
+// kernels dispatch on their own (dispatch_complex). New dtypes are appended (kI8.. after
+// kC128): nothing depends on the numeric values, but appending keeps serialized enums stable.
+enum class DType : uint8_t {
+  kBool,
+  kU8,
+  kU32,
+  kI32,
+  kI64,
+  kF16,
+  kBF16,
+  kF32,
+  kF64,
+  kC64,
+  kC128,
+  kI8,
+  kI16,
+  kU16,
+  kU64,
+};
+inline constexpr int kNumDTypes = 13;  // the real dtypes, listed in kAllDTypes
+inline constexpr DType kAllDTypes[kNumDTypes] = {
+    DType::kBool, DType::kU8,  DType::kU16, DType::kU32, DType::kU64, DType::kI8,  DType::kI16,
+    DType::kI32,  DType::kI64, DType::kF16, DType::kBF16, DType::kF32, DType::kF64};
+// The integer dtypes (bool excluded), narrowest first within each signedness.
+inline constexpr DType kIntegerDTypes[8] = {DType::kU8, DType::kU16, DType::kU32, DType::kU64,
+                                            DType::kI8, DType::kI16, DType::kI32, DType::kI64};
 inline constexpr DType kComplexDTypes[2] = {DType::kC64, DType::kC128};
 
 const char* dtype_name(DType d);  // "f32", "bf16", "i32", ...
 int64_t dtype_size(DType d);      // bytes per element
 bool is_floating(DType d);
 bool is_integral(DType d);  // signed or unsigned integers, not bool
-bool is_unsigned(DType d);  // u8, u32
+bool is_unsigned(DType d);  // u8, u16, u32, u64
 bool is_complex(DType d);   // c64, c128
 bool is_inexact(DType d);   // floating or complex: the values that carry derivatives
 // c64 -> f32, c128 -> f64 (the dtype of real / imag parts); real dtypes map to themselves.
@@ -35,7 +55,7 @@ DType complex_dtype_for(DType d);
 std::ostream& operator<<(std::ostream& os, DType d);
 
 // JAX's promotion: the least upper bound in the lattice
-//   bool -> i* -> {u8, i8...} ... i64 -> f* -> {f16, bf16} -> f32 -> f64
+//   bool -> i* -> {u8, i8} ... {u64, i64} -> f* -> {f16, bf16} -> f32 -> f64
 //   f* -> c* -> c64 -> c128, f32 -> c64, f64 -> c128
 // where i*, f* and c* are the weak (C++ scalar) int, float and complex. A weak operand only fixes the
 // kind (int or float); the result is weak iff both operands are weak.
@@ -55,6 +75,22 @@ struct dtype_of<bool> {
 template <>
 struct dtype_of<uint8_t> {
   static constexpr DType value = DType::kU8;
+};
+template <>
+struct dtype_of<uint16_t> {
+  static constexpr DType value = DType::kU16;
+};
+template <>
+struct dtype_of<uint64_t> {
+  static constexpr DType value = DType::kU64;
+};
+template <>
+struct dtype_of<int8_t> {
+  static constexpr DType value = DType::kI8;
+};
+template <>
+struct dtype_of<int16_t> {
+  static constexpr DType value = DType::kI16;
 };
 template <>
 struct dtype_of<uint32_t> {
@@ -107,6 +143,14 @@ decltype(auto) dispatch_dtype(DType d, Fn&& fn) {
       return fn.template operator()<bool>();
     case DType::kU8:
       return fn.template operator()<uint8_t>();
+    case DType::kU16:
+      return fn.template operator()<uint16_t>();
+    case DType::kU64:
+      return fn.template operator()<uint64_t>();
+    case DType::kI8:
+      return fn.template operator()<int8_t>();
+    case DType::kI16:
+      return fn.template operator()<int16_t>();
     case DType::kU32:
       return fn.template operator()<uint32_t>();
     case DType::kI32:

@@ -34,6 +34,10 @@ const char* descr_of(DType d) {
     case DType::kF64: return "<f8";
     case DType::kC64: return "<c8";
     case DType::kC128: return "<c16";
+    case DType::kI8: return "|i1";
+    case DType::kI16: return "<i2";
+    case DType::kU16: return "<u2";
+    case DType::kU64: return "<u8";
   }
   return "?";
 }

@@ -65,6 +65,10 @@ Array array(const std::vector<T>& data, std::optional<Shape> shape) {
 
 template Array array<bool>(const std::vector<bool>&, std::optional<Shape>);
 template Array array<uint8_t>(const std::vector<uint8_t>&, std::optional<Shape>);
+template Array array<uint16_t>(const std::vector<uint16_t>&, std::optional<Shape>);
+template Array array<uint64_t>(const std::vector<uint64_t>&, std::optional<Shape>);
+template Array array<int8_t>(const std::vector<int8_t>&, std::optional<Shape>);
+template Array array<int16_t>(const std::vector<int16_t>&, std::optional<Shape>);
 template Array array<uint32_t>(const std::vector<uint32_t>&, std::optional<Shape>);
 template Array array<int32_t>(const std::vector<int32_t>&, std::optional<Shape>);
 template Array array<int64_t>(const std::vector<int64_t>&, std::optional<Shape>);

@@ -97,6 +97,14 @@ IInfo iinfo(DType dtype) {
   switch (dtype) {
     case DType::kU8:
       return {dtype, 8, 0, 255};
+    case DType::kU16:
+      return {dtype, 16, 0, 65535};
+    case DType::kU64:
+      return {dtype, 64, 0, std::numeric_limits<uint64_t>::max()};
+    case DType::kI8:
+      return {dtype, 8, -128, 127};
+    case DType::kI16:
+      return {dtype, 16, -32768, 32767};
     case DType::kU32:
       return {dtype, 32, 0, std::numeric_limits<uint32_t>::max()};
     case DType::kI32:
@@ -183,9 +191,12 @@ DType result_type(const std::vector<DTypeArg>& args) {
   if (args.empty()) fail("result_type", "at least one array or dtype is required");
   TypeInfo t = args[0].type;
   for (size_t i = 1; i < args.size(); ++i) t = promote_types(t, args[i].type);
-  // A weak C++ double (complex) alone is JAX's Python float (complex): the default f32 (c64).
-  if (t.weak && t.dtype == DType::kF64) return DType::kF32;
-  if (t.weak && t.dtype == DType::kC128) return DType::kC64;
+  // Weak C++ doubles (complex) alone are JAX's Python floats (complex): the default f32 (c64).
+  // (u64 with a signed int is a weak f64 too, as in JAX with x64: that one stays f64.)
+  bool all_weak = true;
+  for (const DTypeArg& a : args) all_weak = all_weak && a.type.weak;
+  if (all_weak && t.dtype == DType::kF64) return DType::kF32;
+  if (all_weak && t.dtype == DType::kC128) return DType::kC64;
   return t.dtype;
 }
 

@@ -27,11 +27,12 @@ struct FInfo {
 };
 FInfo finfo(DType dtype);  // f16, bf16, f32, f64; c64 / c128: their parts' (f32 / f64)
 FInfo finfo(const Array& x);
-// jnp.iinfo: bits, min, max of u8, u32, i32, i64.
+// jnp.iinfo: bits, min, max of the integer dtypes (max is unsigned: u64's does not fit int64).
 struct IInfo {
   DType dtype;
   int bits;
-  int64_t min, max;
+  int64_t min;
+  uint64_t max;
 };
 IInfo iinfo(DType dtype);
 IInfo iinfo(const Array& x);

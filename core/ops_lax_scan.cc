@@ -129,8 +129,10 @@ void check_numeric(std::string_view op, const Array& x) {
 
 // bool and narrow ints accumulate in the default int / uint (jnp's promote_integers).
 Array promote_integers(const Array& x) {
-  if (x.dtype() == DType::kBool) return detail::convert(x, DType::kI32);
-  if (x.dtype() == DType::kU8) return detail::convert(x, DType::kU32);
+  if (x.dtype() == DType::kBool || x.dtype() == DType::kI8 || x.dtype() == DType::kI16) {
+    return detail::convert(x, DType::kI32);
+  }
+  if (x.dtype() == DType::kU8 || x.dtype() == DType::kU16) return detail::convert(x, DType::kU32);
   return x;
 }
 

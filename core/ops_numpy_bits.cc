@@ -97,15 +97,25 @@ Array bitwise_count(const Array& x) {
   Array count;
   switch (a.dtype()) {
     case DType::kU8:
+    case DType::kU16:
       count = popcount_u32(astype(a, DType::kU32));
+      break;
+    case DType::kI8:
+    case DType::kI16:  // |x| of a narrow signed int fits its unsigned type (MIN wraps to MIN)
+      count = popcount_u32(astype(bitcast_convert_type(a, a.dtype() == DType::kI8 ? DType::kU8
+                                                                                 : DType::kU16),
+                                  DType::kU32));
       break;
     case DType::kI32:
       count = popcount_u32(bitcast_convert_type(a, DType::kU32));
       break;
-    case DType::kI64:  // the two 32-bit halves (graft has no u64)
-      count = popcount_u32(astype(bitwise_and(a, Array(int64_t{0xFFFFFFFF})), DType::kU32)) +
-              popcount_u32(astype(shift_right_logical(a, Array(32)), DType::kU32));
+    case DType::kI64:
+    case DType::kU64: {  // the two 32-bit halves
+      Array u = a.dtype() == DType::kU64 ? a : bitcast_convert_type(a, DType::kU64);
+      count = popcount_u32(astype(bitwise_and(u, scalar(0xFFFFFFFF, DType::kU64)), DType::kU32)) +
+              popcount_u32(astype(shift_right_logical(u, scalar(32, DType::kU64)), DType::kU32));
       break;
+    }
     default:
       count = popcount_u32(a);
   }

@@ -59,16 +59,12 @@ bool concrete_any(const char* op, const Array& x, const char* why) {
 }
 
 int64_t max_of(DType d) {
-  switch (d) {
-    case DType::kU8:
-      return 255;
-    case DType::kU32:
-      return std::numeric_limits<uint32_t>::max();
-    case DType::kI32:
-      return std::numeric_limits<int32_t>::max();
-    default:
-      return std::numeric_limits<int64_t>::max();
-  }
+  return dispatch_dtype(d, []<typename T>() -> int64_t {
+    if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool> && sizeof(T) < 8) {
+      return std::numeric_limits<T>::max();
+    }
+    return std::numeric_limits<int64_t>::max();
+  });
 }
 
 // The elements of Python's range(*slice.indices(n)).

@@ -1,6 +1,6 @@
 // Public reductions with jax.numpy semantics, over the lax-like primitives of
 // core/primitives/reduce.h. Dtype rules follow jnp (with jax's default 32-bit ints):
-// sum/prod promote bool to i32 and u8 to u32, cumsum bool to i32 (u8 stays u8),
+// sum/prod promote bool, i8, i16 to i32 and u8, u16 to u32, cumsum bool to i32 (u8 stays u8),
 // mean/var/logsumexp/softmax compute in a float type (f16/bf16 inputs are computed in f32 and
 // rounded once), max/min keep the dtype, all/any reduce bool.
 #include <algorithm>
@@ -18,12 +18,16 @@ namespace {
 using detail::check_valid;
 using detail::convert;
 
-// jnp's promote_integers: bool and narrow integers accumulate in the default int / uint.
+// jnp's promote_integers: bool and narrow integers accumulate in the default int / uint
+// (32-bit, JAX's default without x64; u64 and i64 stay).
 DType sum_dtype(DType d) {
   switch (d) {
     case DType::kBool:
+    case DType::kI8:
+    case DType::kI16:
       return DType::kI32;
     case DType::kU8:
+    case DType::kU16:
       return DType::kU32;
     default:
       return d;

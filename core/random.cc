@@ -131,9 +131,18 @@ Array random_bits(const Array& key, int bit_width, const Shape& shape) {
 }  // namespace detail
 
 Array bits(const Array& key, const Shape& shape, DType dtype) {
-  if (dtype == DType::kU32) return detail::random_bits(key, 32, shape);
-  if (dtype == DType::kU8) return astype(detail::random_bits(key, 8, shape), DType::kU8);
-  fail("bits", "dtype must be u32 or u8 (graft has no u16 / u64), got ", dtype_name(dtype));
+  switch (dtype) {
+    case DType::kU32:
+      return detail::random_bits(key, 32, shape);
+    case DType::kU8:
+    case DType::kU16:
+      return astype(detail::random_bits(key, dtype == DType::kU8 ? 8 : 16, shape), dtype);
+    case DType::kU64:
+      return bitcast_convert_type(detail::random_bits(key, 64, shape), DType::kU64);
+    default:
+      fail("bits", "dtype must be an unsigned integer type (u8, u16, u32, u64), got ",
+           dtype_name(dtype));
+  }
 }
 
 }  // namespace graft::random

@@ -31,7 +31,7 @@ Array fold_in(const Array& key, const Array& data);  // data: scalar integer arr
 std::pair<Array, Array> threefry2x32(const Array& k1, const Array& k2, const Array& x1,
                                      const Array& x2);
 
-// Uniform random bits of `shape` (jax.random.bits): dtype u32 (the default) or u8.
+// Uniform random bits of `shape` (jax.random.bits): dtype u32 (the default), u8, u16 or u64.
 Array bits(const Array& key, const Shape& shape, DType dtype = DType::kU32);
 // Uniform in [minval, maxval) (f32, f64, f16 or bf16; bf16 has only 7 random bits, as in
 // JAX).

@@ -23,6 +23,10 @@ namespace graft::ew {
 
 template <typename T>
 using Unsigned = std::make_unsigned_t<T>;
+// Wrapping arithmetic on T's bits: unsigned, and at least unsigned int, because narrower
+// unsigned types promote to (signed) int, where u16 * u16 overflows.
+template <typename T>
+using Wrapping = std::common_type_t<Unsigned<T>, unsigned>;
 
 // A lazy zero array (a broadcast scalar: nothing materialized while tracing).
 inline Array zeros_of(const Shape& shape, DType dtype) {
@@ -38,7 +42,7 @@ struct Add : Op {
   template <typename T>
   static T scalar(T a, T b) {
     if constexpr (std::is_integral_v<T>) {
-      return static_cast<T>(Unsigned<T>(a) + Unsigned<T>(b));
+      return static_cast<T>(Wrapping<T>(a) + Wrapping<T>(b));
     } else {
       return a + b;
     }
@@ -56,7 +60,7 @@ struct Sub : Op {
   template <typename T>
   static T scalar(T a, T b) {
     if constexpr (std::is_integral_v<T>) {
-      return static_cast<T>(Unsigned<T>(a) - Unsigned<T>(b));
+      return static_cast<T>(Wrapping<T>(a) - Wrapping<T>(b));
     } else {
       return a - b;
     }
@@ -76,7 +80,7 @@ struct Mul : Op {
   template <typename T>
   static T scalar(T a, T b) {
     if constexpr (std::is_integral_v<T>) {
-      return static_cast<T>(Unsigned<T>(a) * Unsigned<T>(b));
+      return static_cast<T>(Wrapping<T>(a) * Wrapping<T>(b));
     } else {
       return a * b;
     }
@@ -272,7 +276,7 @@ struct ShiftLeft : Op {
   template <typename T>
   static T scalar(T a, T b) {
     if (static_cast<Unsigned<T>>(b) >= sizeof(T) * 8) return 0;
-    return static_cast<T>(static_cast<Unsigned<T>>(a) << b);
+    return static_cast<T>(static_cast<Wrapping<T>>(static_cast<Unsigned<T>>(a)) << b);
   }
 };
 struct ShiftRightLogical : Op {

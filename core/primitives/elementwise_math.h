@@ -147,9 +147,10 @@ T int_pow(T base, T exp) {
   if constexpr (std::is_signed_v<T>) {
     if (exp < 0) return base == 1 ? 1 : (base == -1 ? ((exp & 1) ? -1 : 1) : 0);
   }
-  using U = std::make_unsigned_t<T>;
-  U result = 1, b = static_cast<U>(base);
-  for (auto e = static_cast<U>(exp); e != 0; e >>= 1) {
+  // At least unsigned int: narrower unsigned types would multiply as (overflowing) int.
+  using U = std::common_type_t<std::make_unsigned_t<T>, unsigned>;
+  U result = 1, b = static_cast<U>(static_cast<std::make_unsigned_t<T>>(base));
+  for (auto e = static_cast<std::make_unsigned_t<T>>(exp); e != 0; e >>= 1) {
     if (e & 1) result *= b;
     b *= b;
   }

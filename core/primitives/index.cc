@@ -9,7 +9,7 @@
 namespace graft {
 
 bool is_index_dtype(DType d) {
-  return d == DType::kI32 || d == DType::kI64 || d == DType::kU8 || d == DType::kU32;
+  return is_integral(d);
 }
 
 namespace {

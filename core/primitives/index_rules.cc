@@ -25,16 +25,12 @@ namespace {
 
 // The largest value of an index dtype, as a double (exact for all of them but i64).
 double index_max(DType d) {
-  switch (d) {
-    case DType::kU8:
-      return std::numeric_limits<uint8_t>::max();
-    case DType::kU32:
-      return std::numeric_limits<uint32_t>::max();
-    case DType::kI32:
-      return std::numeric_limits<int32_t>::max();
-    default:
-      return static_cast<double>(std::numeric_limits<int64_t>::max());
-  }
+  return dispatch_dtype(d, []<typename T>() -> double {
+    if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool> && sizeof(T) < 8) {
+      return std::numeric_limits<T>::max();
+    }
+    return static_cast<double>(std::numeric_limits<int64_t>::max());
+  });
 }
 
 }  // namespace

@@ -103,6 +103,10 @@ inline const char* numpy_dtype_name(DType d) {
     case DType::kF64: return "float64";
     case DType::kC64: return "complex64";
     case DType::kC128: return "complex128";
+    case DType::kI8: return "int8";
+    case DType::kI16: return "int16";
+    case DType::kU16: return "uint16";
+    case DType::kU64: return "uint64";
   }
   return "?";
 }

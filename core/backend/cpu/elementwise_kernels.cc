@@ -5,6 +5,7 @@
 #include <cstring>
 #include <type_traits>
 
+#include "core/backend/cpu/convert_elements.h"
 #include "core/backend/cpu/elementwise_loops.h"
 #include "core/backend/cpu/elementwise_math.h"
 #include "core/backend/cpu/kernel.h"
@@ -163,11 +164,7 @@ void convert_kernel(Call& c) {
   if (from == to) return c.alias(0, 0);
   int64_t n = numel(c.out_aval().shape);
   if (is_complex(from) || is_complex(to)) return convert_complex(c, from, to, n);
-  dispatch_dtype(from, [&]<typename S>() {
-    dispatch_dtype(to, [&]<typename D>() {
-      map_scalar(c.in<S>(0), c.out<D>(), n, [](S v) { return convert_value<S, D>(v); });
-    });
-  });
+  convert_elements(c.in_raw(0), from, c.out_raw(), to, n);
 }
 
 void bitcast_kernel(Call& c) { c.alias(0, 0); }

@@ -46,6 +46,17 @@ uint64_t fill_bits(DType d) {
       return 1;
     case DType::kU8:
       return 0xffu;
+    case DType::kU16:
+      return 0xffffu;
+    case DType::kU64:
+      return ~0ull;
+    case DType::kI8:
+      return 0x80u;
+    case DType::kI16:
+      return 0x8000u;
+    case DType::kC64:
+    case DType::kC128:
+      break;
     case DType::kU32:
       return 0xffffffffu;
     case DType::kI32:
@@ -67,16 +78,9 @@ uint64_t fill_bits(DType d) {
 // Reads indices of any index dtype as int64 through a typed callback.
 template <typename Fn>
 void dispatch_index(DType d, Fn&& fn) {
-  switch (d) {
-    case DType::kI32:
-      return fn.template operator()<int32_t>();
-    case DType::kI64:
-      return fn.template operator()<int64_t>();
-    case DType::kU8:
-      return fn.template operator()<uint8_t>();
-    default:
-      return fn.template operator()<uint32_t>();
-  }
+  dispatch_dtype(d, [&]<typename T>() {
+    if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) fn.template operator()<T>();
+  });
 }
 
 // Calls fn.template operator()<W>() with an unsigned word type of `bytes` bytes.

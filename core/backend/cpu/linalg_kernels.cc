@@ -13,6 +13,7 @@
 #include <optional>
 #include <type_traits>
 
+#include "core/backend/cpu/convert_elements.h"
 #include "core/backend/cpu/kernel.h"
 #include "core/backend/dot_operand.h"
 #include "core/backend/cpu/onednn_matmul.h"
@@ -69,30 +70,6 @@ void permute_copy(const Side& s, E* dst) {
   });
 }
 
-template <typename D, typename S>
-D cast(S v) {
-  if constexpr (std::is_same_v<S, f16> || std::is_same_v<S, bf16>) {
-    return cast<D>(static_cast<float>(v));
-  } else if constexpr (std::is_same_v<D, f16> || std::is_same_v<D, bf16>) {
-    return D(static_cast<float>(v));
-  } else {
-    return static_cast<D>(v);
-  }
-}
-
-// Dense element conversion (both dtypes numeric; integers convert modulo 2^bits).
-void convert(const void* src, DType sd, void* dst, DType dd, int64_t n) {
-  dispatch_dtype(sd, [&]<typename S>() {
-    dispatch_dtype(dd, [&]<typename D>() {
-      const S* s = static_cast<const S*>(src);
-      D* d = static_cast<D*>(dst);
-      parallel_for(n, 32768, [&](int64_t i0, int64_t i1) {
-        for (int64_t i = i0; i < i1; ++i) d[i] = cast<D>(s[i]);
-      });
-    });
-  });
-}
-
 // An operand ready for a GEMM: data of dtype `dtype` with strides; may own a copy.
 struct View {
   const void* data;
@@ -125,7 +102,7 @@ View prepare(const Side& s, DType dtype, bool allow_strided) {
   }
   if (s.dtype == dtype) return {permuted->data(), dense_strides(s), permuted};
   auto converted = Buffer::make(n * dtype_size(dtype));
-  convert(permuted->data(), s.dtype, converted->data(), dtype, n);
+  convert_elements(permuted->data(), s.dtype, converted->data(), dtype, n);
   return {converted->data(), dense_strides(s), converted};
 }
 
@@ -218,7 +195,7 @@ void compute_into(const Side& l, const Side& r, const Dims& d, DType compute, DT
         });
     }
   }
-  if (tmp) convert(c, compute, out, out_dtype, d.b * d.m * d.n);
+  if (tmp) convert_elements(c, compute, out, out_dtype, d.b * d.m * d.n);
 }
 
 void dot_general_kernel(Call& call) {

@@ -36,6 +36,10 @@ constexpr int64_t kRowBlock = 512;        // rows summed into a column block bef
 
 template <typename A>
 constexpr bool kIsFloat = std::is_floating_point_v<A>;
+// Integer arithmetic in at least unsigned int: u8 / u16 would promote to (signed) int, where
+// a u16 product overflows.
+template <typename A>
+using Arith = std::conditional_t<std::is_integral_v<A>, std::common_type_t<A, unsigned>, A>;
 
 struct SumOp {
   template <typename A>
@@ -44,7 +48,7 @@ struct SumOp {
   }
   template <typename A>
   static A apply(A a, A b) {
-    return static_cast<A>(a + b);
+    return static_cast<A>(Arith<A>(a) + Arith<A>(b));
   }
 };
 struct ProdOp {
@@ -54,7 +58,7 @@ struct ProdOp {
   }
   template <typename A>
   static A apply(A a, A b) {
-    return static_cast<A>(a * b);
+    return static_cast<A>(Arith<A>(a) * Arith<A>(b));
   }
 };
 // max/min propagate NaN like XLA: once a NaN is seen it stays.

@@ -22,17 +22,13 @@ char* byte_ptr(void* p, int64_t elems, int64_t esize) {
 
 // Reads scalar integer input i as int64 (start indices of the dynamic slices).
 int64_t read_index(Call& c, int i) {
-  const void* p = c.in_raw(i);
-  switch (c.in_aval(i).dtype) {
-    case DType::kU8:
-      return *static_cast<const uint8_t*>(p);
-    case DType::kU32:
-      return *static_cast<const uint32_t*>(p);
-    case DType::kI32:
-      return *static_cast<const int32_t*>(p);
-    default:
-      return *static_cast<const int64_t*>(p);
-  }
+  return dispatch_dtype(c.in_aval(i).dtype, [&]<typename T>() -> int64_t {
+    if constexpr (std::is_integral_v<T>) {
+      return static_cast<int64_t>(*c.in<T>(i));
+    } else {
+      fail(c.prim.name(), "start indices must be integers, got ", c.in_aval(i).str());
+    }
+  });
 }
 
 // Start indices from inputs [first, first + rank) as lax.dynamic_slice takes them: a negative

@@ -39,10 +39,9 @@ inline uint64_t ord(T v) {
   } else if constexpr (std::is_same_v<T, float> || std::is_same_v<T, f16> ||
                        std::is_same_v<T, bf16>) {
     return ord_float(static_cast<float>(v));
-  } else if constexpr (std::is_same_v<T, int32_t>) {
-    return static_cast<uint32_t>(v) ^ 0x80000000u;
-  } else if constexpr (std::is_same_v<T, int64_t>) {
-    return static_cast<uint64_t>(v) ^ (uint64_t{1} << 63);
+  } else if constexpr (std::is_integral_v<T> && std::is_signed_v<T>) {
+    using U = std::make_unsigned_t<T>;  // flipping the sign bit orders two's complement
+    return static_cast<U>(static_cast<U>(v) ^ (U{1} << (8 * sizeof(T) - 1)));
   } else {
     return static_cast<uint64_t>(v);
   }

@@ -26,6 +26,14 @@ double fill_of(DType d) {
       return 1;
     case DType::kU8:
       return 255;
+    case DType::kU16:
+      return 65535;
+    case DType::kU64:
+      return 18446744073709551615.0;
+    case DType::kI8:
+      return -128;
+    case DType::kI16:
+      return -32768;
     case DType::kU32:
       return 4294967295.0;
     case DType::kI32:
@@ -208,7 +216,8 @@ GRAFT_SPEC(Gather) {
   take_case("f16 u32 indices", random_array({3, 2}, DType::kF16, 4),
             ints({2, 3, 0}, {3}, DType::kU32), 0, kFill);
   // Integer and bool fills: lowest signed, highest unsigned, true.
-  for (DType d : {DType::kI32, DType::kI64, DType::kU8, DType::kU32, DType::kBool}) {
+  for (DType d : {DType::kI32, DType::kI64, DType::kU8, DType::kU32, DType::kBool, DType::kI8,
+                  DType::kI16, DType::kU16, DType::kU64}) {
     take_case(name(d, "fill"), random_array({6}, d, 5, -50, 50), ints({1, 9, -7, -6}, {2, 2}), 0,
               kFill);
   }
@@ -292,10 +301,14 @@ GRAFT_SPEC(ScatterAdd) {
              ints({1, 1, 1, 1, 1, 1, 0, -1}, {8}, DType::kU32), random_array({3, 8}, d, 6), -1,
              default_rtol(d), default_rtol(d));
   }
-  for (DType d : {DType::kI32, DType::kI64, DType::kU8, DType::kU32}) {
+  for (DType d : {DType::kI32, DType::kI64, DType::kU8, DType::kU32, DType::kI16, DType::kU16,
+                  DType::kU64}) {
     add_case(name(d, "ints"), random_array({4, 2}, d, 7, 0, 120), ints({3, 3, -2, 4, 0}, {5}),
              random_array({5, 2}, d, 8, 0, 120), 0);
   }
+  // i8: small values, so the duplicate index's sums stay in range.
+  add_case(name(DType::kI8, "ints"), random_array({4, 2}, DType::kI8, 7, -30, 30),
+           ints({3, 3, -2, 4, 0}, {5}), random_array({5, 2}, DType::kI8, 8, -30, 30), 0);
   // u8 sums wrap around.
   add_case("u8 wraps", ints({250}, {1}, DType::kU8), ints({0, 0}, {2}),
            ints({5, 9}, {2}, DType::kU8), 0);
@@ -361,7 +374,8 @@ GRAFT_SPEC(Sort) {
                  make({0.0, NAN, -0.0, inf, -inf, 0.0, -0.0, -NAN}, {8}, d), 0);
   }
   for (DType d : {DType::kF32, DType::kF64, DType::kBF16, DType::kF16, DType::kI32, DType::kI64,
-                  DType::kU8, DType::kU32, DType::kBool}) {
+                  DType::kU8, DType::kU32, DType::kBool, DType::kI8, DType::kI16, DType::kU16,
+                  DType::kU64}) {
     sort_case(name(d, "last axis"), random_array({3, 7}, d, 1, -20, 20), -1);
     sort_case(name(d, "axis 0"), random_array({6, 2, 3}, d, 2, -20, 20), 0);
     // Few distinct values: argsort must keep equal keys in their original order.

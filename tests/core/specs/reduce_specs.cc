@@ -27,7 +27,8 @@ struct Red {
 
 DType same(DType d) { return d; }
 DType sum_out(DType d) {
-  return d == DType::kBool ? DType::kI32 : (d == DType::kU8 ? DType::kU32 : d);
+  if (d == DType::kBool || d == DType::kI8 || d == DType::kI16) return DType::kI32;
+  return d == DType::kU8 || d == DType::kU16 ? DType::kU32 : d;
 }
 
 const Red kSum{[](const Array& x, const Axes& a, bool k) { return sum(x, a, k); }, 0, plus,
@@ -133,7 +134,7 @@ Array with_values(std::vector<double> v, const Shape& shape, DType d) { return m
 GRAFT_SPEC(ReduceSum) {
   Spec s{PrimitiveId::kReduceSum};
   for (DType d : {DType::kF32, DType::kF64, DType::kBF16, DType::kF16, DType::kI32, DType::kI64,
-                  DType::kU32}) {
+                  DType::kU32, DType::kI8, DType::kI16, DType::kU16, DType::kU64}) {
     add_common(s, kSum, d, 10 + static_cast<int>(d) * 10, -4, 4);
   }
   add(s, kSum, random_array({50, 3}, DType::kU8, 3, 0, 255), {0});  // u8 sums as u32
@@ -226,7 +227,8 @@ GRAFT_SPEC(ReduceProd) {
 GRAFT_SPEC(ReduceMax) {
   Spec s{PrimitiveId::kReduceMax};
   for (DType d : {DType::kF32, DType::kF64, DType::kBF16, DType::kF16, DType::kI32, DType::kI64,
-                  DType::kU8, DType::kU32, DType::kBool}) {
+                  DType::kU8, DType::kU32, DType::kBool, DType::kI8, DType::kI16, DType::kU16,
+                  DType::kU64}) {
     add_common(s, kMax, d, 200 + static_cast<int>(d) * 10, -100, 100);
   }
   add(s, kMax, random_array({6}, DType::kU32, 201, 0, 4.2e9), {0});
@@ -315,7 +317,8 @@ GRAFT_SPEC(ReduceMax) {
 GRAFT_SPEC(ReduceMin) {
   Spec s{PrimitiveId::kReduceMin};
   for (DType d : {DType::kF32, DType::kF64, DType::kBF16, DType::kF16, DType::kI32, DType::kI64,
-                  DType::kU8, DType::kU32, DType::kBool}) {
+                  DType::kU8, DType::kU32, DType::kBool, DType::kI8, DType::kI16, DType::kU16,
+                  DType::kU64}) {
     add_common(s, kMin, d, 300 + static_cast<int>(d) * 10, -100, 100);
   }
   add(s, kMin, random_array({6}, DType::kU32, 301, 0, 4.2e9), {0});

@@ -15,6 +15,17 @@ double round_to(double v, DType dtype) {
       return v != 0 ? 1 : 0;
     case DType::kU8:
       return static_cast<double>(static_cast<uint8_t>(static_cast<int64_t>(v)));
+    case DType::kU16:
+      return static_cast<double>(static_cast<uint16_t>(static_cast<int64_t>(v)));
+    case DType::kU64:
+      return static_cast<double>(static_cast<uint64_t>(static_cast<int64_t>(v)));
+    case DType::kI8:
+      return static_cast<double>(static_cast<int8_t>(static_cast<int64_t>(v)));
+    case DType::kI16:
+      return static_cast<double>(static_cast<int16_t>(static_cast<int64_t>(v)));
+    case DType::kC64:
+    case DType::kC128:
+      break;
     case DType::kU32:
       return static_cast<double>(static_cast<uint32_t>(static_cast<int64_t>(v)));
     case DType::kI32:

@@ -68,6 +68,17 @@ const char* lane(DType d) {
       return "bool";
     case DType::kU8:
       return "unsigned char";
+    case DType::kU16:
+      return "unsigned short";
+    case DType::kU64:
+      return "unsigned long long";
+    case DType::kI8:
+      return "signed char";
+    case DType::kI16:
+      return "short";
+    case DType::kC64:
+    case DType::kC128:
+      return "?";
     case DType::kU32:
       return "unsigned int";
     case DType::kI32:

@@ -166,10 +166,19 @@ __device__ __forceinline__ C unary_float(P op, C x) {
   }
 }
 
+// T's bits as an unsigned value of at least unsigned int: narrower unsigned types would
+// promote to (signed) int, where u16 * u16 overflows.
+template <typename T>
+using WrapU = std::common_type_t<std::make_unsigned_t<T>, unsigned>;
+template <typename T>
+__device__ __forceinline__ WrapU<T> wrap_u(T x) {
+  return static_cast<WrapU<T>>(static_cast<std::make_unsigned_t<T>>(x));
+}
+
 // Integer negation, abs, square wrap (computed unsigned); not is bitwise.
 template <typename T>
 __device__ __forceinline__ T unary_int(P op, T x) {
-  using U = std::make_unsigned_t<T>;
+  using U = WrapU<T>;
   switch (op) {
     case P::kNeg:
       return static_cast<T>(U(0) - U(x));
@@ -184,7 +193,7 @@ __device__ __forceinline__ T unary_int(P op, T x) {
       else
         return x > 0 ? T(1) : (x < 0 ? static_cast<T>(-1) : T(0));
     case P::kSquare:
-      return static_cast<T>(U(x) * U(x));
+      return static_cast<T>(wrap_u(x) * wrap_u(x));
     case P::kNot:
       return static_cast<T>(~x);
     default:
@@ -209,9 +218,9 @@ __device__ __forceinline__ T int_pow(T base, T exp) {
   if constexpr (std::is_signed_v<T>) {
     if (exp < 0) return base == 1 ? T(1) : (base == -1 ? ((exp & 1) ? T(-1) : T(1)) : T(0));
   }
-  using U = std::make_unsigned_t<T>;
-  U result = 1, b = static_cast<U>(base);
-  for (U e = static_cast<U>(exp); e != 0; e >>= 1) {
+  using U = WrapU<T>;
+  U result = 1, b = wrap_u(base);
+  for (U e = wrap_u(exp); e != 0; e >>= 1) {
     if (e & 1) result = static_cast<U>(result * b);
     b = static_cast<U>(b * b);
   }
@@ -253,18 +262,18 @@ __device__ __forceinline__ C binary_float(P op, C a, C b) {
 // shifts by >= the width (or negative) give 0.
 template <typename T>
 __device__ __forceinline__ T binary_int(P op, T a, T b) {
-  using U = std::make_unsigned_t<T>;
+  using U = WrapU<T>;
   switch (op) {
     case P::kAdd:
-      return static_cast<T>(U(a) + U(b));
+      return static_cast<T>(wrap_u(a) + wrap_u(b));
     case P::kSub:
-      return static_cast<T>(U(a) - U(b));
+      return static_cast<T>(wrap_u(a) - wrap_u(b));
     case P::kMul:
-      return static_cast<T>(U(a) * U(b));
+      return static_cast<T>(wrap_u(a) * wrap_u(b));
     case P::kDiv:
       if (b == 0) return static_cast<T>(-1);
       if constexpr (std::is_signed_v<T>) {
-        if (b == -1) return static_cast<T>(U(0) - U(a));
+        if (b == -1) return static_cast<T>(U(0) - wrap_u(a));
       }
       return static_cast<T>(a / b);
     case P::kRem:
@@ -286,11 +295,11 @@ __device__ __forceinline__ T binary_int(P op, T a, T b) {
     case P::kXor:
       return static_cast<T>(a ^ b);
     case P::kShiftLeft:
-      if (static_cast<U>(b) >= sizeof(T) * 8) return T(0);
-      return static_cast<T>(static_cast<U>(a) << b);
+      if (wrap_u(b) >= sizeof(T) * 8) return T(0);
+      return static_cast<T>(wrap_u(a) << b);
     case P::kShiftRightLogical:
-      if (static_cast<U>(b) >= sizeof(T) * 8) return T(0);
-      return static_cast<T>(static_cast<U>(a) >> b);
+      if (wrap_u(b) >= sizeof(T) * 8) return T(0);
+      return static_cast<T>(wrap_u(a) >> b);
     default:
       return a;
   }

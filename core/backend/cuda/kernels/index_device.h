@@ -12,12 +12,20 @@ namespace graft::cuda::index_detail {
 constexpr int kThreads = 256;
 constexpr int64_t kMaxBlocks = 8192;
 
-// indices[j] as int64 for an index dtype (i32, i64, u8, u32): a runtime switch, uniform
+// indices[j] as int64 for an index dtype (any integer dtype): a runtime switch, uniform
 // across the grid, instead of a kernel per index dtype.
 __device__ inline int64_t load_index(const void* p, DType t, int64_t j) {
   switch (t) {
     case DType::kU8:
       return static_cast<const uint8_t*>(p)[j];
+    case DType::kI8:
+      return static_cast<const int8_t*>(p)[j];
+    case DType::kI16:
+      return static_cast<const int16_t*>(p)[j];
+    case DType::kU16:
+      return static_cast<const uint16_t*>(p)[j];
+    case DType::kU64:
+      return static_cast<int64_t>(static_cast<const uint64_t*>(p)[j]);
     case DType::kU32:
       return static_cast<const uint32_t*>(p)[j];
     case DType::kI32:

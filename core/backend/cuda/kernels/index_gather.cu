@@ -52,12 +52,23 @@ uint64_t fill_bits(DType d) {
       return 1;
     case DType::kU8:
       return 0xffu;
+    case DType::kU16:
+      return 0xffffu;
+    case DType::kU64:
+      return ~0ull;
+    case DType::kI8:
+      return 0x80u;
+    case DType::kI16:
+      return 0x8000u;
     case DType::kU32:
       return 0xffffffffu;
     case DType::kI32:
       return 0x80000000u;
     case DType::kI64:
       return 0x8000000000000000ull;
+    case DType::kC64:
+    case DType::kC128:
+      break;
     case DType::kF16:
       return 0x7e00u;
     case DType::kBF16:
@@ -139,22 +150,42 @@ struct Add<DType::kI64> {
   }
 };
 template <>
-struct Add<DType::kU8> {  // no byte atomics: compare-and-swap the aligned word holding it
-  using U = uint8_t;
-  using A = uint8_t;
+struct Add<DType::kU64> {
+  using U = uint64_t;
+  using A = uint64_t;
+  __device__ static void add(A* p, U v) {
+    atomicAdd(reinterpret_cast<unsigned long long*>(p), static_cast<unsigned long long>(v));
+  }
+};
+// No 8- or 16-bit atomics: compare-and-swap the aligned word holding the element (the sum
+// wraps in the element's bits, signed or not).
+template <typename T>
+struct NarrowAdd {
+  using U = T;
+  using A = T;
   __device__ static void add(A* p, U v) {
     if (v == 0) return;
+    constexpr unsigned kMask = sizeof(T) == 1 ? 0xffu : 0xffffu;
     const uintptr_t addr = reinterpret_cast<uintptr_t>(p);
     unsigned* word = reinterpret_cast<unsigned*>(addr & ~uintptr_t{3});
     const unsigned shift = static_cast<unsigned>(addr & 3) * 8;
+    const unsigned add = static_cast<unsigned>(v) & kMask;
     unsigned old = *word, assumed;
     do {
       assumed = old;
-      const unsigned byte = ((assumed >> shift) + v) & 0xffu;
-      old = atomicCAS(word, assumed, (assumed & ~(0xffu << shift)) | (byte << shift));
+      const unsigned part = ((assumed >> shift) + add) & kMask;
+      old = atomicCAS(word, assumed, (assumed & ~(kMask << shift)) | (part << shift));
     } while (assumed != old);
   }
 };
+template <>
+struct Add<DType::kU8> : NarrowAdd<uint8_t> {};
+template <>
+struct Add<DType::kI8> : NarrowAdd<int8_t> {};
+template <>
+struct Add<DType::kU16> : NarrowAdd<uint16_t> {};
+template <>
+struct Add<DType::kI16> : NarrowAdd<int16_t> {};
 
 template <DType D, typename I>
 __global__ void __launch_bounds__(kThreads)
@@ -293,7 +324,17 @@ void launch_scatter_add(DType dtype, DType index_dtype, const IndexLayout& l,
       return scatter_typed<DType::kI64>(a, rows, total, operand, updates, out, scratch, stream);
     case DType::kU8:
       return scatter_typed<DType::kU8>(a, rows, total, operand, updates, out, scratch, stream);
+    case DType::kI8:
+      return scatter_typed<DType::kI8>(a, rows, total, operand, updates, out, scratch, stream);
+    case DType::kI16:
+      return scatter_typed<DType::kI16>(a, rows, total, operand, updates, out, scratch, stream);
+    case DType::kU16:
+      return scatter_typed<DType::kU16>(a, rows, total, operand, updates, out, scratch, stream);
+    case DType::kU64:
+      return scatter_typed<DType::kU64>(a, rows, total, operand, updates, out, scratch, stream);
     case DType::kBool:
+    case DType::kC64:
+    case DType::kC128:
       break;
   }
   graft::fail("scatter_add", "needs a numeric dtype, got ", dtype_name(dtype));

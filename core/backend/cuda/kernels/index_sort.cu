@@ -71,6 +71,14 @@ __device__ inline uint64_t ord(const void* p, int64_t j) {
     return static_cast<uint64_t>(static_cast<const int64_t*>(p)[j]) ^ (uint64_t{1} << 63);
   } else if constexpr (D == DType::kU32) {
     return static_cast<const uint32_t*>(p)[j];
+  } else if constexpr (D == DType::kU64) {
+    return static_cast<const uint64_t*>(p)[j];
+  } else if constexpr (D == DType::kU16) {
+    return static_cast<const uint16_t*>(p)[j];
+  } else if constexpr (D == DType::kI16) {
+    return static_cast<uint16_t>(static_cast<const int16_t*>(p)[j]) ^ 0x8000u;
+  } else if constexpr (D == DType::kI8) {
+    return static_cast<uint8_t>(static_cast<const int8_t*>(p)[j]) ^ 0x80u;
   } else {  // u8, bool
     return static_cast<const uint8_t*>(p)[j];
   }
@@ -248,6 +256,21 @@ void launch_words(DType d, const void* key, bool wide, void* words, uint32_t* pe
     case DType::kI64:
       go.template operator()<DType::kI64>();
       break;
+    case DType::kU64:
+      go.template operator()<DType::kU64>();
+      break;
+    case DType::kU16:
+      go.template operator()<DType::kU16>();
+      break;
+    case DType::kI16:
+      go.template operator()<DType::kI16>();
+      break;
+    case DType::kI8:
+      go.template operator()<DType::kI8>();
+      break;
+    case DType::kC64:
+    case DType::kC128:
+      graft::fail("sort", "no CUDA sort key for ", dtype_name(d));
     case DType::kF16:
       go.template operator()<DType::kF16>();
       break;

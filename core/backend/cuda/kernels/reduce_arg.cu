@@ -12,25 +12,7 @@ void run_arg(DType dtype, bool index64, const ReducePlan& p, const void* x, void
   auto go = [&]<typename T>() {
     red::run(red::ArgR<kMax, T>{index64}, p, x, out, scratch, stream);
   };
-  switch (dtype) {
-    case DType::kBool:
-    case DType::kU8:
-      return go.template operator()<uint8_t>();
-    case DType::kU32:
-      return go.template operator()<uint32_t>();
-    case DType::kI32:
-      return go.template operator()<int32_t>();
-    case DType::kI64:
-      return go.template operator()<int64_t>();
-    case DType::kF16:
-      return go.template operator()<f16>();
-    case DType::kBF16:
-      return go.template operator()<bf16>();
-    case DType::kF32:
-      return go.template operator()<float>();
-    case DType::kF64:
-      return go.template operator()<double>();
-  }
+  red::dispatch_ordered(dtype, go);
 }
 
 }  // namespace

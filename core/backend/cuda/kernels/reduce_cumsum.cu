@@ -149,11 +149,16 @@ void launch_cumsum(DType dtype, const CumsumPlan& plan, const void* x, void* y, 
   if (plan.outer * plan.n * plan.inner == 0) return;
   switch (dtype) {
     case DType::kU8:
+    case DType::kI8:  // integer sums wrap: computed on the unsigned bits
       return run_cumsum<uint8_t>(plan, x, y, scratch, stream);
+    case DType::kU16:
+    case DType::kI16:
+      return run_cumsum<uint16_t>(plan, x, y, scratch, stream);
     case DType::kU32:
     case DType::kI32:
       return run_cumsum<uint32_t>(plan, x, y, scratch, stream);
     case DType::kI64:
+    case DType::kU64:
       return run_cumsum<uint64_t>(plan, x, y, scratch, stream);
     case DType::kF16:
       return run_cumsum<f16>(plan, x, y, scratch, stream);

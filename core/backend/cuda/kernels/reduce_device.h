@@ -321,4 +321,13 @@ void run(const R& r, const ReducePlan& p, const void* xv, void* out, void* scrat
 void launch_extrema(PrimitiveId op, DType dtype, const ReducePlan& plan, const void* x, void* out,
                     void* scratch, cudaStream_t stream);
 
+// Calls fn.template operator()<T>() with the storage type of a max / min / arg operand of
+// dtype d (bool as uint8_t); complex dtypes have no kernel (graft::Error).
+template <typename Fn>
+void dispatch_ordered(DType d, Fn&& fn) {
+  dispatch_dtype(d, [&]<typename T>() {
+    fn.template operator()<std::conditional_t<std::is_same_v<T, bool>, uint8_t, T>>();
+  });
+}
+
 }  // namespace graft::cuda::red

@@ -10,25 +10,7 @@ template <Op kOp>
 void run_extremum(DType dtype, const ReducePlan& p, const void* x, void* out, void* scratch,
                   cudaStream_t stream) {
   auto go = [&]<typename T>() { run(ValueR<kOp, T>{}, p, x, out, scratch, stream); };
-  switch (dtype) {
-    case DType::kBool:
-    case DType::kU8:
-      return go.template operator()<uint8_t>();
-    case DType::kU32:
-      return go.template operator()<uint32_t>();
-    case DType::kI32:
-      return go.template operator()<int32_t>();
-    case DType::kI64:
-      return go.template operator()<int64_t>();
-    case DType::kF16:
-      return go.template operator()<f16>();
-    case DType::kBF16:
-      return go.template operator()<bf16>();
-    case DType::kF32:
-      return go.template operator()<float>();
-    case DType::kF64:
-      return go.template operator()<double>();
-  }
+  red::dispatch_ordered(dtype, go);
 }
 
 template <Op kOp>
@@ -39,10 +21,16 @@ void run_bitwise(DType dtype, const ReducePlan& p, const void* x, void* out, voi
     case DType::kBool:
     case DType::kU8:
       return go.template operator()<uint8_t>();
+    case DType::kI8:
+      return go.template operator()<uint8_t>();
+    case DType::kI16:
+    case DType::kU16:
+      return go.template operator()<uint16_t>();
     case DType::kU32:
     case DType::kI32:
       return go.template operator()<uint32_t>();
     case DType::kI64:
+    case DType::kU64:
       return go.template operator()<uint64_t>();
     default:
       graft::fail(kOp == Op::kAnd ? "reduce_and" : "reduce_or", "has no CUDA kernel for ",

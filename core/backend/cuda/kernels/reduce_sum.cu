@@ -71,12 +71,19 @@ void run_sum_prod(DType dtype, const ReducePlan& p, const void* x, void* out, vo
   auto go = [&]<typename T>() { red::run(red::ValueR<kOp, T>{}, p, x, out, scratch, stream); };
   switch (dtype) {
     case DType::kU8:
+    case DType::kI8:  // integer sums wrap: computed on the unsigned bits
       return go.template operator()<uint8_t>();
+    case DType::kU16:
+    case DType::kI16:
+      return go.template operator()<uint16_t>();
     case DType::kU32:
     case DType::kI32:
       return go.template operator()<uint32_t>();
     case DType::kI64:
+    case DType::kU64:
       return go.template operator()<uint64_t>();
+    case DType::kC64:
+    case DType::kC128:
     case DType::kF16:
       return go.template operator()<f16>();
     case DType::kBF16:
@@ -103,8 +110,7 @@ bool accepted(PrimitiveId op, DType d) {
       return true;
     case PrimitiveId::kReduceAnd:
     case PrimitiveId::kReduceOr:
-      return d == DType::kBool || d == DType::kU8 || d == DType::kU32 || d == DType::kI32 ||
-             d == DType::kI64;
+      return d == DType::kBool || is_integral(d);
     default:
       return false;
   }

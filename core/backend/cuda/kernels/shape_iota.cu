@@ -72,6 +72,17 @@ void launch_iota(DType dtype, const Shape& shape, int dimension, void* out, cuda
   switch (dtype) {
     case DType::kU8:
       return launch<uint8_t>(out, total, inner, len, stream);
+    case DType::kI8:
+      return launch<int8_t>(out, total, inner, len, stream);
+    case DType::kI16:
+      return launch<int16_t>(out, total, inner, len, stream);
+    case DType::kU16:
+      return launch<uint16_t>(out, total, inner, len, stream);
+    case DType::kU64:
+      return launch<uint64_t>(out, total, inner, len, stream);
+    case DType::kC64:
+    case DType::kC128:
+      break;
     case DType::kU32:
       return launch<uint32_t>(out, total, inner, len, stream);
     case DType::kI32:

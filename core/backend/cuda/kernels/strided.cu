@@ -37,6 +37,14 @@ __device__ int64_t load_index(const void* p, DType t) {
   switch (t) {
     case DType::kU8:
       return *static_cast<const uint8_t*>(p);
+    case DType::kI8:
+      return *static_cast<const int8_t*>(p);
+    case DType::kI16:
+      return *static_cast<const int16_t*>(p);
+    case DType::kU16:
+      return *static_cast<const uint16_t*>(p);
+    case DType::kU64:
+      return static_cast<int64_t>(*static_cast<const uint64_t*>(p));
     case DType::kU32:
       return *static_cast<const uint32_t*>(p);
     case DType::kI32:

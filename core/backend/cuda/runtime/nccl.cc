@@ -24,6 +24,10 @@ ncclDataType_t nccl_data_type(DType dtype) {
   switch (dtype) {
     case DType::kU8:
       return ncclUint8;
+    case DType::kI8:
+      return ncclInt8;
+    case DType::kU64:
+      return ncclUint64;
     case DType::kU32:
       return ncclUint32;
     case DType::kI32:

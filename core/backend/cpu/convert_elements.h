@@ -1,0 +1,14 @@
+// Converting dense elements between real dtypes with convert_element_type's semantics
+// (core/convert.h): the convert kernel and the matmul kernels' operand conversions share it.
+#pragma once
+
+#include <cstdint>
+
+#include "core/dtype.h"
+
+namespace graft::cpu {
+
+// out[i] = convert_value(in[i]) for i < n, over the thread pool. in and out must not overlap.
+void convert_elements(const void* in, DType from, void* out, DType to, int64_t n);
+
+}  // namespace graft::cpu

@@ -3,6 +3,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "core/backend/backend.h"
+#include "core/backend/device_shards.h"
 #include "core/error.h"
 #include "core/ops.h"
 
@@ -23,9 +24,27 @@ Mesh::Mesh(std::vector<int64_t> shape, std::vector<std::string> axis_names)
   }
 }
 
+Mesh::Mesh(std::vector<int64_t> shape, std::vector<std::string> axis_names,
+           const std::vector<Device>& devices)
+    : Mesh(std::move(shape), std::move(axis_names)) {
+  if (devices.empty()) fail("Mesh", "got no devices");
+  platform_ = devices[0].platform;
+  if (static_cast<int64_t>(devices.size()) < size()) {
+    fail("Mesh", str(), " needs ", size(), " devices, got ", devices.size(), " ",
+         platform_, " devices");
+  }
+  for (int64_t k = 0; k < size(); ++k) {
+    if (devices[k].platform != platform_ || devices[k].id != k) {
+      fail("Mesh", "the devices must be the first ones of one platform in order (",
+           devices[0].str(), ", ", platform_, ":1, ...); device ", k, " is ", devices[k].str());
+    }
+  }
+}
+
 Mesh Mesh::single_device(const Device& d) {
   Mesh m;
   m.first_device_ = d.id;
+  m.platform_ = d.platform;
   return m;
 }
 
@@ -47,20 +66,22 @@ int64_t Mesh::axis_size(const std::string& name) const {
 }
 
 std::vector<Device> Mesh::devices() const {
-  if (first_device_ + size() > device_count()) {
-    fail("Mesh", str(), " needs ", first_device_ + size(), " devices, there are ", device_count(),
-         " (set GRAFT_CPU_DEVICES)");
+  const bool cpu = platform_ == "cpu";
+  const std::vector<Device> all = cpu ? graft::devices() : graft::devices(platform_);
+  if (first_device_ + size() > static_cast<int64_t>(all.size())) {
+    fail("Mesh", str(), " needs ", first_device_ + size(), cpu ? "" : " " + platform_,
+         " devices, there are ", all.size(), cpu ? " (set GRAFT_CPU_DEVICES)" : "");
   }
-  return std::vector<Device>(graft::devices().begin() + first_device_,
-                             graft::devices().begin() + first_device_ + size());
+  return std::vector<Device>(all.begin() + first_device_, all.begin() + first_device_ + size());
 }
 
 std::string Mesh::str() const {
-  if (names_.empty()) return absl::StrCat("Mesh(cpu:", first_device_, ")");
+  if (names_.empty()) return absl::StrCat("Mesh(", platform_, ":", first_device_, ")");
   std::vector<std::string> parts;
   for (size_t i = 0; i < names_.size(); ++i)
     parts.push_back(absl::StrCat(names_[i], "=", shape_[i]));
-  return absl::StrCat("Mesh(", absl::StrJoin(parts, ", "), ")");
+  return absl::StrCat("Mesh(", absl::StrJoin(parts, ", "), platform_ == "cpu" ? "" : " on ",
+                      platform_ == "cpu" ? "" : platform_, ")");
 }
 
 std::string PartitionSpec::str() const {
@@ -210,8 +231,22 @@ Array device_put(const Array& x, const NamedSharding& sharding) {
     fail("device_put", "cannot place a traced value (inside jit use with_sharding_constraint)");
   }
   sharding.check("device_put", x.shape());
-  sharding.devices();  // they exist
-  Array out = Array::from_buffer(x.buffer(), x.shape(), x.dtype(), x.weak_type());
+  const std::vector<Device> devs = sharding.devices();  // they exist
+  if (sharding.mesh().platform() != "cpu") {
+    if (sharding.is_single_device()) return device_put(x, devs[0]);
+    const std::shared_ptr<Buffer> b = x.buffer();
+    if (const DeviceShards* s = device_shards(*b); s != nullptr && s->sharding == sharding) {
+      return x;  // placed so already
+    }
+    Array out = Array::from_buffer(place_shards(*to_host(b), x.shape(), x.dtype(), sharding),
+                                   x.shape(), x.dtype(), x.weak_type());
+    out.node()->sharding = std::make_shared<const NamedSharding>(sharding);
+    return out;
+  }
+  // The CPU's devices share the host's memory: a value in a GPU's (or GPUs') comes back.
+  std::shared_ptr<Buffer> b = x.buffer();
+  if (!b->on_host()) b = std::const_pointer_cast<Buffer>(to_host(b));
+  Array out = Array::from_buffer(std::move(b), x.shape(), x.dtype(), x.weak_type());
   out.node()->sharding = std::make_shared<const NamedSharding>(sharding);
   return out;
 }
@@ -231,10 +266,10 @@ Array device_put(const Array& x, const Device& device) {
     auto moved = device_backend()->copy_from_host(host->data(), host->bytes(), device.id);
     return Array::from_buffer(std::move(moved), x.shape(), x.dtype(), x.weak_type());
   }
-  if (std::shared_ptr<Buffer> b = x.buffer(); !b->on_host()) {  // back from a GPU
-    auto host = Buffer::make(b->bytes());
-    device_backend()->copy_to_host(*b, host->data(), b->bytes());
-    return device_put(Array::from_buffer(std::move(host), x.shape(), x.dtype(), x.weak_type()),
+  if (std::shared_ptr<Buffer> b = x.buffer(); !b->on_host()) {  // back from a GPU or GPUs
+    std::shared_ptr<const Buffer> host = to_host(b);
+    return device_put(Array::from_buffer(std::const_pointer_cast<Buffer>(host), x.shape(),
+                                         x.dtype(), x.weak_type()),
                       device);
   }
   if (device.id < 0 || device.id >= device_count()) {
@@ -246,6 +281,13 @@ Array device_put(const Array& x, const Device& device) {
 NamedSharding Array::sharding() const {
   require("sharding");
   if (node_->sharding != nullptr) return *node_->sharding;
+  // An array in one GPU's memory (device_put on it, or computed there) is placed there.
+  if (node_->evaluated() && index_ < node_->buffers.size()) {
+    const Buffer* b = node_->buffers[index_].get();
+    if (b != nullptr && !b->on_host() && device_shards(*b) == nullptr) {
+      return NamedSharding::single_device(Device{b->device(), process_index(), "cuda"});
+    }
+  }
   return NamedSharding::single_device(graft::devices()[0]);
 }
 
@@ -255,6 +297,14 @@ std::vector<Shard> Array::addressable_shards() const {
   const NamedSharding s = sharding();
   const std::vector<Device> devs = s.devices();
   std::vector<Shard> out;
+  if (const DeviceShards* on = device_shards(*buffer())) {  // each block in its device's memory
+    const Shape block = s.shard_shape(shape());
+    for (size_t k = 0; k < devs.size(); ++k) {
+      out.push_back(Shard{devs[k], s.shard_index(shape(), static_cast<int64_t>(k)),
+                          Array::from_buffer(on->blocks[k], block, dtype(), weak_type())});
+    }
+    return out;
+  }
   for (size_t k = 0; k < devs.size(); ++k) {
     if (devs[k].process_index != process_index()) continue;
     ShardIndex index = s.shard_index(shape(), static_cast<int64_t>(k));

@@ -18,6 +18,12 @@
 // buffer, and a shard's data is its block of it (a copy, made when asked for). Placement is
 // what jit's partitioning and shard_map read; eager ops compute on the global value and give
 // arrays without a sharding (on device 0).
+//
+// A mesh of GPUs (Mesh(shape, names, devices("cuda"))) is the same mesh over the device
+// backend's devices: device_put with a sharding over it puts each shard in its GPU's memory,
+// one buffer per shard (core/backend/device_shards.h), and reading the array gathers them.
+// jit over such shardings runs the partitioned program on those GPUs and leaves its outputs
+// sharded there.
 #pragma once
 
 #include <cstdint>
@@ -41,8 +47,15 @@ class Mesh {
   // distinct and non-empty, sizes positive ("[Mesh] ..." otherwise); whether there are
   // enough devices is checked when the mesh is used.
   Mesh(std::vector<int64_t> shape, std::vector<std::string> axis_names);
+  // The same over the first prod(shape) of `devices`, which must be the first devices of one
+  // platform in order: Mesh({2, 2}, {"data", "model"}, devices("cuda")) is a mesh of the first
+  // four GPUs ("[Mesh] ..." when there are fewer, or the list is not such a prefix).
+  Mesh(std::vector<int64_t> shape, std::vector<std::string> axis_names,
+       const std::vector<Device>& devices);
   // The mesh of one device and no axes (a SingleDeviceSharding's).
   static Mesh single_device(const Device& d);
+  // Its devices' platform: "cpu" (the virtual devices) or the device backend's ("cuda").
+  const std::string& platform() const { return platform_; }
   const std::vector<std::string>& axis_names() const { return names_; }
   const std::vector<int64_t>& shape() const { return shape_; }
   int64_t size() const;
@@ -52,9 +65,10 @@ class Mesh {
   std::vector<Device> devices() const;  // needs its devices to exist
   // Whether its devices are 0..size()-1 in order (what shard_map and jit run on today).
   bool first_devices() const { return first_device_ == 0; }
-  std::string str() const;  // "Mesh(data=2, model=2)"
+  std::string str() const;  // "Mesh(data=2, model=2)", "Mesh(data=2 on cuda)"
   bool operator==(const Mesh& o) const {
-    return shape_ == o.shape_ && names_ == o.names_ && first_device_ == o.first_device_;
+    return shape_ == o.shape_ && names_ == o.names_ && first_device_ == o.first_device_ &&
+           platform_ == o.platform_;
   }
 
  private:
@@ -62,6 +76,7 @@ class Mesh {
   std::vector<int64_t> shape_;
   std::vector<std::string> names_;
   int first_device_ = 0;  // devices first_device_ .. first_device_ + size() - 1
+  std::string platform_ = "cpu";
 };
 
 // One dimension's entry of a PartitionSpec: the axes it is split over (empty: none).
@@ -143,7 +158,7 @@ class NamedSharding {
 struct Shard {
   Device device;
   ShardIndex index;
-  Array data;  // the block, evaluated
+  Array data;  // the block, evaluated (over a mesh of GPUs: the shard's buffer on its GPU)
 };
 
 // jax.device_put: x (evaluated) placed with `sharding` (the same values; "[device_put] ..."

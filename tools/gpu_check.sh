@@ -29,7 +29,10 @@ case "${1:-}" in
       path="${t#//}"; path="${path/://}"
       name="${path//\//__}"
       cp -L "bazel-bin/$path" "gpu_bundle/bin/$name"
-      echo "$name" >> gpu_bundle/list
+      # Its BUILD env's GRAFT_CPU_DEVICES (the CPU side of a comparison), which `run` sets.
+      devs=$(bazel query --output=build "$t" 2>/dev/null |
+        sed -n 's/.*"GRAFT_CPU_DEVICES": "\([0-9]*\)".*/\1/p' | head -1)
+      echo "$name ${devs:-1}" >> gpu_bundle/list
       # The binary's own shared libraries (Bazel's _solib), once each; system ones (CUDA,
       # oneDNN, LLVM, MPI) must be on the GPU machine (`run` checks).
       ldd "bazel-bin/$path" | awk '/=> \// {print $3}' | grep -E "bazel-out|_solib" |
@@ -47,7 +50,7 @@ case "${1:-}" in
     export LD_LIBRARY_PATH="$PWD/gpu_bundle/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
     nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader || echo "nvidia-smi: not found"
     summary=()
-    while read -r name; do
+    while read -r name devs; do
       b="gpu_bundle/bin/$name"
       left=$((deadline - SECONDS))
       if [ "$left" -le 10 ]; then summary+=("$name: NOT RUN (time)"); continue; fi
@@ -61,7 +64,11 @@ case "${1:-}" in
         bench__*) args=() ;;
         *) args=(--gtest_brief=1) ;;
       esac
-      if timeout "$left" "$b" "${args[@]}"; then summary+=("$name: ok"); else summary+=("$name: FAILED"); fi
+      if GRAFT_CPU_DEVICES="${devs:-1}" timeout "$left" "$b" "${args[@]}"; then
+        summary+=("$name: ok")
+      else
+        summary+=("$name: FAILED")
+      fi
     done < gpu_bundle/list
     echo "=== summary"
     printf '%s\n' "${summary[@]}"

@@ -269,7 +269,9 @@ const Executable& executable_for(const JitEntry& e, const std::vector<Array>& le
   const Backend* device = device_backend();
   if (device == nullptr) return *e.executable;
   eval(leaves);  // where a pending argument lives is known once it is computed
-  bool on_device = false;
+  // A program partitioned over a mesh of GPUs runs there even when its arguments are on the
+  // host (their in_shardings say where they go).
+  bool on_device = !e.out_shardings.empty() && e.out_shardings[0]->mesh().platform() != "cpu";
   for (const Array& a : leaves) {
     if (a.valid() && a.node()->evaluated()) {
       for (const auto& b : a.node()->buffers) on_device = on_device || (b && !b->on_host());
@@ -286,6 +288,11 @@ const Executable& executable_for(const JitEntry& e, const std::vector<Array>& le
 std::vector<Array> run(const JitEntry& e, const std::vector<Array>& leaves) {
   std::vector<Array> outs = executable_for(e, leaves).run(leaves);
   for (size_t o = 0; o < outs.size() && o < e.out_shardings.size(); ++o) {
+    const NamedSharding& s = *e.out_shardings[o];
+    if (s.mesh().platform() != "cpu") {  // each block to its GPU (core/backend/device_shards.h)
+      outs[o] = device_put(outs[o], s);
+      continue;
+    }
     Array placed = Array::from_buffer(outs[o].buffer(), outs[o].shape(), outs[o].dtype(),
                                       outs[o].weak_type());
     placed.node()->sharding = e.out_shardings[o];

@@ -18,6 +18,11 @@
 // over an axis its spec does not name ("[shard_map] output 0 varies over {model} ...": psum
 // it, or name the axis). grad, vmap and jit compose with it; the rules are those of the
 // shard_map primitive (core/primitives/shard_map.h). One inside another is refused.
+//
+// Over a mesh of GPUs (Mesh(..., devices("cuda"))), called on values (not inside jit): host
+// operands go to the mesh's first GPU, the CUDA backend runs member k on GPU k, and each output
+// comes back sharded over the GPUs by its out spec, one block per GPU
+// (core/backend/device_shards.h).
 #pragma once
 
 #include <string>
@@ -30,6 +35,15 @@
 #include "core/sharding.h"
 
 namespace graft {
+
+namespace detail {
+// A shard_map over a mesh of GPUs, called on values: its operands on the host moved to the
+// mesh's first GPU (where the CUDA backend's kernel runs it), and its outputs placed over the
+// GPUs by their out specs (one for all, or one per output). Traced values pass unchanged.
+std::vector<Array> operands_to_mesh(const Mesh& mesh, const std::vector<Array>& xs);
+std::vector<Array> outputs_to_mesh(const Mesh& mesh, const std::vector<Array>& outs,
+                                   const std::vector<PartitionSpec>& out_specs);
+}  // namespace detail
 
 template <typename F>
 auto shard_map(F f, Mesh mesh, std::vector<PartitionSpec> in_specs,
@@ -73,9 +87,12 @@ auto shard_map(F f, Mesh mesh, std::vector<PartitionSpec> in_specs,
       }
       return r;
     };
-    return tree_unflatten<Result>(
-        out_def, detail::shard_map_flat("shard_map", "shard_map", detail::mesh_axes(mesh), fn,
-                                        leaves, specs, outs));
+    const bool on_gpus = mesh.platform() != "cpu";
+    if (on_gpus) leaves = detail::operands_to_mesh(mesh, leaves);
+    std::vector<Array> results = detail::shard_map_flat(
+        "shard_map", "shard_map", detail::mesh_axes(mesh), fn, leaves, specs, outs);
+    if (on_gpus) results = detail::outputs_to_mesh(mesh, results, out_specs);
+    return tree_unflatten<Result>(out_def, results);
   };
 }
 

@@ -1,7 +1,9 @@
 #include "core/backend/backend.h"
 
+#include <algorithm>
 #include <atomic>
 
+#include "core/backend/device_shards.h"
 #include "core/error.h"
 #include "core/eval.h"
 
@@ -53,13 +55,22 @@ std::vector<Array> Executable::run(const std::vector<Array>& args) const {
   Buffers buffers;
   buffers.reserve(args.size());
   for (const Array& a : args) buffers.push_back(a.buffer());
+  // Arguments sharded over devices run gathered (device_shards.h); those copies are the
+  // run's own, so the sharded arguments themselves are neither consumed nor written.
+  std::vector<bool> gathered(args.size());
+  for (size_t j = 0; j < args.size(); ++j) gathered[j] = device_shards(*buffers[j]) != nullptr;
+  if (std::find(gathered.begin(), gathered.end(), true) != gathered.end()) {
+    std::vector<std::shared_ptr<Buffer>*> at;
+    for (auto& b : buffers) at.push_back(&b);
+    gather_sharded_args(buffers, placement_device(at.data(), at.size()));
+  }
   // A donated argument's buffer moves into the run: the table then holds its only reference
   // (unless the caller kept one, e.g. through buffer()), so the program may write into it.
   // One output of a multi-output node (an eager scan's carry, top_k's values) is not taken:
   // its siblings would go with it. It keeps its value and is only read.
   std::vector<bool> dropped(args.size());
   for (size_t j = 0; j < args.size() && j < give.size(); ++j) {
-    if (give[j] && args[j].node()->buffers.size() == 1) {
+    if (give[j] && !gathered[j] && args[j].node()->buffers.size() == 1) {
       args[j].node()->drop_buffers();
       dropped[j] = true;
     }
@@ -107,17 +118,7 @@ bool register_backend(std::unique_ptr<Backend> b) {
 const Backend* device_backend() { return device_slot().load(std::memory_order_acquire); }
 
 const Backend& backend_for(const std::shared_ptr<Buffer>* const* buffers, size_t n) {
-  int device = -1;
-  for (size_t i = 0; i < n; ++i) {
-    const Buffer* b = buffers[i]->get();
-    if (b == nullptr || b->on_host()) continue;
-    if (device >= 0 && b->device() != device) {
-      fail("eval", "operands live on different devices (", device, " and ", b->device(),
-           "): device_put them onto one");
-    }
-    device = b->device();
-  }
-  if (device < 0) return default_backend();
+  if (placement_device(buffers, n) < 0) return default_backend();
   const Backend* d = device_backend();
   if (d == nullptr) fail("eval", "an operand lives in device memory but no device backend is linked");
   return *d;
@@ -125,6 +126,7 @@ const Backend& backend_for(const std::shared_ptr<Buffer>* const* buffers, size_t
 
 std::shared_ptr<const Buffer> to_host(const std::shared_ptr<Buffer>& b) {
   if (b->on_host()) return b;
+  if (const DeviceShards* s = device_shards(*b)) return gather_shards(*s, -1);
   const Backend* d = device_backend();
   if (d == nullptr) fail("eval", "a buffer lives in device memory but no device backend is linked");
   auto host = Buffer::make(b->bytes());

@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/backend/device_shards.h"
 #include "core/ir/program.h"
 #include "core/primitive.h"
 
@@ -143,6 +144,17 @@ void run_eager(const Backend& host, Node& n) {
   // An op over arrays in a GPU's memory runs on the device backend.
   const Backend& backend =
       device_backend() == nullptr ? host : backend_for(args.data(), args.size());
+  // An operand sharded over devices is computed on gathered (device_shards.h).
+  Buffers gathered;
+  if (device_backend() != nullptr) {
+    const int device = placement_device(args.data(), args.size());
+    gathered.reserve(args.size());  // args point into it: it must not reallocate
+    for (auto*& a : args) {
+      if (*a == nullptr || device_shards(**a) == nullptr) continue;
+      gathered.push_back(gather_shards(*device_shards(**a), device));
+      a = &gathered.back();
+    }
+  }
   Buffers outputs;
   if (const Executable* exe = cached_executable(backend, n)) {
     exe->run_reading(args.data(), outputs);

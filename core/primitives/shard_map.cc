@@ -1,7 +1,10 @@
 #include "core/primitives/shard_map.h"
 
+#include <algorithm>
+
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "core/backend/backend.h"
 #include "core/device.h"
 #include "core/error.h"
 #include "core/ir/ad.h"
@@ -18,6 +21,13 @@ using detail::split_count;
 
 // Tracing a shard_map (or pmap) body on this thread: one inside it is not supported yet.
 thread_local int map_depth = 0;
+
+// Devices a mesh may span: the CPU's virtual devices, or the device backend's GPUs (the
+// kernel that runs it checks its own).
+int64_t mappable_devices() {
+  const Backend* gpus = device_backend();
+  return std::max<int64_t>(device_count(), gpus == nullptr ? 0 : gpus->device_count());
+}
 
 AxisMask bit_of(const std::string& axis) { return AxisMask{1} << axis_bit(axis); }
 
@@ -115,7 +125,7 @@ std::vector<Array> shard_map_flat(const char* op, const std::string& fn_name, co
          "a pmap or shard_map inside another is not supported yet (vmap with an axis_name "
          "inside one is; a shard_map over a mesh with more axes covers nesting)");
   }
-  if (mesh.size() > device_count()) {
+  if (mesh.size() > mappable_devices()) {
     fail(op, "the mesh of ", mesh.size(), " devices needs ", mesh.size(),
          " devices, but there are ", device_count(), " (set GRAFT_CPU_DEVICES=", mesh.size(),
          " for virtual CPU devices)");
@@ -199,7 +209,7 @@ std::vector<Array> pmap_flat(const std::string& fn_name, const std::string& axis
   }
   if (!size) fail("pmap", "needs at least one mapped argument or an explicit axis_size");
   if (*size < 1) fail("pmap", "the mapped axis has size 0");
-  if (*size > device_count()) {
+  if (*size > mappable_devices()) {
     fail("pmap", "axis '", axis, "' of size ", *size, " needs ", *size, " devices, but there are ",
          device_count(), " (set GRAFT_CPU_DEVICES=", *size, " for virtual CPU devices)");
   }

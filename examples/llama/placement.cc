@@ -25,11 +25,15 @@ std::vector<int> tp_dims(const std::vector<std::string>& paths, const std::vecto
 }
 
 absl::StatusOr<std::optional<Mesh>> mesh_for(const train::ParallelismConfig& par,
-                                             int64_t micro_batch, std::ostream& out) {
+                                             int64_t micro_batch, std::ostream& out,
+                                             const std::string& platform) {
   const int64_t dp = par.data_parallel_replicate_degree, fsdp = par.data_parallel_shard_degree;
   const int64_t tp = par.tensor_parallel_degree;
   const int64_t devices = dp * fsdp * tp;
-  if (devices > device_count()) {
+  const bool cpu = platform == "cpu";
+  const int64_t available =
+      cpu ? device_count() : static_cast<int64_t>(graft::devices(platform).size());
+  if (devices > available) {
     // The degrees in play, in the mesh's order (the replicate degree always when it is the
     // only one, or next to the shard degree).
     std::vector<std::string> keys;
@@ -40,11 +44,13 @@ absl::StatusOr<std::optional<Mesh>> mesh_for(const train::ParallelismConfig& par
     if (tp > 1) keys.push_back("tensor_parallel_degree"), values.push_back(tp);
     return absl::InvalidArgumentError(absl::StrCat(
         "parallelism.", absl::StrJoin(keys, " x "), " = ", absl::StrJoin(values, " x "), " needs ",
-        devices, " devices, there are ", device_count(), " (set GRAFT_CPU_DEVICES=", devices, ")"));
+        devices, cpu ? " devices" : " GPUs", ", there are ", available,
+        cpu ? absl::StrCat(" (set GRAFT_CPU_DEVICES=", devices, ")")
+            : std::string(" (training.device = \"" + platform + "\" uses the first GPUs)")));
   }
   const int64_t rows = micro_batch / (dp * fsdp);
   if (tp > 1) {
-    Mesh mesh = parallel_mesh(dp, fsdp, tp);
+    Mesh mesh = parallel_mesh(dp, fsdp, tp, platform);
     out << "tensor parallel over " << tp << " devices x data parallel over " << dp * fsdp << " ("
         << fsdp << " sharded x " << dp << " replicated), " << mesh.str()
         << ", jit shardings: " << rows << " rows per data-parallel rank per micro-batch\n";
@@ -53,7 +59,12 @@ absl::StatusOr<std::optional<Mesh>> mesh_for(const train::ParallelismConfig& par
   if (fsdp > 1) {
     out << "FSDP over " << dp * fsdp << " devices (" << fsdp << " sharded x " << dp
         << " replicated, jit shardings): " << rows << " rows per device per micro-batch\n";
-    return std::optional<Mesh>(fsdp_mesh(dp, fsdp));
+    return std::optional<Mesh>(parallel_mesh(dp, fsdp, 1, platform));
+  }
+  if (dp > 1 && !cpu) {
+    out << "data parallel over " << dp << " GPUs (jit shardings): " << rows
+        << " rows per device per micro-batch\n";
+    return std::optional<Mesh>(parallel_mesh(dp, 1, 1, platform));
   }
   if (dp > 1) {
     out << "data parallel over " << dp << " devices: " << rows

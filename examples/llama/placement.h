@@ -38,6 +38,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "core/device.h"
 #include "core/ops.h"
 #include "core/sharding.h"
 #include "core/tree.h"
@@ -47,8 +48,13 @@
 
 namespace graft::llama_train {
 
-inline Mesh parallel_mesh(int64_t replicate, int64_t shard, int64_t tp) {
-  return Mesh({replicate, shard, tp}, {"dp_replicate", "dp_shard", "tp"});
+// Over the CPU's virtual devices, or over the first GPUs (platform "cuda": training.device).
+inline Mesh parallel_mesh(int64_t replicate, int64_t shard, int64_t tp,
+                          const std::string& platform = "cpu") {
+  std::vector<int64_t> shape = {replicate, shard, tp};
+  std::vector<std::string> names = {"dp_replicate", "dp_shard", "tp"};
+  if (platform == "cpu") return Mesh(std::move(shape), std::move(names));
+  return Mesh(std::move(shape), std::move(names), devices(platform));
 }
 // The FSDP / HSDP mesh (no tensor parallelism).
 inline Mesh fsdp_mesh(int64_t replicate, int64_t shard) {
@@ -56,11 +62,14 @@ inline Mesh fsdp_mesh(int64_t replicate, int64_t shard) {
 }
 
 // The mesh a run's [parallelism] degrees ask for, when jit partitions its step (FSDP, HSDP,
-// tensor parallel), with a line on `out` saying how; nullopt for one device or for data
-// parallelism alone (a shard_map over {data}, train_step.h). InvalidArgumentError naming the
-// keys when their product exceeds the devices.
+// tensor parallel), with a line on `out` saying how; nullopt for one device or, on the CPU,
+// for data parallelism alone (a shard_map over {data}, train_step.h). On GPUs (platform
+// "cuda") the mesh is over the first GPUs, and data parallelism alone is jit-partitioned too
+// (a mesh dp x 1 x 1: batches split, params replicated). InvalidArgumentError naming the keys
+// when their product exceeds the devices (the GPUs on "cuda").
 absl::StatusOr<std::optional<Mesh>> mesh_for(const train::ParallelismConfig& par,
-                                             int64_t micro_batch, std::ostream& out);
+                                             int64_t micro_batch, std::ostream& out,
+                                             const std::string& platform = "cpu");
 
 // The layout of a leaf of `shape` whose dimension `tp_dim` is split over tp (-1: none).
 inline NamedSharding leaf_sharding(const Shape& shape, const Mesh& mesh, int tp_dim = -1) {

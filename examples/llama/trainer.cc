@@ -317,25 +317,29 @@ absl::StatusOr<TrainResult> Run::train(const Model& model) {
   if (result_.first_step == 0 && !config_.checkpoint.initial_load_hf.empty()) {
     if (auto s = load_hf(model, params); !s.ok()) return s;
   }
-  if (t.device == "cuda") {
-    // The step then runs on the GPU: jit and eval run ops where their operands live.
-    const std::vector<Device> gpus = devices("cuda");
-    if (gpus.empty()) {
-      return absl::FailedPreconditionError(
-          "training.device = \"cuda\": no GPU (graft was built without --config=cuda, or no "
-          "device is visible)");
-    }
-    auto put = [&](const Array& a) { return device_put(a, gpus[0]); };
-    params = tree_map(put, params);
-    opt_state = tree_map(put, opt_state);
-    out_ << "device: " << gpus[0].str() << "\n";
+  const std::vector<Device> gpus = t.device == "cuda" ? devices("cuda") : std::vector<Device>{};
+  if (t.device == "cuda" && gpus.empty()) {
+    return absl::FailedPreconditionError(
+        "training.device = \"cuda\": no GPU (graft was built without --config=cuda, or no "
+        "device is visible)");
   }
   if (result_.first_step > 0 && result_.first_step == t.steps) {
     out_ << "training.steps = " << t.steps << " is reached already: nothing to train\n";
   }
   const int64_t dp = config_.parallelism.data_parallel_replicate_degree;
-  auto mesh = mesh_for(config_.parallelism, t.batch_size / t.gradient_accumulation_steps, out_);
+  // On "cuda" the mesh is over the first GPUs and the placement below puts each block in its
+  // GPU's memory (core/backend/device_shards.h); jit and eval run where their operands live.
+  auto mesh = mesh_for(config_.parallelism, t.batch_size / t.gradient_accumulation_steps, out_,
+                       t.device);
   if (!mesh.ok()) return mesh.status();
+  if (t.device == "cuda" && !*mesh) {  // one GPU
+    auto put = [&](const Array& a) { return device_put(a, gpus[0]); };
+    params = tree_map(put, params);
+    opt_state = tree_map(put, opt_state);
+    out_ << "device: " << gpus[0].str() << "\n";
+  } else if (t.device == "cuda") {
+    out_ << "devices: " << (*mesh)->str() << "\n";
+  }
   std::vector<Shape> experts;  // expert parallelism: the leaves split by expert (placement.h)
   if constexpr (std::is_same_v<Model, MoELlama>) {
     if (config_.parallelism.expert_parallel_degree > 1) {

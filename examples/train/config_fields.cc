@@ -71,7 +71,9 @@ std::vector<Field> make_fields() {
       F(training, gradient_accumulation_steps, T::kInt,
         "micro-batches per step; divides batch_size"),
       F(training, seed, T::kInt, "PRNG seed"),
-      F(training, device, T::kString, "where the step runs (cuda: first GPU)", "cpu", "cuda"),
+      F(training, device, T::kString,
+        "where the step runs (cuda: the first GPU, or the first N for [parallelism] degrees)",
+        "cpu", "cuda"),
       F(training, time_limit_seconds, T::kFloat, "stop early after this long; 0 = none"),
 
       F(checkpoint, enable, T::kBool, "save checkpoints"),

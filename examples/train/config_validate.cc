@@ -108,11 +108,6 @@ absl::Status check_ranges(const TrainConfig& c,
             "training.gradient_accumulation_steps",
             "must divide training.batch_size = " + str(t.batch_size));
   k.require(t.time_limit_seconds >= 0, "training.time_limit_seconds", "must be >= 0 (0 = none)");
-  const ParallelismConfig& one = c.parallelism;
-  k.require(t.device == "cpu" ||
-                (one.data_parallel_replicate_degree == 1 && one.data_parallel_shard_degree == 1 &&
-                 one.tensor_parallel_degree == 1 && one.expert_parallel_degree == 1),
-            "training.device", "\"cuda\" runs on one GPU: [parallelism] degrees must be 1");
 
   const CheckpointConfig& ck = c.checkpoint;
   k.require(!ck.folder.empty(), "checkpoint.folder", "must not be empty");

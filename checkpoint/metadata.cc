@@ -23,6 +23,7 @@ constexpr std::pair<DType, const char*> kNames[] = {
     {DType::kI32, "i32"},   {DType::kI64, "i64"}, {DType::kF16, "f16"},
     {DType::kBF16, "bf16"}, {DType::kF32, "f32"}, {DType::kF64, "f64"},
     {DType::kC64, "c64"},   {DType::kC128, "c128"},
+    {DType::kF8E4M3FN, "f8_e4m3fn"}, {DType::kF8E5M2, "f8_e5m2"},
 };
 
 const char* short_name(DType d) {

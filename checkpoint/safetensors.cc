@@ -29,6 +29,7 @@ constexpr DTypeName kDTypes[] = {
     {DType::kI32, "I32", 4},   {DType::kI64, "I64", 8}, {DType::kF16, "F16", 2},
     {DType::kBF16, "BF16", 2}, {DType::kF32, "F32", 4}, {DType::kF64, "F64", 8},
     {DType::kC64, "C64", 8},  // safetensors has no complex128
+    {DType::kF8E4M3FN, "F8_E4M3", 1}, {DType::kF8E5M2, "F8_E5M2", 1},  // the spec's fp8 names
 };
 
 template <typename... P>

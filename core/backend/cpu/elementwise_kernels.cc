@@ -135,7 +135,7 @@ void select_kernel(Call& c) {
 // converted to a real dtype keeps its real part.
 void convert_complex(Call& c, DType from, DType to, int64_t n) {
   auto real_to = [&]<typename C>(DType d) {
-    dispatch_dtype(d, [&]<typename S>() {
+    dispatch_real_or_float8(d, [&]<typename S>() {
       map_scalar(c.in<S>(0), c.out<C>(), n, [](S v) {
         return C(convert_value<S, typename C::value_type>(v));
       });
@@ -151,7 +151,7 @@ void convert_complex(Call& c, DType from, DType to, int64_t n) {
         map_scalar(c.in<C>(0), c.out<D>(), n, [](C v) { return D(v); });
       });
     } else {
-      dispatch_dtype(to, [&]<typename D>() {
+      dispatch_real_or_float8(to, [&]<typename D>() {
         map_scalar(c.in<C>(0), c.out<D>(), n, [](C v) { return convert_value<R, D>(v.real()); });
       });
     }
@@ -163,8 +163,8 @@ void convert_kernel(Call& c) {
   if (from == to) return c.alias(0, 0);
   int64_t n = numel(c.out_aval().shape);
   if (is_complex(from) || is_complex(to)) return convert_complex(c, from, to, n);
-  dispatch_dtype(from, [&]<typename S>() {
-    dispatch_dtype(to, [&]<typename D>() {
+  dispatch_real_or_float8(from, [&]<typename S>() {
+    dispatch_real_or_float8(to, [&]<typename D>() {
       map_scalar(c.in<S>(0), c.out<D>(), n, [](S v) { return convert_value<S, D>(v); });
     });
   });

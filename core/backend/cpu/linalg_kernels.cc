@@ -16,6 +16,7 @@
 #include "core/backend/cpu/kernel.h"
 #include "core/backend/dot_operand.h"
 #include "core/backend/cpu/onednn_matmul.h"
+#include "core/convert.h"
 #include "core/backend/cpu/parallel.h"
 #include "core/primitives/linalg.h"
 
@@ -71,10 +72,12 @@ void permute_copy(const Side& s, E* dst) {
 
 template <typename D, typename S>
 D cast(S v) {
-  if constexpr (std::is_same_v<S, f16> || std::is_same_v<S, bf16>) {
+  if constexpr (std::is_same_v<S, f16> || std::is_same_v<S, bf16> || kIsFloat8<S>) {
     return cast<D>(static_cast<float>(v));
   } else if constexpr (std::is_same_v<D, f16> || std::is_same_v<D, bf16>) {
     return D(static_cast<float>(v));
+  } else if constexpr (kIsFloat8<D>) {
+    return D(static_cast<double>(v));
   } else {
     return static_cast<D>(v);
   }
@@ -82,8 +85,8 @@ D cast(S v) {
 
 // Dense element conversion (both dtypes numeric; integers convert modulo 2^bits).
 void convert(const void* src, DType sd, void* dst, DType dd, int64_t n) {
-  dispatch_dtype(sd, [&]<typename S>() {
-    dispatch_dtype(dd, [&]<typename D>() {
+  dispatch_real_or_float8(sd, [&]<typename S>() {
+    dispatch_real_or_float8(dd, [&]<typename D>() {
       const S* s = static_cast<const S*>(src);
       D* d = static_cast<D*>(dst);
       parallel_for(n, 32768, [&](int64_t i0, int64_t i1) {
@@ -221,6 +224,23 @@ void compute_into(const Side& l, const Side& r, const Dims& d, DType compute, DT
   if (tmp) convert(c, compute, out, out_dtype, d.b * d.m * d.n);
 }
 
+// fp8 operands: every fp8 value is exact in bf16, so oneDNN's bf16 GEMM (f32 accumulation) on
+// widened copies gives the f32-accumulated product; its f32 (or bf16) result is rounded to
+// another output dtype once. Without a oneDNN bf16 GEMM, f32 through Eigen.
+void float8_dot(const Side& l, const Side& r, const Dims& d, DType od, void* out) {
+  View a = prepare(l, DType::kBF16, false), b = prepare(r, DType::kBF16, false);
+  const bool direct = od == DType::kF32 || od == DType::kBF16;
+  std::shared_ptr<Buffer> tmp;
+  if (!direct) tmp = Buffer::make(d.b * d.m * d.n * dtype_size(DType::kF32));
+  GemmDesc g{d.b, d.m, d.k, d.n, a.strides, b.strides, DType::kBF16,
+             direct ? od : DType::kF32};
+  if (onednn_matmul(g, a.data, b.data, direct ? out : tmp->data())) {
+    if (tmp) convert(tmp->data(), DType::kF32, out, od, d.b * d.m * d.n);
+    return;
+  }
+  compute_into(l, r, d, DType::kF32, od, out);
+}
+
 void dot_general_kernel(Call& call) {
   const auto& p = call.params<DotGeneral>();
   const DotDims& dd = p.dims();
@@ -236,6 +256,7 @@ void dot_general_kernel(Call& call) {
     return;
   }
   const DType in = l.dtype, od = out_aval.dtype;
+  if (is_float8(l.dtype) || is_float8(r.dtype)) return float8_dot(l, r, d, od, out);
   if (in == DType::kBF16 && (od == DType::kBF16 || od == DType::kF32)) {
     View a = prepare(l, in, true), b = prepare(r, in, true);
     GemmDesc g{d.b, d.m, d.k, d.n, a.strides, b.strides, DType::kBF16, od};

@@ -57,7 +57,8 @@ void launch_select(DType dtype, const bool* pred, const void* on_false, const vo
 
 // convert_element_type: XLA's conversion (core/convert.h): float -> int saturates (NaN -> 0),
 // -> bool is x != 0, int -> narrower int wraps, -> f16 / bf16 rounds to nearest even (f64
-// through f32, as the CPU). from == to copies.
+// through f32, as the CPU), -> fp8 rounds to nearest even once (core/float8.h). from == to
+// copies.
 void launch_convert(DType from, DType to, const void* x, void* y, int64_t n, cudaStream_t stream);
 
 }  // namespace graft::cuda

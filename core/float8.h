@@ -89,7 +89,8 @@ struct Float8Codec {
       return bits_to_float(sign | 0x7f800000u | (inf ? 0u : 0x400000u));
     }
     if (e_field == 0) {  // subnormal: m units of 2^(kMinExp - kMant), exact in f32
-      const float v = static_cast<float>(m) * bits_to_float(static_cast<uint32_t>(127 + kMinExp - kMant) << 23);
+      const float v =
+          static_cast<float>(m) * bits_to_float(static_cast<uint32_t>(127 + kMinExp - kMant) << 23);
       return sign ? -v : v;
     }
     return bits_to_float(sign | ((e_field - kBias + 127) << 23) | (m << (23 - kMant)));
@@ -98,34 +99,22 @@ struct Float8Codec {
 
 }  // namespace float8_detail
 
-// float8_e4m3fn.
-struct f8_e4m3fn {
-  using Codec = float8_detail::Float8Codec<4, 3, true>;
+// An fp8 value: its bits, converted through Codec.
+template <typename Codec>
+struct Float8Storage {
   uint8_t bits = 0;
-  f8_e4m3fn() = default;
-  GRAFT_F8_HD explicit f8_e4m3fn(float f) : bits(Codec::from_double(f)) {}
-  GRAFT_F8_HD explicit f8_e4m3fn(double d) : bits(Codec::from_double(d)) {}
+  Float8Storage() = default;
+  GRAFT_F8_HD explicit Float8Storage(float f) : bits(Codec::from_double(f)) {}
+  GRAFT_F8_HD explicit Float8Storage(double d) : bits(Codec::from_double(d)) {}
   GRAFT_F8_HD explicit operator float() const { return Codec::to_float(bits); }
-  GRAFT_F8_HD static f8_e4m3fn from_bits(uint8_t b) {
-    f8_e4m3fn h;
+  GRAFT_F8_HD static Float8Storage from_bits(uint8_t b) {
+    Float8Storage h;
     h.bits = b;
     return h;
   }
 };
 
-// float8_e5m2.
-struct f8_e5m2 {
-  using Codec = float8_detail::Float8Codec<5, 2, false>;
-  uint8_t bits = 0;
-  f8_e5m2() = default;
-  GRAFT_F8_HD explicit f8_e5m2(float f) : bits(Codec::from_double(f)) {}
-  GRAFT_F8_HD explicit f8_e5m2(double d) : bits(Codec::from_double(d)) {}
-  GRAFT_F8_HD explicit operator float() const { return Codec::to_float(bits); }
-  GRAFT_F8_HD static f8_e5m2 from_bits(uint8_t b) {
-    f8_e5m2 h;
-    h.bits = b;
-    return h;
-  }
-};
+using f8_e4m3fn = Float8Storage<float8_detail::Float8Codec<4, 3, true>>;  // float8_e4m3fn
+using f8_e5m2 = Float8Storage<float8_detail::Float8Codec<5, 2, false>>;   // float8_e5m2
 
 }  // namespace graft

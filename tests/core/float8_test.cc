@@ -37,7 +37,9 @@ Array all_patterns(DType t) {
   for (int i = 0; i < 256; ++i) bits[i] = static_cast<uint8_t>(i);
   return bitcast_convert_type(array(bits), t);
 }
-std::vector<uint8_t> bits_of(const Array& x) { return bitcast_convert_type(x, DType::kU8).to_vector<uint8_t>(); }
+std::vector<uint8_t> bits_of(const Array& x) {
+  return bitcast_convert_type(x, DType::kU8).to_vector<uint8_t>();
+}
 
 // An fp8 array of the recorded values (they are exact fp8 values).
 Array fp8_array(const std::string& key, DType t) {
@@ -53,7 +55,8 @@ Array fp8_array(const std::string& key, DType t) {
 // signs of zeros included; NaN matches NaN.
 bool same_float(float got, double recorded) {
   const float want = static_cast<float>(recorded);
-  return std::isnan(want) ? std::isnan(got) : got == want && std::signbit(got) == std::signbit(want);
+  return std::isnan(want) ? std::isnan(got)
+                          : got == want && std::signbit(got) == std::signbit(want);
 }
 
 TEST(Float8, NamesSizesAndKinds) {
@@ -110,7 +113,8 @@ TEST(Float8, RoundingMatchesMlDtypes) {
   for (const char* tag : {"sweep", "sweep64"}) {
     const bool f64 = std::string(tag) == "sweep64";
     const Vec& in = vec(std::string(tag) + (f64 ? ".f64" : ".f32"));
-    Array x = f64 ? array(in.values) : array(std::vector<float>(in.values.begin(), in.values.end()));
+    Array x =
+        f64 ? array(in.values) : array(std::vector<float>(in.values.begin(), in.values.end()));
     for (auto [t, name] : kTypes) {
       SCOPED_TRACE(std::string(tag) + "." + name);
       std::vector<uint8_t> got = bits_of(astype(x, t));
@@ -136,17 +140,19 @@ TEST(Float8, RoundingMatchesMlDtypes) {
 // jnp.promote_types: bool and integers (and weak ints / floats) promote to fp8; fp8 with any
 // other float or complex type (the other fp8 type too) has no common type.
 TEST(Float8, PromotionAsJax) {
-  const std::vector<DType> dtypes = {DType::kBool, DType::kU8,  DType::kU32,     DType::kI32,
-                                     DType::kI64,  DType::kF16, DType::kBF16,    DType::kF32,
-                                     DType::kF64,  DType::kC64, DType::kC128,    DType::kF8E4M3FN,
+  const std::vector<DType> dtypes = {DType::kBool,  DType::kU8,  DType::kU32,  DType::kI32,
+                                     DType::kI64,   DType::kF16, DType::kBF16, DType::kF32,
+                                     DType::kF64,   DType::kC64, DType::kC128, DType::kF8E4M3FN,
                                      DType::kF8E5M2};
-  const std::vector<TypeInfo> weak = {{DType::kI32, true}, {DType::kF32, true}, {DType::kC128, true}};
+  const std::vector<TypeInfo> weak = {
+      {DType::kI32, true}, {DType::kF32, true}, {DType::kC128, true}};
   for (auto [t, name] : kTypes) {
     const Vec& want = vec(std::string("promote.") + name);
     ASSERT_EQ(want.values.size(), dtypes.size() + weak.size());
     for (size_t j = 0; j < want.values.size(); ++j) {
       TypeInfo other = j < dtypes.size() ? TypeInfo{dtypes[j], false} : weak[j - dtypes.size()];
-      SCOPED_TRACE(std::string(name) + " with " + dtype_name(other.dtype) + (other.weak ? " (weak)" : ""));
+      SCOPED_TRACE(std::string(name) + " with " + dtype_name(other.dtype) +
+                   (other.weak ? " (weak)" : ""));
       for (bool swap : {false, true}) {
         TypeInfo a{t, false}, b = other;
         if (swap) std::swap(a, b);
@@ -176,12 +182,11 @@ TEST(Float8, DotGeneralMatchesJax) {
     DType out;
   };
   const DType e4 = DType::kF8E4M3FN, e5 = DType::kF8E5M2;
-  for (const Case& c : {Case{"e4", e4, e4, std::nullopt, e4},
-                        Case{"e4_f32", e4, e4, DType::kF32, DType::kF32},
-                        Case{"e4_bf16", e4, e4, DType::kBF16, DType::kBF16},
-                        Case{"e5", e5, e5, std::nullopt, e5},
-                        Case{"e5_f32", e5, e5, DType::kF32, DType::kF32},
-                        Case{"e4e5_f32", e4, e5, DType::kF32, DType::kF32}}) {
+  for (const Case& c :
+       {Case{"e4", e4, e4, std::nullopt, e4}, Case{"e4_f32", e4, e4, DType::kF32, DType::kF32},
+        Case{"e4_bf16", e4, e4, DType::kBF16, DType::kBF16}, Case{"e5", e5, e5, std::nullopt, e5},
+        Case{"e5_f32", e5, e5, DType::kF32, DType::kF32},
+        Case{"e4e5_f32", e4, e5, DType::kF32, DType::kF32}}) {
     SCOPED_TRACE(c.name);
     const std::string key = std::string("dot.") + c.name;
     Array a = fp8_array(key + ".in0", c.lhs), b = fp8_array(key + ".in1", c.rhs);
@@ -196,8 +201,11 @@ TEST(Float8, DotGeneralMatchesJax) {
   }
   Array a = fp8_array("dot.e4.in0", e4);
   EXPECT_EQ(matmul(a, transpose(a)).dtype(), e4);  // jnp.dot(e4m3fn, e4m3fn) is e4m3fn
-  expect_error([&] { dot_general(a, astype(a, e5), {{1}, {1}, {}, {}}); },
-               "[dot_general] no implicit promotion");
+  expect_error(
+      [&] {
+        dot_general(a, astype(a, e5), {{1}, {1}, {}, {}});
+      },
+      "[dot_general] no implicit promotion");
 }
 
 // The cotangent of an fp8 operand is fp8 (JAX's): through convert_element_type and
@@ -215,7 +223,9 @@ TEST(Float8, GradientThroughConvertAndDotMatchesJax) {
   file().expect_matches(gy, "grad.f32.grad1", 1e-6);
 
   Array a = fp8_array("grad.fp8.in0", e4);
-  auto g = [&](const Array& a) { return sum(dot_general(a, astype(y, e4), dims, DType::kF32) * ct); };
+  auto g = [&](const Array& a) {
+    return sum(dot_general(a, astype(y, e4), dims, DType::kF32) * ct);
+  };
   Array ga = grad(g)(a);
   EXPECT_EQ(ga.dtype(), e4);
   Vec want = vec("grad.fp8.grad0");
@@ -239,12 +249,15 @@ TEST(Float8, LayoutOpsCarryValuesAndOtherPrimitivesRefuse) {
   EXPECT_EQ(vals(where(pred, x, zeros_like(x))), (std::vector<float>{1, 0, 3.5, 0, -0.5, 0}));
   EXPECT_EQ(zeros({2}, DType::kF8E4M3FN).dtype(), DType::kF8E4M3FN);
 
-  expect_error([&] { sin(x); }, "[sin] does not support float8 values; convert to a wider float first");
+  expect_error([&] { sin(x); },
+               "[sin] does not support float8 values; convert to a wider float first");
   expect_error([&] { sum(x); }, "[reduce_sum] does not support float8 values");
-  expect_error([&] { x * x; }, "[mul] does not support float8 values");
-  expect_error([&] { jit([](const Array& v) { return exp(v); })(x); }, "[exp] does not support float8");
+  expect_error([&] { x* x; }, "[mul] does not support float8 values");
+  expect_error([&] { jit([](const Array& v) { return exp(v); })(x); },
+               "[exp] does not support float8");
   // But a jitted chain of the supported ones runs (fusion leaves fp8 out).
-  Array y = jit([](const Array& v) { return astype(astype(v, DType::kF32) * 2.0f, DType::kF8E4M3FN); })(x);
+  Array y = jit(
+      [](const Array& v) { return astype(astype(v, DType::kF32) * 2.0f, DType::kF8E4M3FN); })(x);
   EXPECT_EQ(vals(y), (std::vector<float>{2, -4, 7, 0.5, -1, 12}));
 }
 

@@ -24,6 +24,7 @@ constexpr std::pair<DType, const char*> kNames[] = {
     {DType::kBF16, "bf16"}, {DType::kF32, "f32"}, {DType::kF64, "f64"},
     {DType::kC64, "c64"},   {DType::kC128, "c128"}, {DType::kI8, "i8"},
     {DType::kI16, "i16"},   {DType::kU16, "u16"},   {DType::kU64, "u64"},
+    {DType::kF8E4M3FN, "f8_e4m3fn"}, {DType::kF8E5M2, "f8_e5m2"},
 };
 
 const char* short_name(DType d) {

@@ -31,6 +31,7 @@ constexpr DTypeName kDTypes[] = {
     {DType::kC64, "C64", 8},  // safetensors has no complex128
     {DType::kI8, "I8", 1},     {DType::kI16, "I16", 2}, {DType::kU16, "U16", 2},
     {DType::kU64, "U64", 8},
+    {DType::kF8E4M3FN, "F8_E4M3", 1}, {DType::kF8E5M2, "F8_E5M2", 1},  // the spec's fp8 names
 };
 
 template <typename... P>

@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "core/axis.h"
+#include "core/convert.h"
 #include "core/backend/backend.h"
 #include "core/eval.h"
 #include "core/primitive.h"
@@ -157,7 +158,7 @@ std::shared_ptr<Buffer> Array::buffer() const {
 
 namespace detail {
 
-// Complex elements read as a real T keep their real part (as convert_element_type does); real
+// fp8 elements are read through f32 (exact). Complex elements read as a real T keep their real part (as convert_element_type does); real
 // elements read as std::complex get a zero imaginary part.
 template <typename T>
 void convert_to(const void* data, DType src, int64_t n, T* out) {
@@ -184,10 +185,10 @@ void convert_to(const void* data, DType src, int64_t n, T* out) {
     for (int64_t i = 0; i < n; ++i) out[i] = T(static_cast<typename T::value_type>(re[i]));
     return;
   } else {
-  dispatch_dtype(src, [&]<typename S>() {
+  dispatch_real_or_float8(src, [&]<typename S>() {
     const S* in = static_cast<const S*>(data);
     for (int64_t i = 0; i < n; ++i) {
-      if constexpr (std::is_same_v<S, f16> || std::is_same_v<S, bf16>) {
+      if constexpr (std::is_same_v<S, f16> || std::is_same_v<S, bf16> || kIsFloat8<S>) {
         float f = static_cast<float>(in[i]);
         if constexpr (std::is_same_v<T, f16> || std::is_same_v<T, bf16>) {
           out[i] = T(f);

@@ -38,6 +38,10 @@ const char* dtype_name(DType d) {
       return "u16";
     case DType::kU64:
       return "u64";
+    case DType::kF8E4M3FN:
+      return "f8_e4m3fn";
+    case DType::kF8E5M2:
+      return "f8_e5m2";
   }
   return "?";
 }
@@ -47,6 +51,8 @@ int64_t dtype_size(DType d) {
     case DType::kBool:
     case DType::kU8:
     case DType::kI8:
+    case DType::kF8E4M3FN:
+    case DType::kF8E5M2:
       return 1;
     case DType::kI16:
     case DType::kU16:
@@ -69,8 +75,10 @@ int64_t dtype_size(DType d) {
 }
 
 bool is_floating(DType d) {
-  return d == DType::kF16 || d == DType::kBF16 || d == DType::kF32 || d == DType::kF64;
+  return d == DType::kF16 || d == DType::kBF16 || d == DType::kF32 || d == DType::kF64 ||
+         is_float8(d);
 }
+bool is_float8(DType d) { return d == DType::kF8E4M3FN || d == DType::kF8E5M2; }
 bool is_complex(DType d) { return d == DType::kC64 || d == DType::kC128; }
 bool is_inexact(DType d) { return is_floating(d) || is_complex(d); }
 DType complex_part_dtype(DType d) {
@@ -82,8 +90,8 @@ DType complex_dtype_for(DType d) {
   return d == DType::kF64 || d == DType::kC128 ? DType::kC128 : DType::kC64;
 }
 
-void fail_complex_dispatch(DType d) {
-  fail("dtype", dtype_name(d), " values reached a kernel that supports real dtypes only");
+void fail_dtype_dispatch(DType d) {
+  fail("dtype", dtype_name(d), " values reached a kernel that does not support them");
 }
 
 bool is_unsigned(DType d) {
@@ -118,28 +126,32 @@ enum L : int {
   kCw,
   kC64,
   kC128,
+  kF8E4M3FN,
+  kF8E5M2,
   kN
 };
 
-constexpr std::array<std::array<int, 3>, kN> kEdges = {{
-    {kIw, -1, -1},      // bool
-    {kU8, kI8, -1},     // i*
-    {kF16, kBF16, kCw},  // f*
-    {kI16, kU16, -1},   // u8
-    {kI32, kU32, -1},   // u16
-    {kI64, kU64, -1},   // u32
-    {kFw, -1, -1},      // u64
-    {kI16, -1, -1},     // i8
-    {kI32, -1, -1},     // i16
-    {kI64, -1, -1},     // i32
-    {kFw, -1, -1},      // i64
-    {kF32, -1, -1},     // f16
-    {kF32, -1, -1},     // bf16
-    {kF64, kC64, -1},   // f32
-    {kC128, -1, -1},    // f64
-    {kC64, -1, -1},     // c*
-    {kC128, -1, -1},    // c64
-    {-1, -1, -1},       // c128
+constexpr std::array<std::array<int, 5>, kN> kEdges = {{
+    {kIw, -1, -1, -1, -1},                  // bool
+    {kU8, kI8, -1, -1, -1},                 // i*
+    {kF16, kBF16, kCw, kF8E4M3FN, kF8E5M2},  // f*
+    {kI16, kU16, -1, -1, -1},               // u8
+    {kI32, kU32, -1, -1, -1},               // u16
+    {kI64, kU64, -1, -1, -1},               // u32
+    {kFw, -1, -1, -1, -1},                  // u64
+    {kI16, -1, -1, -1, -1},                 // i8
+    {kI32, -1, -1, -1, -1},                 // i16
+    {kI64, -1, -1, -1, -1},                 // i32
+    {kFw, -1, -1, -1, -1},                  // i64
+    {kF32, -1, -1, -1, -1},                 // f16
+    {kF32, -1, -1, -1, -1},                 // bf16
+    {kF64, kC64, -1, -1, -1},               // f32
+    {kC128, -1, -1, -1, -1},                // f64
+    {kC64, -1, -1, -1, -1},                 // c*
+    {kC128, -1, -1, -1, -1},                // c64
+    {-1, -1, -1, -1, -1},                   // c128
+    {-1, -1, -1, -1, -1},                   // f8_e4m3fn: no edges up (8-bit floats do not promote)
+    {-1, -1, -1, -1, -1},                   // f8_e5m2
 }};
 
 // upper[a] = bitmask of all nodes reachable from a (including a).
@@ -200,6 +212,10 @@ int to_lattice(TypeInfo t) {
       return kC64;
     case DType::kC128:
       return kC128;
+    case DType::kF8E4M3FN:
+      return kF8E4M3FN;
+    case DType::kF8E5M2:
+      return kF8E5M2;
   }
   return kF32;
 }
@@ -240,6 +256,10 @@ TypeInfo from_lattice(int l) {
       return {DType::kC64, false};
     case kC128:
       return {DType::kC128, false};
+    case kF8E4M3FN:
+      return {DType::kF8E4M3FN, false};
+    case kF8E5M2:
+      return {DType::kF8E5M2, false};
     default:
       return {DType::kF64, false};
   }
@@ -265,7 +285,7 @@ TypeInfo join_weak(DType a, DType b) {
 
 }  // namespace
 
-TypeInfo promote_types(TypeInfo a, TypeInfo b) {
+TypeInfo promote_types(TypeInfo a, TypeInfo b, std::string_view op) {
   static const std::array<uint32_t, kN> up = upper_sets();
   int la = to_lattice(a), lb = to_lattice(b);
   if (la == lb) {
@@ -282,7 +302,10 @@ TypeInfo promote_types(TypeInfo a, TypeInfo b) {
       return from_lattice(c);
     }
   }
-  return {DType::kF64, false};
+  // Only the fp8 types lack a common upper bound with others (as in JAX).
+  fail(op, "no implicit promotion between ", dtype_name(a.dtype), a.weak ? " (weak)" : "", " and ",
+       dtype_name(b.dtype), b.weak ? " (weak)" : "",
+       ": 8-bit floats do not promote to other floats; convert explicitly (astype)");
 }
 
 }  // namespace graft

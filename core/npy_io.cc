@@ -38,6 +38,8 @@ const char* descr_of(DType d) {
     case DType::kI16: return "<i2";
     case DType::kU16: return "<u2";
     case DType::kU64: return "<u8";
+    case DType::kF8E4M3FN:  // no descr (float8_refusal); never written
+    case DType::kF8E5M2: return "?";
   }
   return "?";
 }
@@ -152,7 +154,17 @@ absl::StatusOr<Header> parse_header(std::string_view text) {
 
 }  // namespace
 
+// ml_dtypes' fp8 types have no descr of their own (float8_e4m3fn is '<V1', a void type numpy
+// reads back as raw bytes), so there is no file both sides would read as fp8.
+namespace {
+std::string float8_refusal(DType d) {
+  return std::string(dtype_name(d)) +
+         " has no .npy descr (ml_dtypes' fp8 types have none); convert it first, e.g. to f32";
+}
+}  // namespace
+
 std::string npy_bytes(const Array& x) {
+  if (is_float8(x.dtype())) fail("npy_bytes", float8_refusal(x.dtype()));
   std::ostringstream dict;
   dict << "{'descr': '" << descr_of(x.dtype()) << "', 'fortran_order': False, 'shape': (";
   for (size_t k = 0; k < x.shape().size(); ++k) {
@@ -212,6 +224,7 @@ absl::StatusOr<Array> npy_from_bytes(std::string_view bytes) {
 }
 
 absl::Status save(const std::string& path, const Array& x) {
+  if (is_float8(x.dtype())) return absl::InvalidArgumentError("save: " + float8_refusal(x.dtype()));
   const std::string bytes = npy_bytes(x);
   std::ofstream f(path, std::ios::binary | std::ios::trunc);
   if (!f) return absl::UnavailableError("save: cannot open " + path + " for writing");

@@ -30,7 +30,7 @@ Array host_array(std::string_view op, const Shape& shape, DType dtype, F value) 
       for (int64_t i = 0; i < n; ++i) out[i] = C(static_cast<typename C::value_type>(value(i)));
     });
   } else {
-    dispatch_dtype(dtype, [&]<typename T>() {
+    dispatch_real_or_float8(dtype, [&]<typename T>() {
       T* out = buf->as<T>();
       for (int64_t i = 0; i < n; ++i) out[i] = convert_value<double, T>(value(i));
     });

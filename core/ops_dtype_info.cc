@@ -65,6 +65,12 @@ FInfo finfo(DType dtype) {
     case DType::kF64:
       nmant = 52, nexp = 11, resolution = 1e-15;
       break;
+    case DType::kF8E4M3FN:
+      nmant = 3, nexp = 4, resolution = 0.1015625;
+      break;
+    case DType::kF8E5M2:
+      nmant = 2, nexp = 5, resolution = 0.09375;
+      break;
     default:
       fail("finfo", "data type ", dtype_name(dtype), " is not floating");
   }
@@ -85,6 +91,11 @@ FInfo finfo(DType dtype) {
   f.smallest_subnormal = std::ldexp(1.0, f.minexp - nmant);
   f.precision = static_cast<int>(-std::log10(f.eps));
   f.resolution = resolution;
+  if (is_float8(dtype)) f.precision = 1;  // as ml_dtypes' finfo
+  if (dtype == DType::kF8E4M3FN) {  // no inf: the top exponent holds finite values up to 448
+    f.maxexp = 9;
+    f.max = 448, f.min = -448;
+  }
   return f;
 }
 

@@ -25,7 +25,7 @@ struct FInfo {
   int bits, nmant, nexp, maxexp, minexp, machep, negep, iexp, precision;
   double eps, epsneg, max, min, tiny, smallest_normal, smallest_subnormal, resolution;
 };
-FInfo finfo(DType dtype);  // f16, bf16, f32, f64; c64 / c128: their parts' (f32 / f64)
+FInfo finfo(DType dtype);  // f16, bf16, f32, f64, fp8 (ml_dtypes'); c64 / c128: their parts'
 FInfo finfo(const Array& x);
 // jnp.iinfo: bits, min, max of the integer dtypes (max is unsigned: u64's does not fit int64).
 struct IInfo {

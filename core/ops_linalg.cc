@@ -46,7 +46,7 @@ Array bind_dot(std::string_view op, const Array& a, const Array& b, DotDims dims
 std::pair<Array, Array> promote(std::string_view op, const Array& a, const Array& b) {
   detail::check_valid(op, a);
   detail::check_valid(op, b);
-  TypeInfo t = detail::result_type({a, b});
+  TypeInfo t = promote_types({a.dtype(), a.weak_type()}, {b.dtype(), b.weak_type()}, op);
   if (t.dtype == DType::kBool) {
     fail(op, "bool operands are not supported (cast them to a numeric dtype first), got ",
          a.aval().str(), " and ", b.aval().str());
@@ -67,7 +67,10 @@ Shape without(const Shape& s, const std::vector<int>& drop) {
 Array dot_general(const Array& lhs, const Array& rhs, const DotDims& dims,
                   std::optional<DType> preferred) {
   constexpr std::string_view op = "dot_general";
-  auto [a, b] = promote(op, lhs, rhs);
+  // Operands of the two fp8 types meet unpromoted when the output dtype is given (lax's rule).
+  const bool mixed_float8 = lhs.valid() && rhs.valid() && is_float8(lhs.dtype()) &&
+                            is_float8(rhs.dtype()) && preferred;
+  auto [a, b] = mixed_float8 ? std::pair{lhs, rhs} : promote(op, lhs, rhs);
   DotDims nd{normalize_dims(op, "lhs", dims.lhs_contract, a.shape()),
              normalize_dims(op, "rhs", dims.rhs_contract, b.shape()),
              normalize_dims(op, "lhs", dims.lhs_batch, a.shape()),

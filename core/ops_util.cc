@@ -44,7 +44,10 @@ Array broadcast_to_shape(std::string_view op, const Array& x, const Shape& shape
 
 std::vector<Array> promote_and_broadcast(std::string_view op, const std::vector<Array>& xs) {
   for (const Array& x : xs) check_valid(op, x);
-  TypeInfo t = result_type(xs);
+  TypeInfo t{xs[0].dtype(), xs[0].weak_type()};
+  for (size_t i = 1; i < xs.size(); ++i) {
+    t = promote_types(t, {xs[i].dtype(), xs[i].weak_type()}, op);
+  }
   Shape shape = xs[0].shape();
   for (size_t i = 1; i < xs.size(); ++i) shape = broadcast_shapes(op, shape, xs[i].shape());
   std::vector<Array> out;
@@ -75,6 +78,10 @@ DType float_dtype_for(const Array& x) { return is_floating(x.dtype()) ? x.dtype(
 Array add_any(const Array& a, const Array& b) {
   if (!a.valid()) return b;
   if (!b.valid()) return a;
+  if (is_float8(a.dtype())) {  // fp8 cotangents: the f32 sum (exact) rounded once, as XLA's
+    return convert(add(convert(a, DType::kF32, false), convert(b, DType::kF32, false)), a.dtype(),
+                   false);
+  }
   return add(a, b);
 }
 

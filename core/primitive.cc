@@ -70,8 +70,18 @@ Batched Primitive::vmap(const std::vector<Array>&, const std::vector<int>&) cons
 }
 
 namespace {
-[[noreturn]] void fail_complex_operand(const Primitive& p, const Aval& a) {
-  fail(p.name(), "does not support complex values (got ", a.str(), ")");
+// Complex and fp8 values only flow through the primitives whose kernels and rules handle them
+// (the kComplex / kFloat8 rows of core/primitives/list.h); every other one refuses them here, at
+// trace time.
+void check_dtype_flags(const Primitive& p, const Aval& a) {
+  const PrimitiveFacts& facts = primitive_facts(p.id());
+  if (is_complex(a.dtype) && !facts.has(kComplex)) {
+    fail(p.name(), "does not support complex values (got ", a.str(), ")");
+  }
+  if (is_float8(a.dtype) && !facts.has(kFloat8)) {
+    fail(p.name(), "does not support float8 values; convert to a wider float first (got ",
+         a.str(), ")");
+  }
 }
 }  // namespace
 
@@ -85,17 +95,10 @@ std::vector<Array> bind(std::shared_ptr<const Primitive> p, std::vector<Array> i
     in_avals.push_back(inputs[i].aval());
     tracer = tracer || inputs[i].is_tracer();
   }
-  // Complex values only flow through the primitives whose kernels and rules handle them (the
-  // kComplex rows of core/primitives/list.h); every other one refuses them here, at trace time.
-  const bool complex_ok = primitive_facts(p->id()).has(kComplex);
-  for (const Aval& a : in_avals) {
-    if (is_complex(a.dtype) && !complex_ok) fail_complex_operand(*p, a);
-  }
+  for (const Aval& a : in_avals) check_dtype_flags(*p, a);
   auto node = std::make_shared<Node>();
   node->avals = p->infer(in_avals);
-  for (const Aval& a : node->avals) {
-    if (is_complex(a.dtype) && !complex_ok) fail_complex_operand(*p, a);
-  }
+  for (const Aval& a : node->avals) check_dtype_flags(*p, a);
   p->infer_vma(in_avals, node->avals);
   // The one place every primitive's outputs are made: a shape whose element count or byte
   // size overflows int64 is an error here, before anything is sized from it.

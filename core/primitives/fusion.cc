@@ -35,7 +35,8 @@ bool rounds_to_half(PrimitiveId op, DType operand, DType result) {
 }
 
 bool fusion_supports(const Primitive& p, const std::vector<Aval>& in, const Aval& out) {
-  auto ok = [](DType d) { return is_floating(d) || d == DType::kBool; };
+  // fp8 values stay out: the fused loops compute in the operands' dtypes.
+  auto ok = [](DType d) { return (is_floating(d) && !is_float8(d)) || d == DType::kBool; };
   if (!ok(out.dtype)) return false;
   for (const Aval& a : in) {
     if (!ok(a.dtype)) return false;

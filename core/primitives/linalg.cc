@@ -36,7 +36,10 @@ void check_side(std::string_view op, const char* side, const Shape& shape,
 
 void check_dot_general(std::string_view op, const Aval& lhs, const Aval& rhs, const DotDims& dims,
                        std::optional<DType> preferred) {
-  if (lhs.dtype != rhs.dtype) {
+  // As lax.dot_general: fp8 operands of the two fp8 types may meet when the output dtype is
+  // given (they have no common type to default to).
+  const bool mixed_float8 = is_float8(lhs.dtype) && is_float8(rhs.dtype) && preferred;
+  if (lhs.dtype != rhs.dtype && !mixed_float8) {
     fail(op, "operands must have equal dtypes, got ", lhs.str(), " and ", rhs.str());
   }
   if (lhs.dtype == DType::kBool) {

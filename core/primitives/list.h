@@ -17,8 +17,9 @@
 //           kBoolOut: its result is bool (comparisons, is_finite);
 //           kDiff: differentiable, its functor gives d(out) / d(operand); without it the
 //             derivative is zero (piecewise constant, or bool / integer valued);
-//           kComplex: takes or makes complex64 / complex128 values (bind() rejects complex
-//             operands and results of every other primitive at trace time).
+//           kComplex: takes or makes complex64 / complex128 values;
+//           kFloat8: takes or makes float8_e4m3fn / float8_e5m2 values (bind() rejects complex
+//             and fp8 operands and results of every primitive without the flag, at trace time).
 //
 // A new unary op is this row, its functor (with derivative), its public op in core/ops.h and a
 // spec row in tests/core/specs/elementwise_specs.cc.
@@ -77,10 +78,10 @@
   X(ShiftLeft, "shift_left", elementwise, Binary, kIntegral, kInPlace)                      \
   X(ShiftRightLogical, "shift_right_logical", elementwise, Binary, kIntegral, kInPlace)     \
   /* elementwise: other */                                                                  \
-  X(SelectN, "select_n", elementwise, Other, kAny, kFuse | kInPlace | kComplex)                        \
-  X(ConvertElementType, "convert_element_type", elementwise, Other, kAny, kFuse | kInPlace | kComplex) \
-  X(BitcastConvertType, "bitcast_convert_type", elementwise, Other, kAny, kInPlace)         \
-  X(StopGradient, "stop_gradient", elementwise, Other, kAny, kInPlace | kComplex)                      \
+  X(SelectN, "select_n", elementwise, Other, kAny, kFuse | kInPlace | kComplex | kFloat8)   \
+  X(ConvertElementType, "convert_element_type", elementwise, Other, kAny, kFuse | kInPlace | kComplex | kFloat8) \
+  X(BitcastConvertType, "bitcast_convert_type", elementwise, Other, kAny, kInPlace | kFloat8) \
+  X(StopGradient, "stop_gradient", elementwise, Other, kAny, kInPlace | kComplex | kFloat8) \
   /* reductions */                                                                          \
   X(ReduceSum, "reduce_sum", reduce, Other, kAny, 0)                                        \
   X(ReduceProd, "reduce_prod", reduce, Other, kAny, 0)                                      \
@@ -92,22 +93,22 @@
   X(Argmin, "argmin", reduce, Other, kAny, 0)                                               \
   X(Cumsum, "cumsum", reduce, Other, kAny, 0)                                               \
   /* shape */                                                                               \
-  X(Reshape, "reshape", shape, Other, kAny, kComplex)                                              \
-  X(Transpose, "transpose", shape, Other, kAny, kComplex)                                          \
-  X(BroadcastInDim, "broadcast_in_dim", shape, Other, kAny, kComplex)                              \
-  X(Slice, "slice", shape, Other, kAny, kComplex)                                                  \
-  X(DynamicSlice, "dynamic_slice", shape, Other, kAny, kComplex)                                   \
-  X(DynamicUpdateSlice, "dynamic_update_slice", shape, Other, kAny, kComplex)                      \
-  X(Concatenate, "concatenate", shape, Other, kAny, kComplex)                                      \
-  X(Pad, "pad", shape, Other, kAny, kComplex)                                                      \
-  X(Rev, "rev", shape, Other, kAny, kComplex)                                                      \
+  X(Reshape, "reshape", shape, Other, kAny, kComplex | kFloat8)                             \
+  X(Transpose, "transpose", shape, Other, kAny, kComplex | kFloat8)                         \
+  X(BroadcastInDim, "broadcast_in_dim", shape, Other, kAny, kComplex | kFloat8)             \
+  X(Slice, "slice", shape, Other, kAny, kComplex | kFloat8)                                 \
+  X(DynamicSlice, "dynamic_slice", shape, Other, kAny, kComplex | kFloat8)                  \
+  X(DynamicUpdateSlice, "dynamic_update_slice", shape, Other, kAny, kComplex | kFloat8)     \
+  X(Concatenate, "concatenate", shape, Other, kAny, kComplex | kFloat8)                     \
+  X(Pad, "pad", shape, Other, kAny, kComplex | kFloat8)                                     \
+  X(Rev, "rev", shape, Other, kAny, kComplex | kFloat8)                                     \
   X(Iota, "iota", shape, Other, kAny, 0)                                                    \
   /* indexing */                                                                            \
   X(Gather, "gather", index, Other, kAny, 0)                                                \
   X(ScatterAdd, "scatter_add", index, Other, kAny, 0)                                       \
   X(Sort, "sort", index, Other, kAny, 0)                                                    \
   /* linear algebra */                                                                      \
-  X(DotGeneral, "dot_general", linalg, Other, kAny, 0)                                      \
+  X(DotGeneral, "dot_general", linalg, Other, kAny, kFloat8)                                \
   X(RaggedDot, "ragged_dot", linalg, Other, kAny, 0)                                        \
   /* matrix factorizations through LAPACK (issue 17; core/primitives/decomp.h) */           \
   X(Cholesky, "cholesky", decomp, Other, kAny, 0)                                           \
@@ -166,7 +167,14 @@ namespace graft {
 // Which dtypes an elementwise primitive accepts.
 enum class DTypeClass { kAny, kNumeric, kFloating, kIntegral, kBoolOrIntegral };
 enum class OpKind { kUnary, kBinary, kOther };
-enum PrimitiveFlag : unsigned { kFuse = 1, kInPlace = 2, kBoolOut = 4, kDiff = 8, kComplex = 16 };
+enum PrimitiveFlag : unsigned {
+  kFuse = 1,
+  kInPlace = 2,
+  kBoolOut = 4,
+  kDiff = 8,
+  kComplex = 16,
+  kFloat8 = 32
+};
 
 struct PrimitiveFacts {
   OpKind kind;

@@ -115,6 +115,38 @@ TEST_P(RoundTrip, EveryDTypeAndNesting) {
 
 INSTANTIATE_TEST_SUITE_P(SyncAsync, RoundTrip, ::testing::Values(false, true));
 
+// fp8 leaves (s5-fp8): every byte pattern (NaNs included) restores bit for bit, with the
+// dtype in the metadata; the safetensors header names them F8_E4M3 / F8_E5M2.
+TEST(Manager, Float8LeavesRoundTrip) {
+  std::string dir = fresh_dir("float8");
+  auto mgr = open_or_die(dir, {.enable_async = false});
+  std::vector<uint8_t> bits(256);
+  for (int i = 0; i < 256; ++i) bits[i] = static_cast<uint8_t>(i);
+  std::map<std::string, Array> tree{
+      {"e4", bitcast_convert_type(array(bits, Shape{16, 16}), DType::kF8E4M3FN)},
+      {"e5", bitcast_convert_type(array(bits), DType::kF8E5M2)}};
+  ASSERT_TRUE(mgr->save(3, {{"p", Item::tree(tree)}}).ok());
+  auto got = mgr->restore(3);
+  ASSERT_TRUE(got.ok()) << got.status();
+  auto back = got->at("p").as<std::map<std::string, Array>>();
+  for (const auto& [k, v] : tree) EXPECT_TRUE(same_bytes(back.at(k), v)) << k;
+  auto meta = mgr->metadata(3);
+  ASSERT_TRUE(meta.ok()) << meta.status();
+  const ItemMeta* p = meta->find("p");
+  ASSERT_NE(p, nullptr);
+  EXPECT_EQ(p->leaves[0].dtype, DType::kF8E4M3FN);
+  EXPECT_EQ(p->leaves[1].dtype, DType::kF8E5M2);
+  bool header_names = false;
+  for (const auto& e : std::filesystem::recursive_directory_iterator(dir)) {
+    if (e.path().extension() != ".safetensors") continue;
+    std::ifstream f(e.path(), std::ios::binary);
+    std::string bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+    header_names = header_names || (bytes.find("\"F8_E4M3\"") != std::string::npos &&
+                                    bytes.find("\"F8_E5M2\"") != std::string::npos);
+  }
+  EXPECT_TRUE(header_names) << "no safetensors file names F8_E4M3 and F8_E5M2";
+}
+
 TEST(Manager, AsyncAndSyncWriteIdenticalFiles) {
   CkModel model = make_model(3);
   std::string files[2];

@@ -107,6 +107,8 @@ inline const char* numpy_dtype_name(DType d) {
     case DType::kI16: return "int16";
     case DType::kU16: return "uint16";
     case DType::kU64: return "uint64";
+    case DType::kF8E4M3FN: return "float8_e4m3fn";
+    case DType::kF8E5M2: return "float8_e5m2";
   }
   return "?";
 }

@@ -1,4 +1,4 @@
-// Converting dense elements between real dtypes with convert_element_type's semantics
+// Converting dense elements between real dtypes (fp8 included) with convert_element_type's semantics
 // (core/convert.h): the convert kernel and the matmul kernels' operand conversions share it.
 #pragma once
 

@@ -136,7 +136,7 @@ void select_kernel(Call& c) {
 // converted to a real dtype keeps its real part.
 void convert_complex(Call& c, DType from, DType to, int64_t n) {
   auto real_to = [&]<typename C>(DType d) {
-    dispatch_dtype(d, [&]<typename S>() {
+    dispatch_real_or_float8(d, [&]<typename S>() {
       map_scalar(c.in<S>(0), c.out<C>(), n, [](S v) {
         return C(convert_value<S, typename C::value_type>(v));
       });
@@ -152,7 +152,7 @@ void convert_complex(Call& c, DType from, DType to, int64_t n) {
         map_scalar(c.in<C>(0), c.out<D>(), n, [](C v) { return D(v); });
       });
     } else {
-      dispatch_dtype(to, [&]<typename D>() {
+      dispatch_real_or_float8(to, [&]<typename D>() {
         map_scalar(c.in<C>(0), c.out<D>(), n, [](C v) { return convert_value<R, D>(v.real()); });
       });
     }

@@ -17,6 +17,7 @@
 #include "core/backend/cpu/kernel.h"
 #include "core/backend/dot_operand.h"
 #include "core/backend/cpu/onednn_matmul.h"
+#include "core/convert.h"
 #include "core/backend/cpu/parallel.h"
 #include "core/primitives/linalg.h"
 
@@ -198,6 +199,23 @@ void compute_into(const Side& l, const Side& r, const Dims& d, DType compute, DT
   if (tmp) convert_elements(c, compute, out, out_dtype, d.b * d.m * d.n);
 }
 
+// fp8 operands: every fp8 value is exact in bf16, so oneDNN's bf16 GEMM (f32 accumulation) on
+// widened copies gives the f32-accumulated product; its f32 (or bf16) result is rounded to
+// another output dtype once. Without a oneDNN bf16 GEMM, f32 through Eigen.
+void float8_dot(const Side& l, const Side& r, const Dims& d, DType od, void* out) {
+  View a = prepare(l, DType::kBF16, false), b = prepare(r, DType::kBF16, false);
+  const bool direct = od == DType::kF32 || od == DType::kBF16;
+  std::shared_ptr<Buffer> tmp;
+  if (!direct) tmp = Buffer::make(d.b * d.m * d.n * dtype_size(DType::kF32));
+  GemmDesc g{d.b, d.m, d.k, d.n, a.strides, b.strides, DType::kBF16,
+             direct ? od : DType::kF32};
+  if (onednn_matmul(g, a.data, b.data, direct ? out : tmp->data())) {
+    if (tmp) convert_elements(tmp->data(), DType::kF32, out, od, d.b * d.m * d.n);
+    return;
+  }
+  compute_into(l, r, d, DType::kF32, od, out);
+}
+
 void dot_general_kernel(Call& call) {
   const auto& p = call.params<DotGeneral>();
   const DotDims& dd = p.dims();
@@ -213,6 +231,7 @@ void dot_general_kernel(Call& call) {
     return;
   }
   const DType in = l.dtype, od = out_aval.dtype;
+  if (is_float8(l.dtype) || is_float8(r.dtype)) return float8_dot(l, r, d, od, out);
   if (in == DType::kBF16 && (od == DType::kBF16 || od == DType::kF32)) {
     View a = prepare(l, in, true), b = prepare(r, in, true);
     GemmDesc g{d.b, d.m, d.k, d.n, a.strides, b.strides, DType::kBF16, od};

@@ -71,14 +71,14 @@ struct Uses {
 };
 
 // A dot_general the epilogue's GEMM can compute: [M, K] x [K, N] -> [M, N], all of one
-// floating dtype.
+// floating dtype (not fp8: the GEMM computes in it).
 bool plain_dot(const Program& p, const Instr& instr) {
   if (instr.prim->id() != PrimitiveId::kDotGeneral || instr.out.size() != 1) return false;
   const DotDims& d = static_cast<const DotGeneral&>(*instr.prim).dims();
   const Aval& out = p.avals[instr.out[0]];
   return d.lhs_batch.empty() && d.rhs_batch.empty() && d.lhs_contract.size() == 1 &&
          p.avals[instr.in[0]].shape.size() == 2 && p.avals[instr.in[1]].shape.size() == 2 &&
-         out.shape.size() == 2 && is_floating(out.dtype) &&
+         out.shape.size() == 2 && is_floating(out.dtype) && !is_float8(out.dtype) &&
          p.avals[instr.in[0]].dtype == out.dtype && p.avals[instr.in[1]].dtype == out.dtype;
 }
 

@@ -58,7 +58,8 @@ void launch_select(DType dtype, const bool* pred, const void* on_false, const vo
 // convert_element_type: XLA's conversion (core/convert.h): float -> int saturates (NaN -> 0),
 // -> bool is x != 0, int -> narrower int wraps, -> f16 / bf16 rounds to nearest even (f64
 // through f32, as the CPU); real -> c64 / c128 is (x, 0), complex -> real keeps the real part
-// (converted as above), c64 <-> c128 converts both parts. from == to copies.
+// (converted as above), c64 <-> c128 converts both parts; -> fp8 rounds to nearest even once
+// (core/float8.h). from == to copies.
 void launch_convert(DType from, DType to, const void* x, void* y, int64_t n, cudaStream_t stream);
 
 }  // namespace graft::cuda

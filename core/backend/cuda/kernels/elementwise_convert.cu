@@ -1,6 +1,7 @@
 // launch_convert and launch_select (elementwise.h). A conversion is one small map kernel per
-// (from, to) pair (72 real ones, each a few instructions, and those to, from and between c64 /
-// c128); a select moves raw elements, so it has one kernel per element width (1 to 16 bytes).
+// (from, to) pair (72 real ones, each a few instructions, the 40 with an fp8 side, and those to,
+// from and between c64 / c128); a select moves raw elements, so it has one kernel per element
+// width (1 to 16 bytes).
 #include <cuda/std/limits>
 
 #include "core/backend/cuda/kernels/device_complex.h"
@@ -11,10 +12,22 @@
 namespace graft::cuda {
 namespace {
 
-// core/convert.h's convert_value on the device.
+template <typename T>
+inline constexpr bool kIsFloat8 = std::is_same_v<T, f8_e4m3fn> || std::is_same_v<T, f8_e5m2>;
+
+// core/convert.h's convert_value on the device; fp8 through core/float8.h's bit conversions,
+// shared with the CPU (from f32 / f64 in one rounding, to anything through f32).
 template <typename S, typename D>
 __device__ __forceinline__ D convert_one(S v) {
-  if constexpr (ew::kIsHalf<S>) {
+  if constexpr (kIsFloat8<S>) {
+    return convert_one<float, D>(static_cast<float>(v));
+  } else if constexpr (kIsFloat8<D>) {
+    if constexpr (ew::kIsHalf<S>) {
+      return D(ew::widen(v));
+    } else {
+      return D(static_cast<double>(v));
+    }
+  } else if constexpr (ew::kIsHalf<S>) {
     return convert_one<float, D>(ew::widen(v));
   } else if constexpr (ew::kIsHalf<D>) {
     return ew::narrow<D>(static_cast<float>(v));  // f64 rounds through f32, as the CPU
@@ -104,6 +117,16 @@ void launch_convert(DType from, DType to, const void* x, void* y, int64_t n, cud
             "cudaMemcpyAsync (convert_element_type to the same dtype)");
     }
     return;
+  }
+  if (is_float8(from) || is_float8(to)) {  // only the pairs with an fp8 side instantiate here
+    return dispatch_real_or_float8(from, [&]<typename S>() {
+      dispatch_real_or_float8(to, [&]<typename D>() {
+        if constexpr (!std::is_same_v<S, D> && (kIsFloat8<S> || kIsFloat8<D>)) {
+          ew::launch_map(n, stream, ConvertFn<S, D>{}, static_cast<D*>(y),
+                         static_cast<const S*>(x));
+        }
+      });
+    });
   }
   if (is_complex(from) || is_complex(to)) return convert_complex(from, to, x, y, n, stream);
   dispatch_dtype(from, [&]<typename S>() {

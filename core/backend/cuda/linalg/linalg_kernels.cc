@@ -11,7 +11,10 @@
 //    f64), into f32 / f64 scratch, converted to the output dtype after; integer operands with
 //    a float output are converted to f32 (f64) first.
 //  - integers into integers: a plain device kernel in the output dtype, wrapping like the CPU.
+//  - fp8 operands: widened to bf16 in scratch (every fp8 value is exact in bf16), then the bf16
+//    GEMM with f32 accumulation; an fp8 output is rounded from the f32 result, as the CPU.
 #include "core/backend/cuda/kernel.h"
+#include "core/backend/cuda/kernels/elementwise.h"
 #include "core/backend/cuda/linalg/dot_epilogue.h"
 #include "core/backend/cuda/linalg/linalg_device.h"
 #include "core/backend/cuda/linalg/operand.h"
@@ -116,16 +119,31 @@ void dot_general(Call& call, const void* bias, Activation act) {
     return;
   }
 
-  DType gemm_in = in;
+  ScratchPlan plan;
+  // fp8 operands become bf16 copies in their own layout (the sides' strides stay valid).
+  const Side fp8_l = l, fp8_r = r;
+  const bool widen_l = is_float8(l.dtype), widen_r = is_float8(r.dtype);
+  const size_t wide_l = widen_l ? plan.add(numel(l.shape) * dtype_size(DType::kBF16)) : 0;
+  const size_t wide_r = widen_r ? plan.add(numel(r.shape) * dtype_size(DType::kBF16)) : 0;
+  if (widen_l) l.dtype = DType::kBF16;
+  if (widen_r) r.dtype = DType::kBF16;
+  DType gemm_in = widen_l || widen_r ? DType::kBF16 : in;
   if (!is_floating(in)) gemm_in = od == DType::kF64 ? DType::kF64 : DType::kF32;
   if (od == DType::kF64) gemm_in = DType::kF64;
   const DType gemm_out = blas_output(gemm_in, od) ? od
                          : gemm_in == DType::kF64 ? DType::kF64
                                                   : DType::kF32;
-  ScratchPlan plan;
   Operand a = plan_operand(l, gemm_in, true, plan), b = plan_operand(r, gemm_in, true, plan);
   const size_t c_offset = gemm_out != od ? plan.add(B * M * N * dtype_size(gemm_out)) : 0;
   char* scratch = plan.total ? static_cast<char*>(call.scratch(plan.total)) : nullptr;
+  if (widen_l) {
+    l.data = scratch + wide_l;
+    launch_convert(fp8_l.dtype, DType::kBF16, fp8_l.data, scratch + wide_l, numel(l.shape), stream);
+  }
+  if (widen_r) {
+    r.data = scratch + wide_r;
+    launch_convert(fp8_r.dtype, DType::kBF16, fp8_r.data, scratch + wide_r, numel(r.shape), stream);
+  }
   Strides3 sa, sb;
   const void* pa = materialize(l, a, gemm_in, scratch, stream, &sa);
   const void* pb = materialize(r, b, gemm_in, scratch, stream, &sb);
@@ -160,7 +178,9 @@ void dot_general(Call& call, const void* bias, Activation act) {
                                     : Epilogue::kBias;
   }
   matmul(desc, pa, pb, c, bias, call.device(), stream);
-  if (gemm_out != od) {
+  if (gemm_out != od && is_float8(od)) {
+    launch_convert(gemm_out, od, c, out, B * M * N, stream);
+  } else if (gemm_out != od) {
     linalg::convert(c, gemm_out, out, od, B * M * N, stream);
     check(cudaGetLastError(), "dot_general convert");
   }

@@ -9,15 +9,21 @@
 namespace graft {
 namespace {
 
-// The compute dtype of floating q, k, v: f64 if any is f64, else f32.
+// The dtype the primitive computes floating q, k, v (and o, do) in: their own when they share
+// one, else f64 if any is f64, else f32.
 DType compute_dtype(std::string_view op, const std::vector<Array>& xs) {
-  bool f64 = false;
+  bool f64 = false, same = true;
   for (const Array& x : xs) {
     detail::check_valid(op, x);
     if (!is_floating(x.dtype())) {
       fail(op, "inputs must be floating, got ", x.aval().str());
     }
     f64 = f64 || x.dtype() == DType::kF64;
+    same = same && x.dtype() == xs[0].dtype();
+  }
+  const DType d = xs[0].dtype();
+  if (same && (d == DType::kF64 || d == DType::kF32 || d == DType::kBF16 || d == DType::kF16)) {
+    return d;
   }
   return f64 ? DType::kF64 : DType::kF32;
 }
@@ -44,11 +50,14 @@ FlashAttentionOut flash_attention(const Array& q, const Array& k, const Array& v
 std::vector<Array> flash_attention_grad(const Array& q, const Array& k, const Array& v,
                                         const Array& o, const Array& lse, const Array& d_o,
                                         const Array& d_lse, const FlashAttentionOptions& options) {
-  std::vector<Array> in{q, k, v, o, lse, d_o, d_lse};
-  const DType dt = compute_dtype("flash_attention_grad", in);
+  const DType dt = compute_dtype("flash_attention_grad", {q, k, v, o, d_o});
+  const DType rows = flash_lse_dtype(dt);
+  detail::check_valid("flash_attention_grad", lse);
+  detail::check_valid("flash_attention_grad", d_lse);
   const FlashParams p = params_of("flash_attention_grad", q, options);
-  for (Array& x : in) x = astype(x, dt);
-  return bind(std::make_shared<const FlashAttentionGrad>(p), in);
+  return bind(std::make_shared<const FlashAttentionGrad>(p),
+              {astype(q, dt), astype(k, dt), astype(v, dt), astype(o, dt), astype(lse, rows),
+               astype(d_o, dt), astype(d_lse, rows)});
 }
 
 }  // namespace graft

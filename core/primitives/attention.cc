@@ -15,9 +15,12 @@ void check_flash_attention(std::string_view op, const Aval& q, const Aval& k, co
     fail(op, "q, k, v must be [batch, seq, heads, head_dim], got ", q.str(), ", ", k.str(), ", ",
          v.str());
   }
-  if (q.dtype != k.dtype || q.dtype != v.dtype ||
-      (q.dtype != DType::kF32 && q.dtype != DType::kF64)) {
-    fail(op, "q, k, v must all be f32 or all f64, got ", q.str(), ", ", k.str(), ", ", v.str());
+  const DType d = q.dtype;
+  const bool float_dtype =
+      d == DType::kF64 || d == DType::kF32 || d == DType::kBF16 || d == DType::kF16;
+  if (q.dtype != k.dtype || q.dtype != v.dtype || !float_dtype) {
+    fail(op, "q, k, v must have one float dtype (f64, f32, bf16 or f16), got ", q.str(), ", ",
+         k.str(), ", ", v.str());
   }
   if (k.shape != v.shape) fail(op, "k and v shapes differ: ", k.str(), " vs ", v.str());
   if (q.shape[0] != k.shape[0] || q.shape[3] != k.shape[3]) {
@@ -36,6 +39,8 @@ void check_flash_attention(std::string_view op, const Aval& q, const Aval& k, co
     fail(op, "block sizes must be positive, got block_q ", p.block_q, ", block_k ", p.block_k);
   }
 }
+
+DType flash_lse_dtype(DType d) { return d == DType::kBF16 || d == DType::kF16 ? DType::kF32 : d; }
 
 double flash_attention_macs(const Shape& q, const Shape& k) {
   const double B = q[0], T = q[1], H = q[2], D = q[3], S = k[1];
@@ -61,7 +66,8 @@ Shape lse_shape(const Shape& q) { return {q[0], q[1], q[2]}; }
 std::vector<Aval> FlashAttention::infer(const std::vector<Aval>& in) const {
   if (in.size() != 3) fail(name(), "takes 3 operands (q, k, v), got ", in.size());
   check_flash_attention(name(), in[0], in[1], in[2], p_);
-  return {Aval{in[0].shape, in[0].dtype}, Aval{lse_shape(in[0].shape), in[0].dtype}};
+  return {Aval{in[0].shape, in[0].dtype},
+          Aval{lse_shape(in[0].shape), flash_lse_dtype(in[0].dtype)}};
 }
 
 Cost FlashAttention::cost(const std::vector<Aval>& in, const std::vector<Aval>& out) const {
@@ -76,12 +82,14 @@ std::vector<Aval> FlashAttentionGrad::infer(const std::vector<Aval>& in) const {
   }
   check_flash_attention(name(), in[0], in[1], in[2], p_);
   const Aval& q = in[0];
+  const DType rows = flash_lse_dtype(q.dtype);
   const char* what[] = {"o", "lse", "do", "dlse"};
-  const Shape want[] = {q.shape, lse_shape(q.shape), q.shape, lse_shape(q.shape)};
+  const Aval want[] = {Aval{q.shape, q.dtype}, Aval{lse_shape(q.shape), rows},
+                       Aval{q.shape, q.dtype}, Aval{lse_shape(q.shape), rows}};
   for (int i = 0; i < 4; ++i) {
     const Aval& a = in[3 + i];
-    if (a.dtype != q.dtype || a.shape != want[i]) {
-      fail(name(), what[i], " must be ", Aval{want[i], q.dtype}.str(), ", got ", a.str());
+    if (a.dtype != want[i].dtype || a.shape != want[i].shape) {
+      fail(name(), what[i], " must be ", want[i].str(), ", got ", a.str());
     }
   }
   return {Aval{in[0].shape, q.dtype}, Aval{in[1].shape, q.dtype}, Aval{in[2].shape, q.dtype}};

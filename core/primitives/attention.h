@@ -5,7 +5,11 @@
 //   flash_attention       q [B, T, H, D], k, v [B, S, KV, D] -> o [B, T, H, D], lse [B, T, H]
 //   flash_attention_grad  q, k, v, o, lse, do [B, T, H, D], dlse [B, T, H] -> dq, dk, dv
 //
-// One float dtype, f32 or f64 (the public op computes bf16 / f16 inputs in f32). H is a
+// q, k, v (and o, do) share one float dtype: f64, f32, bf16 or f16. Half-precision values are
+// computed in f32 (the kernels may round the probability tiles to the input's precision before
+// their products, as FlashAttention does on GPUs) and lse / dlse are f32 for them
+// (flash_lse_dtype): a bf16 lse would move exp(s - lse) by up to 2^-8 * |lse| in the backward
+// pass. Mixed dtypes are computed in f32 (f64 if any is f64) by the public op. H is a
 // multiple of KV: query head h reads kv head h / (H / KV) (grouped-query attention).
 // Causality is aligned to the end: query t sits at position S - T + t and sees keys
 // 0 .. S - T + t (T <= S). lse is log sum_s exp(scale * q.k_s) over the keys a row sees.
@@ -66,7 +70,10 @@ class FlashAttentionGrad : public FlashPrimitive {
   GRAFT_SHARDING_RULE;
 };
 
-// Checks q, k, v (ranks, sizes, dtypes f32 / f64 alike) and the parameters; errors name `op`.
+// The dtype of lse and dlse for q, k, v of dtype `d`: f32 for f16 / bf16, else `d`.
+DType flash_lse_dtype(DType d);
+
+// Checks q, k, v (ranks, sizes, one float dtype) and the parameters; errors name `op`.
 void check_flash_attention(std::string_view op, const Aval& q, const Aval& k, const Aval& v,
                            const FlashParams& p);
 

@@ -81,11 +81,27 @@ std::vector<Array> reference_backward(const FlashParams& p, const std::vector<Ar
 
 using Reference = std::vector<Array> (*)(const FlashParams&, const std::vector<Array>&);
 
+// A reference decomposition for half-precision operands: computed in f32, each result rounded
+// to its operand's dtype (the primitive's lse is f32 already). f32 / f64 run as they are.
+std::vector<Array> widened(Reference ref, const FlashParams& p, const std::vector<Array>& in) {
+  const DType d = in[0].dtype();
+  if (flash_lse_dtype(d) == d) return ref(p, in);
+  std::vector<Array> wide;
+  for (const Array& x : in) wide.push_back(astype(x, DType::kF32));
+  std::vector<Array> out = ref(p, wide);
+  for (size_t i = 0; i < out.size(); ++i) {
+    // forward: o like q, lse f32; backward: dq, dk, dv like q, k, v.
+    const bool rows = ref == &reference_forward && i == 1;
+    if (!rows) out[i] = astype(out[i], in[i].dtype());
+  }
+  return out;
+}
+
 // The jvp of a reference decomposition (missing tangents are zeros).
 std::vector<Array> reference_jvp(Reference ref, const FlashParams& p,
                                  const std::vector<Array>& primals, std::vector<Array> t) {
   for (size_t i = 0; i < t.size(); ++i) t[i] = shape_rules::or_zeros(t[i], primals[i]);
-  FlatFn fn = [ref, p](const std::vector<Array>& in) { return ref(p, in); };
+  FlatFn fn = [ref, p](const std::vector<Array>& in) { return widened(ref, p, in); };
   return detail::jvp_flat(fn, primals, t).second;
 }
 
@@ -155,9 +171,10 @@ std::vector<Array> FlashAttention::vjp(const std::vector<Array>& primals,
                                        const std::vector<Array>& outputs,
                                        const std::vector<Array>& cts) const {
   if (!cts[0].valid() && !cts[1].valid()) return {Array(), Array(), Array()};
-  const DType dt = primals[0].dtype();
+  const DType dt = primals[0].dtype(), rows = flash_lse_dtype(dt);
   Array dout = cts[0].valid() ? astype(cts[0], dt) : shape_rules::zeros_of(outputs[0].shape(), dt);
-  Array dlse = cts[1].valid() ? astype(cts[1], dt) : shape_rules::zeros_of(outputs[1].shape(), dt);
+  Array dlse =
+      cts[1].valid() ? astype(cts[1], rows) : shape_rules::zeros_of(outputs[1].shape(), rows);
   return bind(std::make_shared<const FlashAttentionGrad>(p_),
               {primals[0], primals[1], primals[2], outputs[0], outputs[1], dout, dlse});
 }
@@ -176,7 +193,7 @@ std::vector<Array> FlashAttentionGrad::vjp(const std::vector<Array>& primals,
                                            const std::vector<Array>&,
                                            const std::vector<Array>& cts) const {
   const FlashParams p = p_;
-  FlatFn ref = [p](const std::vector<Array>& in) { return reference_backward(p, in); };
+  FlatFn ref = [p](const std::vector<Array>& in) { return widened(&reference_backward, p, in); };
   return detail::vjp_flat(ref, primals).pullback(cts);
 }
 

@@ -16,6 +16,7 @@ TEST(AttentionKernelsTest, BuiltWithoutCuda) {
 #include <cstring>
 #include <random>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "core/backend/cuda/attention/cudnn_sdpa.h"
@@ -131,13 +132,19 @@ std::string name(const AttnCase& c) {
 }
 
 // Runs forward and backward through `cudnn` (cuDNN's plan) or graft's kernels and compares.
+// lse and dlse are in the accumulation type: f32 for f16 / bf16 operands.
+template <typename T>
+using Acc = std::conditional_t<std::is_same_v<T, double>, double, float>;
+
 template <typename T>
 void check_case(const AttnCase& c, bool cudnn) {
+  using A = Acc<T>;
   SCOPED_TRACE(name(c) + (cudnn ? " cuDNN" : " own kernel"));
   std::mt19937 rng(17);
   Tensor<T> q(c.q_size(), rng, 1.5), k(c.kv_size(), rng, 1.5), v(c.kv_size(), rng, 1.0),
-      d_o(c.q_size(), rng, 1.0), dlse(c.rows(), rng, 0.5);
-  Tensor<T> o(c.q_size()), lse(c.rows()), dq(c.q_size()), dk(c.kv_size()), dv(c.kv_size());
+      d_o(c.q_size(), rng, 1.0);
+  Tensor<A> dlse(c.rows(), rng, 0.5), lse(c.rows());
+  Tensor<T> o(c.q_size()), dq(c.q_size()), dk(c.kv_size()), dv(c.kv_size());
   const FlashGeometry g{c.B, c.T, c.H, c.S, c.KV, c.D, c.scale()};
   const Elem e = Traits<T>::elem;
   const SdpaShape shape{
@@ -149,7 +156,8 @@ void check_case(const AttnCase& c, bool cudnn) {
     DeviceBuffer ws(sdpa_workspace_bytes(*fwd)), stats(c.rows() * sizeof(float));
     sdpa_forward(*fwd, {q.dev.get(), k.dev.get(), v.dev.get(), o.dev.get(),
                         static_cast<float*>(stats.get()), ws.get(), float(c.scale())});
-    ok(stats_to_lse(e, c.B, c.T, c.H, static_cast<float*>(stats.get()), lse.dev.get(), nullptr),
+    ok(stats_to_lse(Traits<A>::elem, c.B, c.T, c.H, static_cast<float*>(stats.get()), lse.dev.get(),
+                    nullptr),
        "stats_to_lse");
     ok(cudaDeviceSynchronize(), "forward");
   } else {
@@ -160,17 +168,17 @@ void check_case(const AttnCase& c, bool cudnn) {
   std::vector<double> o_ref, lse_ref;
   testing::reference_forward(c, q.host, k.host, v.host, o_ref, lse_ref);
   EXPECT_LE(normalized_error(download<T>(o.dev, c.q_size()), o_ref), Traits<T>::tol) << "o";
-  EXPECT_LE(normalized_error(download<T>(lse.dev, c.rows()), lse_ref), Traits<T>::tol) << "lse";
+  EXPECT_LE(normalized_error(download<A>(lse.dev, c.rows()), lse_ref), Traits<T>::tol) << "lse";
 
-  // The backward pass takes the reference's o and lse (rounded to T), as a vjp would take the
+  // The backward pass takes the reference's o (rounded to T) and lse, as a vjp would take the
   // forward's outputs.
   for (int64_t i = 0; i < c.q_size(); ++i) o.host[i] = Traits<T>::to(Traits<T>::from(o_ref[i]));
   std::vector<T> bits(c.q_size());
   for (int64_t i = 0; i < c.q_size(); ++i) bits[i] = Traits<T>::from(o_ref[i]);
   ok(cudaMemcpy(o.dev.get(), bits.data(), bits.size() * sizeof(T), cudaMemcpyHostToDevice), "o");
-  std::vector<T> lbits(c.rows());
-  for (int64_t i = 0; i < c.rows(); ++i) lbits[i] = Traits<T>::from(lse_ref[i]);
-  ok(cudaMemcpy(lse.dev.get(), lbits.data(), lbits.size() * sizeof(T), cudaMemcpyHostToDevice),
+  std::vector<A> lbits(c.rows());
+  for (int64_t i = 0; i < c.rows(); ++i) lbits[i] = Traits<A>::from(lse_ref[i]);
+  ok(cudaMemcpy(lse.dev.get(), lbits.data(), lbits.size() * sizeof(A), cudaMemcpyHostToDevice),
      "lse");
   FlashGradPointers p{q.dev.get(),   k.dev.get(),   v.dev.get(),    o.dev.get(),
                       lse.dev.get(), d_o.dev.get(), dlse.dev.get(), dq.dev.get(),
@@ -180,8 +188,12 @@ void check_case(const AttnCase& c, bool cudnn) {
     const SdpaPlan* bwd = sdpa_plan(0, nullptr, shape, true, &why);
     ASSERT_NE(bwd, nullptr) << "cuDNN refused the backward pass: " << why;
     DeviceBuffer ws(sdpa_workspace_bytes(*bwd)), stats(c.rows() * 4), dlse32(c.rows() * 4);
-    ok(lse_to_stats(e, c.B, c.T, c.H, p.lse, static_cast<float*>(stats.get()), nullptr), "stats");
-    ok(lse_to_stats(e, c.B, c.T, c.H, p.d_lse, static_cast<float*>(dlse32.get()), nullptr), "dlse");
+    ok(lse_to_stats(Traits<A>::elem, c.B, c.T, c.H, p.lse, static_cast<float*>(stats.get()),
+                    nullptr),
+       "stats");
+    ok(lse_to_stats(Traits<A>::elem, c.B, c.T, c.H, p.d_lse, static_cast<float*>(dlse32.get()),
+                    nullptr),
+       "dlse");
     sdpa_backward(
         *bwd, {p.q, p.k, p.v, p.o, p.d_o, static_cast<float*>(stats.get()),
                static_cast<float*>(dlse32.get()), p.dq, p.dk, p.dv, ws.get(), float(c.scale())});

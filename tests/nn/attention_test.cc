@@ -118,16 +118,18 @@ TEST(AttentionTest, ForwardMatchesNaiveAndLoops) {
   }
 }
 
-TEST(AttentionTest, Bf16InputsComputeInF32AndReturnBf16) {
+TEST(AttentionTest, Bf16InputsReturnBf16WithinBf16RoundingOfF32) {
   Case c{"bf16", 2, 48, 48, 8, 2, 16, 16, 32};
   Qkv x = make_qkv(c, 7, DType::kBF16);
   Array tiled = causal_attention(x.q, x.k, x.v, opts(c));
   EXPECT_EQ(tiled.dtype(), DType::kBF16);
-  // The same bf16 inputs in f32: only the final rounding to bf16 differs (half an ulp, 2^-9).
+  // The same bf16 inputs in f32. Scores and softmax statistics are f32; the probabilities may
+  // be rounded to bf16 before the p v product (AVX512-BF16 tiles), an absolute error of a few
+  // 2^-9 on outputs of size <= 1, besides the final rounding of o.
   Qkv x32{astype(x.q, DType::kF32), astype(x.k, DType::kF32), astype(x.v, DType::kF32)};
   Array ref = naive_causal_attention(x32.q, x32.k, x32.v);
-  expect_allclose(tiled, ref, 4e-3, 1e-5, "bf16 tiled vs f32 naive");
-  expect_allclose(tiled, naive_causal_attention(x.q, x.k, x.v), 8e-3, 1e-5, "bf16 tiled vs naive");
+  expect_allclose(tiled, ref, 4e-3, 4e-3, "bf16 tiled vs f32 naive");
+  expect_allclose(tiled, naive_causal_attention(x.q, x.k, x.v), 8e-3, 8e-3, "bf16 tiled vs naive");
 }
 
 // sum(attention(q, k, v) * w): a scalar whose gradient sees every output element.

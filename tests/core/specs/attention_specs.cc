@@ -108,6 +108,13 @@ std::vector<std::pair<std::string, Geo>> geos() {
   };
 }
 
+// Half-precision cases: block_q * G even (on an AVX512-BF16 CPU, bf16 runs the bf16 tile
+// products) and odd (bf16 runs the f32 tiles), head_dim 16 and 5.
+std::vector<std::pair<std::string, Geo>> half_geos() {
+  return {{"gqa_even_rows", {2, 9, 4, 16, 11, 2, 4, 3}},
+          {"mqa_odd_rows", {1, 5, 3, 5, 11, 1, 3, 4}}};
+}
+
 }  // namespace
 
 GRAFT_SPEC(FlashAttention) {
@@ -119,32 +126,47 @@ GRAFT_SPEC(FlashAttention) {
       Loops r = reference(g, x);
       const std::string suffix = std::string("_") + dtype_name(dt);
       const FlashAttentionOptions o = opts(g);
-      Case co{name + "_o" + suffix,
-              {x.q, x.k, x.v},
-              [o](const std::vector<Array>& in) { return flash_attention(in[0], in[1], in[2], o).o; },
-              {{g.B, g.T, g.H, g.D}, dt, r.o}};
-      Case cl{name + "_lse" + suffix,
-              {x.q, x.k, x.v},
-              [o](const std::vector<Array>& in) {
-                return flash_attention(in[0], in[1], in[2], o).lse;
-              },
-              {{g.B, g.T, g.H}, dt, r.lse}};
+      Case co{
+          name + "_o" + suffix,
+          {x.q, x.k, x.v},
+          [o](const std::vector<Array>& in) { return flash_attention(in[0], in[1], in[2], o).o; },
+          {{g.B, g.T, g.H, g.D}, dt, r.o}};
+      Case cl{
+          name + "_lse" + suffix,
+          {x.q, x.k, x.v},
+          [o](const std::vector<Array>& in) { return flash_attention(in[0], in[1], in[2], o).lse; },
+          {{g.B, g.T, g.H}, dt, r.lse}};
       tol(co, dt);
       tol(cl, dt);
       s.cases.push_back(std::move(co));
       s.cases.push_back(std::move(cl));
     }
   }
-  // bf16 inputs compute (and return) in f32.
-  {
-    Geo g{1, 4, 2, 8, 4, 1, 64, 64};
-    Inputs x = inputs(g, DType::kBF16, 7);
-    Case c{"bf16_inputs_f32_result",
-           {x.q, x.k, x.v},
-           [](const std::vector<Array>& in) { return flash_attention(in[0], in[1], in[2]).o; },
-           {{g.B, g.T, g.H, g.D}, DType::kF32, reference(g, x).o}};
-    tol(c, DType::kF32);
-    s.cases.push_back(std::move(c));
+  // Half-precision q, k, v: o in their dtype, lse in f32 (computed in f32; bf16 probability
+  // tiles may be rounded to bf16 before the p v product, hence the looser o tolerance).
+  for (const auto& [name, g] : half_geos()) {
+    for (DType dt : {DType::kBF16, DType::kF16}) {
+      Inputs x = inputs(g, dt, seed += 10);
+      Loops r = reference(g, x);
+      const std::string suffix = std::string("_") + dtype_name(dt);
+      const FlashAttentionOptions o = opts(g);
+      std::vector<double> o_want = r.o;
+      for (double& v : o_want) v = round_to(v, dt);
+      Case co{
+          name + "_o" + suffix,
+          {x.q, x.k, x.v},
+          [o](const std::vector<Array>& in) { return flash_attention(in[0], in[1], in[2], o).o; },
+          {{g.B, g.T, g.H, g.D}, dt, o_want}};
+      Case cl{
+          name + "_lse" + suffix,
+          {x.q, x.k, x.v},
+          [o](const std::vector<Array>& in) { return flash_attention(in[0], in[1], in[2], o).lse; },
+          {{g.B, g.T, g.H}, DType::kF32, r.lse}};
+      co.rtol = co.atol = dt == DType::kBF16 ? 1.6e-2 : 2e-3;
+      tol(cl, DType::kF32);
+      s.cases.push_back(std::move(co));
+      s.cases.push_back(std::move(cl));
+    }
   }
   return s;
 }
@@ -167,11 +189,38 @@ GRAFT_SPEC(FlashAttentionGrad) {
         Case c{name + what[i] + suffix,
                {x.q, x.k, x.v, f.o, f.lse, x.d_o, x.d_lse},
                [o, i](const std::vector<Array>& in) {
-                 return flash_attention_grad(in[0], in[1], in[2], in[3], in[4], in[5], in[6],
-                                             o)[i];
+                 return flash_attention_grad(in[0], in[1], in[2], in[3], in[4], in[5], in[6], o)[i];
                },
                {shapes[i], dt, *want[i]}};
         tol(c, dt);
+        s.cases.push_back(std::move(c));
+      }
+    }
+  }
+  // Half-precision q, k, v, o, do with f32 lse and dlse: dq, dk, dv in the operands' dtype.
+  for (const auto& [name, g] : half_geos()) {
+    for (DType dt : {DType::kBF16, DType::kF16}) {
+      Inputs x = inputs(g, dt, seed += 10);
+      x.d_lse = astype(x.d_lse, DType::kF32);
+      Loops r = reference(g, x);
+      FlashAttentionOut f = flash_attention(x.q, x.k, x.v, opts(g));
+      const std::string suffix = std::string("_") + dtype_name(dt);
+      const FlashAttentionOptions o = opts(g);
+      const char* what[] = {"_dq", "_dk", "_dv"};
+      const std::vector<double>* want[] = {&r.dq, &r.dk, &r.dv};
+      const Shape shapes[] = {x.q.shape(), x.k.shape(), x.k.shape()};
+      for (int i = 0; i < 3; ++i) {
+        std::vector<double> rounded = *want[i];
+        for (double& v : rounded) v = round_to(v, dt);
+        Case c{name + what[i] + suffix,
+               {x.q, x.k, x.v, f.o, f.lse, x.d_o, x.d_lse},
+               [o, i](const std::vector<Array>& in) {
+                 return flash_attention_grad(in[0], in[1], in[2], in[3], in[4], in[5], in[6], o)[i];
+               },
+               {shapes[i], dt, rounded}};
+        // o enters rounded to dt (delta = rowsum(do o) moves by its rounding), and bf16 tiles
+        // of p and ds may be rounded to bf16 before their products.
+        c.rtol = c.atol = dt == DType::kBF16 ? 3e-2 : 4e-3;
         s.cases.push_back(std::move(c));
       }
     }

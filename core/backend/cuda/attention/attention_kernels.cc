@@ -1,11 +1,12 @@
 // The CUDA kernels of flash_attention / flash_attention_grad (core/primitives/attention.h):
 // cuDNN's fused attention (cudnn_sdpa.h) for f16 / bf16 cases it supports, graft's own
-// kernels (flash_attention.h) for everything else: f32 and f64 (graft's primitive dtypes
-// today), and half-precision shapes cuDNN refuses. GRAFT_CUDNN_ATTENTION=0 in the environment
+// kernels (flash_attention.h) for everything else: f32 and f64, and half-precision shapes
+// cuDNN refuses. GRAFT_CUDNN_ATTENTION=0 in the environment
 // (read once) sends every case to graft's own kernels.
 //
 // Both paths produce the same outputs as the CPU kernel up to rounding: o, lse in graft's
-// layouts (cuDNN's [B, H, T] f32 statistics are converted to lse's [B, T, H] and dtype), and
+// layouts (cuDNN's [B, H, T] f32 statistics are transposed to lse's [B, T, H], f32 for the
+// half-precision cases cuDNN takes), and
 // dlse enters the backward pass as delta = rowsum(do * o) - dlse on both.
 #include <cstdlib>
 #include <cstring>
@@ -76,7 +77,7 @@ void flash_attention_kernel(Call& call) {
     float* stats = reinterpret_cast<float*>(scratch + ws);
     sdpa_forward(*plan, {call.in_raw(0), call.in_raw(1), call.in_raw(2), o, stats, scratch,
                          static_cast<float>(p.scale)});
-    check(stats_to_lse(e, g.B, g.T, g.H, stats, lse, call.stream()), "stats_to_lse kernel");
+    check(stats_to_lse(Elem::kF32, g.B, g.T, g.H, stats, lse, call.stream()), "stats_to_lse kernel");
     return;
   }
   flash_forward(call.device(), call.stream(), e, g, call.in_raw(0), call.in_raw(1), call.in_raw(2),
@@ -97,8 +98,8 @@ void flash_attention_grad_kernel(Call& call) {
       char* scratch = static_cast<char*>(call.scratch(ws + 2 * rows));
       float* stats = reinterpret_cast<float*>(scratch + ws);
       float* dlse = reinterpret_cast<float*>(scratch + ws + rows);
-      check(lse_to_stats(e, g.B, g.T, g.H, ptr.lse, stats, call.stream()), "lse_to_stats kernel");
-      check(lse_to_stats(e, g.B, g.T, g.H, ptr.d_lse, dlse, call.stream()), "lse_to_stats kernel");
+      check(lse_to_stats(Elem::kF32, g.B, g.T, g.H, ptr.lse, stats, call.stream()), "lse_to_stats kernel");
+      check(lse_to_stats(Elem::kF32, g.B, g.T, g.H, ptr.d_lse, dlse, call.stream()), "lse_to_stats kernel");
       sdpa_backward(*plan, {ptr.q, ptr.k, ptr.v, ptr.o, ptr.d_o, stats, dlse, ptr.dq, ptr.dk,
                             ptr.dv, scratch, static_cast<float>(p.scale)});
       return;

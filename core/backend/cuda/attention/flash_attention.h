@@ -48,7 +48,7 @@ FlashTiles flash_tiles(FlashPass pass, Elem e, int64_t D, size_t smem_limit);
 size_t flash_backward_scratch(Elem e, const FlashGeometry& g);
 
 // Raw launchers (flash_forward.cu, flash_backward.cu). Pointers are device memory in graft's
-// layouts, of element type `e` (lse and dlse too). T, S, B * H may be 0 (nothing is launched).
+// layouts, of element type `e` (lse and dlse in its accumulation type: f32 for f16 / bf16). T, S, B * H may be 0 (nothing is launched).
 cudaError_t launch_flash_forward(Elem e, const FlashGeometry& g, const FlashTiles& t, const void* q,
                                  const void* k, const void* v, void* o, void* lse,
                                  cudaStream_t stream);

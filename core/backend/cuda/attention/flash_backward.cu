@@ -8,7 +8,7 @@ namespace {
 // delta[row] = rowsum(do * o) - dlse[row], one warp per (b, t, h) row.
 template <typename T, typename A>
 __global__ void __launch_bounds__(kThreads)
-    delta_kernel(Geo g, const T* o, const T* d_o, const T* d_lse, A* delta) {
+    delta_kernel(Geo g, const T* o, const T* d_o, const A* d_lse, A* delta) {
   const int64_t row = static_cast<int64_t>(blockIdx.x) * kWarps + threadIdx.x / 32;
   if (row >= g.B * g.T * g.H) return;
   A acc = 0;
@@ -39,7 +39,7 @@ __device__ void probabilities(const Geo& g, const A* qs, const A* dos, const A* 
 }
 
 template <typename T, typename A>
-__device__ void load_rows(const Geo& g, const T* lse, const A* delta, int64_t b, int64_t t0,
+__device__ void load_rows(const Geo& g, const A* lse, const A* delta, int64_t b, int64_t t0,
                           int64_t h, int rows, A* lse_s, A* delta_s) {
   for (int r = threadIdx.x; r < rows; r += kThreads) {
     const int64_t at = (b * g.T + t0 + r) * g.H + h;
@@ -52,7 +52,7 @@ __device__ void load_rows(const Geo& g, const T* lse, const A* delta, int64_t b,
 // the tile.
 template <typename T, typename A>
 __global__ void __launch_bounds__(kThreads)
-    backward_kv_kernel(Geo g, const T* q, const T* k, const T* v, const T* lse, const T* d_o,
+    backward_kv_kernel(Geo g, const T* q, const T* k, const T* v, const A* lse, const T* d_o,
                        const A* delta, T* dk, T* dv) {
   extern __shared__ unsigned char smem_raw[];
   A* ks = reinterpret_cast<A*>(smem_raw);
@@ -116,7 +116,7 @@ __global__ void __launch_bounds__(kThreads)
 // One (query tile, head, batch): dq over the visible key tiles.
 template <typename T, typename A>
 __global__ void __launch_bounds__(kThreads)
-    backward_q_kernel(Geo g, const T* q, const T* k, const T* v, const T* lse, const T* d_o,
+    backward_q_kernel(Geo g, const T* q, const T* k, const T* v, const A* lse, const T* d_o,
                       const A* delta, T* dq) {
   extern __shared__ unsigned char smem_raw[];
   A* qs = reinterpret_cast<A*>(smem_raw);
@@ -170,8 +170,9 @@ cudaError_t backward(const FlashGeometry& f, const FlashTiles& tkv, const FlashT
                      const FlashGradPointers& p, cudaStream_t stream) {
   const T *q = static_cast<const T*>(p.q), *k = static_cast<const T*>(p.k),
           *v = static_cast<const T*>(p.v), *o = static_cast<const T*>(p.o),
-          *lse = static_cast<const T*>(p.lse), *d_o = static_cast<const T*>(p.d_o),
-          *d_lse = static_cast<const T*>(p.d_lse);
+          *d_o = static_cast<const T*>(p.d_o);
+  // lse and dlse are in the accumulation type (f32 for half-precision operands).
+  const A *lse = static_cast<const A*>(p.lse), *d_lse = static_cast<const A*>(p.d_lse);
   A* delta = static_cast<A*>(p.scratch);
   const int64_t rows = f.B * f.T * f.H;
   delta_kernel<T, A><<<static_cast<unsigned>(blocks(rows, kWarps)), kThreads, 0, stream>>>(

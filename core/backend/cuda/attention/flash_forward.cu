@@ -7,7 +7,7 @@ namespace {
 // One (query tile, head, batch): online softmax over the visible key tiles.
 template <typename T, typename A>
 __global__ void __launch_bounds__(kThreads)
-    forward_kernel(Geo g, const T* q, const T* k, const T* v, T* o, T* lse) {
+    forward_kernel(Geo g, const T* q, const T* k, const T* v, T* o, A* lse) {
   extern __shared__ unsigned char smem_raw[];
   A* qs = reinterpret_cast<A*>(smem_raw);
   A* os = qs + g.bq * g.dp;
@@ -96,7 +96,7 @@ cudaError_t forward(const FlashGeometry& f, const FlashTiles& t, const void* q, 
   if (cudaError_t e = prepare(kernel, grid, t.smem); e != cudaSuccess) return e;
   kernel<<<static_cast<unsigned>(grid), kThreads, t.smem, stream>>>(
       g, static_cast<const T*>(q), static_cast<const T*>(k), static_cast<const T*>(v),
-      static_cast<T*>(o), static_cast<T*>(lse));
+      static_cast<T*>(o), static_cast<A*>(lse));
   return cudaGetLastError();
 }
 

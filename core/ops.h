@@ -265,9 +265,10 @@ Array ragged_dot_transposed(const Array& lhs, const Array& rhs, const Array& gro
 // ------------------------------------------------------------ attention (ops_attention.cc)
 // Fused causal attention (the flash_attention primitive, core/primitives/attention.h):
 // q [B, T, H, D], k, v [B, S, KV, D], H a multiple of KV, T <= S (query t at position
-// S - T + t sees keys 0 .. S - T + t). Floating inputs compute in f64 if any is f64, else in
-// f32 (bf16 / f16 are widened). o [B, T, H, D] and lse [B, T, H] (the log-sum-exp of each
-// row's scaled scores) in the compute dtype. Differentiable to any order, vmappable.
+// S - T + t sees keys 0 .. S - T + t). q, k, v of one dtype (f64, f32, bf16 or f16) compute in
+// it (halves with f32 statistics); mixed floating inputs in f64 if any is f64, else in f32.
+// o [B, T, H, D] in the compute dtype and lse [B, T, H] (the log-sum-exp of each row's scaled
+// scores) in it too, but f32 for bf16 / f16. Differentiable to any order, vmappable.
 struct FlashAttentionOptions {
   double scale = 0;      // 0: 1 / sqrt(D)
   int64_t block_q = 64;  // kernel tile sizes: query positions, keys
@@ -279,7 +280,7 @@ struct FlashAttentionOut {
 FlashAttentionOut flash_attention(const Array& q, const Array& k, const Array& v,
                                   const FlashAttentionOptions& options = {});
 // Its backward pass (the flash_attention_grad primitive): cotangents of o and lse in,
-// {dq, dk, dv} out, all in flash_attention's compute dtype.
+// {dq, dk, dv} out, in flash_attention's compute dtype (lse and its cotangent f32 for halves).
 std::vector<Array> flash_attention_grad(const Array& q, const Array& k, const Array& v,
                                         const Array& o, const Array& lse, const Array& d_o,
                                         const Array& d_lse,
@@ -347,3 +348,4 @@ std::vector<Array> debug_print(const std::string& fmt, const Array& first, const
 #include "core/ops_numpy_eig.h"
 #include "core/ops_lax_select.h"
 #include "core/ops_lax_gather.h"
+#include "core/ops_lax_special.h"

@@ -6,7 +6,7 @@
 // pass through log1p, log, sin and cos, whose kernels could differ in a last bit elsewhere). lgamma's derivative is digamma (a custom
 // jvp, as JAX's rule); digamma's is its formula's derivative (JAX: polygamma(1, x)).
 //
-// f16 / bf16 compute in f32 and round once, as XLA. Standalone header (not in core/ops.h).
+// f16 / bf16 compute in f32 and round once, as XLA. Included from core/ops.h.
 // Errors: graft::Error "[lgamma] ..." / "[digamma] ..." for an empty handle or, in the lax
 // forms, a non-floating x.
 #pragma once

@@ -46,8 +46,6 @@ namespace {
 using Pair = uint32_t;     // two bf16: the low half holds the even element
 constexpr int64_t L = 16;  // f32 lanes
 
-uint16_t bits_of(bf16 x) { return x.bits; }
-
 // C[r, :NV*16] (+)= sum_p A(r, p) . B[p, :NV*16] for R rows, A(r, p) = A[r * ar + p * ap].
 template <int R, int NV>
 GRAFT_BF16 void bf16_micro(int64_t P, const Pair* A, int64_t ar, int64_t ap, const Pair* B,
@@ -139,22 +137,61 @@ GRAFT_BF16 void pair_rows(const float* lo, const float* hi, int64_t n, Pair* dst
   }
 }
 
+// Pairs along rows of 16 bf16 each: (lo[c], hi[c]) as 32-bit words.
+GRAFT_BF16 __m512i pair16(const uint16_t* lo, const uint16_t* hi) {
+  const __mmask16 all = 0xFFFF;
+  __m512i a = _mm512_maskz_cvtepu16_epi32(all, _mm256_loadu_si256((const __m256i*)lo));
+  __m512i b = _mm512_maskz_cvtepu16_epi32(all, _mm256_loadu_si256((const __m256i*)hi));
+  return _mm512_or_si512(a, _mm512_slli_epi32(b, 16));
+}
+
 // Packs rows [s0, s0 + ns) of a k-like array (kv head j) for the products that read them:
 //   cols [Dp / 2][Np]: pairs along head_dim, transposed (q k^T, do v^T);
 //   rows [Np / 2][Dp]: pairs along the keys (p v, ds k).
-// Either may be null; padding is zero.
-void pack_kv(const Geometry& g, const bf16* x, int64_t b, int64_t j, int64_t s0, int64_t ns,
-             Pair* cols, Pair* rows) {
+// Either may be null; padding is zero. An even head_dim copies 32-bit words (a key row's pairs
+// are already adjacent), a multiple of 16 interleaves key rows 16 lanes at a time.
+GRAFT_BF16 void pack_kv(const Geometry& g, const bf16* x, int64_t b, int64_t j, int64_t s0,
+                        int64_t ns, Pair* cols, Pair* rows) {
   const int64_t dpairs = g.Dp / 2, kpairs = g.Np / 2;
-  if (cols != nullptr) std::fill(cols, cols + dpairs * g.Np, Pair(0));
-  if (rows != nullptr) std::fill(rows, rows + kpairs * g.Dp, Pair(0));
-  for (int64_t c = 0; c < ns; ++c) {
-    const bf16* src = x + g.k_at(b, s0 + c, j);
-    const int shift = (c % 2) * 16;
-    for (int64_t d = 0; d < g.D; ++d) {
-      const Pair e = bits_of(src[d]);
-      if (cols != nullptr) cols[(d / 2) * g.Np + c] |= e << ((d % 2) * 16);
-      if (rows != nullptr) rows[(c / 2) * g.Dp + d] |= e << shift;
+  auto row = [&](int64_t c) { return reinterpret_cast<const uint16_t*>(x + g.k_at(b, s0 + c, j)); };
+  if (cols != nullptr) {
+    std::fill(cols, cols + dpairs * g.Np, Pair(0));
+    for (int64_t c = 0; c < ns; ++c) {
+      const uint16_t* src = row(c);
+      if (g.D % 2 == 0) {
+        Pair words[256];  // D <= 512 here: larger head_dims take the element loop
+        if (g.D <= 512) {
+          std::memcpy(words, src, g.D * sizeof(uint16_t));
+          for (int64_t p = 0; p < g.D / 2; ++p) cols[p * g.Np + c] = words[p];
+          continue;
+        }
+      }
+      for (int64_t d = 0; d < g.D; ++d) cols[(d / 2) * g.Np + c] |= Pair(src[d]) << ((d % 2) * 16);
+    }
+  }
+  if (rows != nullptr) {
+    const uint16_t zeros[16] = {};
+    if (g.D % 16 == 0) {
+      for (int64_t i = 0; i < kpairs; ++i) {
+        const int64_t c = 2 * i;
+        Pair* dst = rows + i * g.Dp;
+        if (c >= ns) {
+          std::fill(dst, dst + g.Dp, Pair(0));
+          continue;
+        }
+        const uint16_t *lo = row(c), *hi = c + 1 < ns ? row(c + 1) : nullptr;
+        for (int64_t d = 0; d < g.D; d += L) {
+          _mm512_storeu_si512(dst + d, pair16(lo + d, hi ? hi + d : zeros));
+        }
+        std::fill(dst + g.D, dst + g.Dp, Pair(0));
+      }
+    } else {
+      std::fill(rows, rows + kpairs * g.Dp, Pair(0));
+      for (int64_t c = 0; c < ns; ++c) {
+        const uint16_t* src = row(c);
+        for (int64_t d = 0; d < g.D; ++d)
+          rows[(c / 2) * g.Dp + d] |= Pair(src[d]) << ((c % 2) * 16);
+      }
     }
   }
 }
@@ -174,19 +211,37 @@ void copy_rows(const Geometry& g, const bf16* x, int64_t b, int64_t j, int64_t r
   }
 }
 
+// A task's buffers. The packed key / value tiles of one (b, kv head) are kept for all its
+// query tiles (consecutive tasks of a thread share them), packed as far as a query tile needs.
 struct ForwardScratch {
   std::vector<uint16_t> q, p;  // [bq G][Dp], [bq G][Np] (bf16 bits)
-  std::vector<Pair> kt, v;     // [Dp / 2][Np], [Np / 2][Dp]
+  std::vector<Pair> kt, v;     // per key tile: [Dp / 2][Np], [Np / 2][Dp]
   std::vector<float> s, o, m, l;
+  int64_t packed_pair = -1, packed_tiles = 0;  // (b * KV + j) whose first tiles are packed
   explicit ForwardScratch(const Geometry& g)
       : q(g.bq * g.G * g.Dp),
         p(g.bq * g.G * g.Np),
-        kt(g.Dp / 2 * g.Np),
-        v(g.Np / 2 * g.Dp),
+        kt(key_tiles(g) * (g.Dp / 2 * g.Np)),
+        v(key_tiles(g) * (g.Np / 2 * g.Dp)),
         s(g.bq * g.G * g.Np),
         o(g.bq * g.G * g.Dp),
         m(g.bq * g.G),
         l(g.bq * g.G) {}
+  static int64_t key_tiles(const Geometry& g) { return (g.S + g.bk - 1) / g.bk; }
+
+  // Key tile `t` (keys t * bk ...) of (b, j): transposed key pairs and value row pairs.
+  GRAFT_BF16 std::pair<const Pair*, const Pair*> tile(const Geometry& g, const bf16* k,
+                                                      const bf16* v_in, int64_t b, int64_t j,
+                                                      int64_t t) {
+    const int64_t pair = b * g.KV + j, ksz = g.Dp / 2 * g.Np, vsz = g.Np / 2 * g.Dp;
+    if (packed_pair != pair) packed_pair = pair, packed_tiles = 0;
+    for (; packed_tiles <= t; ++packed_tiles) {
+      const int64_t s0 = packed_tiles * g.bk, ns = std::min(g.S, s0 + g.bk) - s0;
+      pack_kv(g, k, b, j, s0, ns, kt.data() + packed_tiles * ksz, nullptr);
+      pack_kv(g, v_in, b, j, s0, ns, nullptr, v.data() + packed_tiles * vsz);
+    }
+    return {kt.data() + t * ksz, v.data() + t * vsz};
+  }
 };
 
 GRAFT_BF16 void scale_row(float* row, int64_t n, float scale) {
@@ -209,8 +264,8 @@ GRAFT_BF16 void forward_tile(const Geometry& g, const bf16* q, const bf16* k, co
   const int64_t last = g.pos(t1 - 1);
   for (int64_t s0 = 0; s0 <= last && s0 < g.S; s0 += g.bk) {
     const int64_t ns = std::min(g.S, s0 + g.bk) - s0;
-    pack_kv(g, k, b, j, s0, ns, w.kt.data(), nullptr);
-    bf16_gemm(M, g.Np, g.Dp / 2, qp, g.Dp / 2, 1, w.kt.data(), g.Np, w.s.data(), g.Np, false);
+    const auto [kt, vr] = w.tile(g, k, v, b, j, s0 / g.bk);
+    bf16_gemm(M, g.Np, g.Dp / 2, qp, g.Dp / 2, 1, kt, g.Np, w.s.data(), g.Np, false);
     for (int64_t r = 0; r < M; ++r) {
       float* row = w.s.data() + r * g.Np;
       const int64_t visible = std::min(ns, g.pos(t0 + r / g.G) - s0 + 1);
@@ -232,8 +287,7 @@ GRAFT_BF16 void forward_tile(const Geometry& g, const bf16* q, const bf16* k, co
       w.m[r] = m_new;
       round_row(row, g.Np, w.p.data() + r * g.Np);
     }
-    pack_kv(g, v, b, j, s0, ns, nullptr, w.v.data());
-    bf16_gemm(M, g.Dp, (ns + 1) / 2, pp, g.Np / 2, 1, w.v.data(), g.Dp, w.o.data(), g.Dp, true);
+    bf16_gemm(M, g.Dp, (ns + 1) / 2, pp, g.Np / 2, 1, vr, g.Dp, w.o.data(), g.Dp, true);
   }
   for (int64_t r = 0; r < M; ++r) {
     const int64_t t = t0 + r / g.G, gi = r % g.G;

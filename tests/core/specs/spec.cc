@@ -40,6 +40,10 @@ double round_to(double v, DType dtype) {
       return static_cast<float>(v);
     case DType::kF64:
       return v;
+    case DType::kF8E4M3FN:
+      return static_cast<float>(f8_e4m3fn(v));
+    case DType::kF8E5M2:
+      return static_cast<float>(f8_e5m2(v));
   }
   return v;
 }

@@ -78,6 +78,8 @@ const char* lane(DType d) {
       return "short";
     case DType::kC64:
     case DType::kC128:
+    case DType::kF8E4M3FN:  // complex and fp8 values never enter a fused group
+    case DType::kF8E5M2:
       return "?";
     case DType::kU32:
       return "unsigned int";

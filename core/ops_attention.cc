@@ -43,7 +43,7 @@ FlashAttentionOut flash_attention(const Array& q, const Array& k, const Array& v
   const FlashParams p = params_of("flash_attention", q, options);
   Array cq = astype(q, dt), ck = astype(k, dt), cv = astype(v, dt);
   check_flash_attention("flash_attention", cq.aval(), ck.aval(), cv.aval(), p);
-  std::vector<Array> out = bind(std::make_shared<const FlashAttention>(p), {cq, ck, cv});
+  std::vector<Array> out = graft::bind(std::make_shared<const FlashAttention>(p), {cq, ck, cv});
   return {out[0], out[1]};
 }
 
@@ -55,9 +55,9 @@ std::vector<Array> flash_attention_grad(const Array& q, const Array& k, const Ar
   detail::check_valid("flash_attention_grad", lse);
   detail::check_valid("flash_attention_grad", d_lse);
   const FlashParams p = params_of("flash_attention_grad", q, options);
-  return bind(std::make_shared<const FlashAttentionGrad>(p),
-              {astype(q, dt), astype(k, dt), astype(v, dt), astype(o, dt), astype(lse, rows),
-               astype(d_o, dt), astype(d_lse, rows)});
+  return graft::bind(std::make_shared<const FlashAttentionGrad>(p),
+                     {astype(q, dt), astype(k, dt), astype(v, dt), astype(o, dt), astype(lse, rows),
+                      astype(d_o, dt), astype(d_lse, rows)});
 }
 
 }  // namespace graft

@@ -17,12 +17,12 @@ Array cholesky(const Array& x, bool symmetrize_input) {
 }
 
 QrResult qr(const Array& x, bool full_matrices) {
-  std::vector<Array> o = bind(std::make_shared<const Qr>(full_matrices), {x});
+  std::vector<Array> o = graft::bind(std::make_shared<const Qr>(full_matrices), {x});
   return {o[0], o[1]};
 }
 
 SvdResult svd(const Array& x, bool full_matrices, bool compute_uv) {
-  std::vector<Array> o = bind(std::make_shared<const Svd>(full_matrices, compute_uv), {x});
+  std::vector<Array> o = graft::bind(std::make_shared<const Svd>(full_matrices, compute_uv), {x});
   if (!compute_uv) return {Array(), o[0], Array()};
   return {o[1], o[0], o[2]};
 }
@@ -30,12 +30,12 @@ SvdResult svd(const Array& x, bool full_matrices, bool compute_uv) {
 EighResult eigh(const Array& x, bool lower, bool symmetrize_input) {
   Eigh(lower).infer({x.aval()});
   std::vector<Array> o =
-      bind(std::make_shared<const Eigh>(lower), {symmetrize_input ? symmetrize(x) : x});
+      graft::bind(std::make_shared<const Eigh>(lower), {symmetrize_input ? symmetrize(x) : x});
   return {o[1], o[0]};
 }
 
 LuResult lu(const Array& x) {
-  std::vector<Array> o = bind(std::make_shared<const Lu>(), {x});
+  std::vector<Array> o = graft::bind(std::make_shared<const Lu>(), {x});
   return {o[0], o[1], o[2]};
 }
 

@@ -134,7 +134,7 @@ std::vector<Array> sort_op(std::string_view op, std::vector<Array> xs, int64_t a
            x.aval().str());
     }
   }
-  return bind(std::make_shared<const Sort>(ax, 1, true), std::move(xs));
+  return graft::bind(std::make_shared<const Sort>(ax, 1, true), std::move(xs));
 }
 }  // namespace
 

@@ -17,7 +17,7 @@ Array inexact(const Array& a) {
 
 std::vector<Array> eig_of(const char* op, const Array& a, bool right) {
   detail::check_valid(op, a);
-  return bind(std::make_shared<const Eig>(right), {inexact(a)});
+  return graft::bind(std::make_shared<const Eig>(right), {inexact(a)});
 }
 
 }  // namespace

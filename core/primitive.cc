@@ -125,7 +125,7 @@ std::vector<Array> bind(std::shared_ptr<const Primitive> p, std::vector<Array> i
 }
 
 Array bind1(std::shared_ptr<const Primitive> p, std::vector<Array> inputs) {
-  std::vector<Array> outs = bind(std::move(p), std::move(inputs));
+  std::vector<Array> outs = graft::bind(std::move(p), std::move(inputs));
   return std::move(outs[0]);
 }
 

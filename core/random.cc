@@ -44,7 +44,7 @@ std::pair<Array, Array> counters(const Shape& shape) {
 std::pair<Array, Array> block(const Array& key, const Shape& shape) {
   auto [k1, k2] = key_words(key);
   auto [hi, lo] = counters(shape);
-  auto out = bind(std::make_shared<const Threefry2x32>(), {k1, k2, hi, lo});
+  auto out = graft::bind(std::make_shared<const Threefry2x32>(), {k1, k2, hi, lo});
   return {out[0], out[1]};
 }
 
@@ -83,8 +83,8 @@ Array fold_in(const Array& key, const Array& data) {
     fail("fold_in", "data must be an integer scalar, got ", data.aval().str());
   }
   auto [k1, k2] = key_words(key);
-  auto out =
-      bind(std::make_shared<const Threefry2x32>(), {k1, k2, u32(0), astype(data, DType::kU32)});
+  auto out = graft::bind(std::make_shared<const Threefry2x32>(),
+                         {k1, k2, u32(0), astype(data, DType::kU32)});
   return stack({out[0], out[1]});
 }
 
@@ -102,7 +102,7 @@ std::pair<Array, Array> threefry2x32(const Array& k1, const Array& k2, const Arr
     fail("threefry2x32", "x1 and x2 must have equal shapes, got ", x1.aval().str(), " and ",
          x2.aval().str());
   }
-  auto out = bind(std::make_shared<const Threefry2x32>(), {k1, k2, x1, x2});
+  auto out = graft::bind(std::make_shared<const Threefry2x32>(), {k1, k2, x1, x2});
   return {out[0], out[1]};
 }
 

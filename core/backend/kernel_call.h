@@ -7,6 +7,7 @@
 #pragma once
 
 #include <memory>
+#include <vector>
 
 #include "core/array.h"
 #include "core/primitive.h"
@@ -41,6 +42,12 @@ class KernelCall {
   Array input(int i) const {
     const Aval& a = in_aval(i);
     return Array::from_buffer(in_buffer(i), a.shape, a.dtype, a.weak);
+  }
+  // Every input as an array (debug_print formats them, pure_callback hands them over).
+  std::vector<Array> input_arrays() const {
+    std::vector<Array> ins;
+    for (int i = 0; i < num_inputs_; ++i) ins.push_back(input(i));
+    return ins;
   }
   // Input i's bytes (in the backend's memory).
   const void* in_raw(int i) const { return (*inputs_[i])->data(); }

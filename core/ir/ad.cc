@@ -86,7 +86,7 @@ std::shared_ptr<Forward> forward(std::shared_ptr<const Program> p, const std::ve
     for (int v : instr.in) dep = dep || fw->depends[v];
     std::vector<Array> ins = gather(fw->values, instr.in);
     // Only equations a cotangent can reach need what their vjp rule reads.
-    std::vector<Array> outs = dep ? bind_for_vjp(instr.prim, ins) : bind(instr.prim, ins);
+    std::vector<Array> outs = dep ? bind_for_vjp(instr.prim, ins) : graft::bind(instr.prim, ins);
     for (size_t k = 0; k < instr.out.size(); ++k) {
       fw->values[instr.out[k]] = outs[k];
       fw->depends[instr.out[k]] = dep;
@@ -163,7 +163,7 @@ VjpResult vjp_of(std::shared_ptr<Forward> fw) {
 std::vector<Array> bind_for_vjp(const std::shared_ptr<const Primitive>& p,
                                 const std::vector<Array>& inputs) {
   std::shared_ptr<const Primitive> f = p->vjp_forward();
-  return bind(f ? f : p, inputs);
+  return graft::bind(f ? f : p, inputs);
 }
 
 VjpResult vjp_program(std::shared_ptr<const Program> p, const std::vector<Array>& args,
@@ -358,7 +358,7 @@ std::vector<Array> vjp_pullback_saved(const VjpSaving& s, const std::vector<Arra
     // Rebound lazily: a value no rule reads is never computed (the trace drops it); one the
     // pullback does read was saved and replaces it below.
     std::vector<Array> ins = gather(fw->values, instr.in);
-    std::vector<Array> outs = dep ? bind_for_vjp(instr.prim, ins) : bind(instr.prim, ins);
+    std::vector<Array> outs = dep ? bind_for_vjp(instr.prim, ins) : graft::bind(instr.prim, ins);
     const size_t end = e + 1 < s.first.size() ? s.first[e + 1] : s.first[e] + outs.size();
     if (outs.size() != end - s.first[e]) {
       fail(instr.prim->name(), "the forward pass gave ", outs.size(), " values, planned ",
@@ -394,7 +394,7 @@ std::pair<std::vector<Array>, std::vector<Array>> jvp_program(const Program& p,
   for (size_t i = 0; i < p.constants.size(); ++i) values[p.constants[i]] = p.constant_values[i];
   for (const Instr& instr : p.instrs) {
     std::vector<Array> ins = gather(values, instr.in);
-    std::vector<Array> outs = bind(instr.prim, ins);
+    std::vector<Array> outs = graft::bind(instr.prim, ins);
     std::vector<Array> tin = gather(tans, instr.in);
     bool any = false;
     for (const Array& t : tin) any = any || t.valid();

@@ -99,7 +99,7 @@ VmapResult vmap_program(const Program& p, const std::vector<Array>& args,
       batched = batched || dims[v] >= 0;
     }
     if (!batched && !(mapped & instr.prim->axis_names())) {
-      std::vector<Array> outs = bind(instr.prim, ins);
+      std::vector<Array> outs = graft::bind(instr.prim, ins);
       for (size_t o = 0; o < instr.out.size(); ++o) values[instr.out[o]] = std::move(outs[o]);
       continue;
     }

@@ -200,7 +200,7 @@ std::vector<Array> run_program(const Program& p, const std::vector<Array>& args)
   for (const Instr& instr : p.instrs) {
     ins.clear();
     for (int v : instr.in) ins.push_back(env[v]);
-    std::vector<Array> outs = bind(instr.prim, ins);
+    std::vector<Array> outs = graft::bind(instr.prim, ins);
     for (size_t k = 0; k < outs.size(); ++k) env[instr.out[k]] = std::move(outs[k]);
   }
   std::vector<Array> outs;

@@ -187,7 +187,7 @@ std::vector<Value> partition_program(const MeshAxes& mesh, const Program& p,
       locals.push_back(r.local);
     }
     std::vector<Array> outs =
-        plan->identity ? locals : bind(plan->local ? plan->local : instr.prim, locals);
+        plan->identity ? locals : graft::bind(plan->local ? plan->local : instr.prim, locals);
     const bool partial = plan->partial != Partial::kNone && !plan->partial_axes.empty();
     for (size_t o = 0; o < outs.size(); ++o) {
       // Sums stay partial until a consumer says which layout it wants them in (reshard);

@@ -116,7 +116,7 @@ Batched folded(const std::shared_ptr<const Primitive>& prim, const std::vector<A
     sh[0] *= n;
     flat.push_back(reshape(x, sh));
   }
-  std::vector<Array> outs = bind(prim, flat);
+  std::vector<Array> outs = graft::bind(prim, flat);
   for (Array& o : outs) {
     Shape sh = o.shape();
     sh[0] /= n;
@@ -175,8 +175,8 @@ std::vector<Array> FlashAttention::vjp(const std::vector<Array>& primals,
   Array dout = cts[0].valid() ? astype(cts[0], dt) : shape_rules::zeros_of(outputs[0].shape(), dt);
   Array dlse =
       cts[1].valid() ? astype(cts[1], rows) : shape_rules::zeros_of(outputs[1].shape(), rows);
-  return bind(std::make_shared<const FlashAttentionGrad>(p_),
-              {primals[0], primals[1], primals[2], outputs[0], outputs[1], dout, dlse});
+  return graft::bind(std::make_shared<const FlashAttentionGrad>(p_),
+                     {primals[0], primals[1], primals[2], outputs[0], outputs[1], dout, dlse});
 }
 
 Batched FlashAttention::vmap(const std::vector<Array>& args, const std::vector<int>& dims) const {

@@ -23,7 +23,7 @@ Batched batch_front(const std::vector<Array>& args, const std::vector<int>& dims
   for (size_t i = 0; i < args.size(); ++i) {
     front.push_back(shape_rules::batch_to_front(args[i], dims[i], b));
   }
-  return {bind(std::make_shared<const P>(), front), {0}};
+  return {graft::bind(std::make_shared<const P>(), front), {0}};
 }
 
 }  // namespace

@@ -63,7 +63,7 @@ Batched batch_front(std::shared_ptr<const Primitive> p, const std::vector<Array>
   for (size_t i = 0; i < args.size(); ++i) {
     front.push_back(shape_rules::batch_to_front(args[i], dims[i], b));
   }
-  std::vector<Array> outs = bind(std::move(p), front);
+  std::vector<Array> outs = graft::bind(std::move(p), front);
   return {outs, std::vector<int>(outs.size(), 0)};
 }
 
@@ -129,7 +129,7 @@ std::vector<Array> Svd::jvp(const std::vector<Array>& primals, const std::vector
     fail(name(), "the derivative is not implemented for full_matrices=True with compute_uv "
                  "(as in JAX); use full_matrices=False");
   }
-  std::vector<Array> red = compute_uv_ ? outputs : bind(std::make_shared<const Svd>(false, true),
+  std::vector<Array> red = compute_uv_ ? outputs : graft::bind(std::make_shared<const Svd>(false, true),
                                                         {primals[0]});
   if (!t[0].valid()) return std::vector<Array>(outputs.size());
   const Array &s = red[0], &u = red[1], &vt = red[2];

@@ -54,7 +54,7 @@ std::vector<Array> Eig::jvp(const std::vector<Array>& primals, const std::vector
          "is differentiable");
   }
   if (!t[0].valid()) return {Array()};
-  const Array v = bind(std::make_shared<const Eig>(true), {primals[0]})[1];
+  const Array v = graft::bind(std::make_shared<const Eig>(true), {primals[0]})[1];
   const Array vr = real(v), vi = imag(v), da = t[0];
   const int64_t n = primals[0].shape().back();
   const int r = primals[0].ndim();
@@ -83,7 +83,7 @@ std::vector<Array> Eig::vjp(const std::vector<Array>& primals, const std::vector
 
 Batched Eig::vmap(const std::vector<Array>& args, const std::vector<int>& dims) const {
   Array x = shape_rules::batch_to_front(args[0], dims[0], shape_rules::batch_size(args, dims));
-  std::vector<Array> outs = bind(std::make_shared<const Eig>(*this), {x});
+  std::vector<Array> outs = graft::bind(std::make_shared<const Eig>(*this), {x});
   return {outs, std::vector<int>(outs.size(), 0)};
 }
 

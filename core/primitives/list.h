@@ -137,6 +137,8 @@
   X(FusedElementwise, "fused_elementwise", fusion, Other, kAny, kInPlace)                   \
   /* side effects */                                                                        \
   X(DebugPrint, "debug_print", debug, Other, kAny, 0)                                       \
+  /* host callbacks (jax.pure_callback) */                                                  \
+  X(PureCallback, "pure_callback", callback, Other, kAny, kComplex | kFloat8)               \
   /* collectives over named axes; shard_map, a body run on the devices of a mesh */         \
   X(Psum, "psum", collective, Other, kAny, 0)                                               \
   X(Pmax, "pmax", collective, Other, kAny, 0)                                               \
@@ -193,7 +195,7 @@ enum class PrimitiveId : int {
 inline constexpr int kNumPrimitives = 0 GRAFT_PRIMITIVES(GRAFT_COUNT);
 #undef GRAFT_COUNT
 // Bump deliberately when the list changes: the op-spec table and kernel table follow it.
-static_assert(kNumPrimitives == 117, "primitive list changed: update specs, kernels and this count");
+static_assert(kNumPrimitives == 118, "primitive list changed: update specs, kernels and this count");
 
 inline constexpr const char* kPrimitiveNames[] = {
 #define GRAFT_NAME(name, str, ...) str,

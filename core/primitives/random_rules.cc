@@ -41,7 +41,7 @@ Batched Threefry2x32::vmap(const std::vector<Array>& args, const std::vector<int
       in[i] = broadcast_in_dim(a, full, bd);
     }
   }
-  return {bind(std::make_shared<const Threefry2x32>(), in), {0, 0}};
+  return {graft::bind(std::make_shared<const Threefry2x32>(), in), {0, 0}};
 }
 
 }  // namespace graft

@@ -33,7 +33,7 @@ void expect_near(const std::vector<double>& got, const std::vector<double>& want
 }
 
 FlatFn apply_fn(const Prim& p) {
-  return [p](const std::vector<Array>& x) { return bind(p, x); };
+  return [p](const std::vector<Array>& x) { return graft::bind(p, x); };
 }
 
 // jvp and vjp of p at `in` against FD. Floating inputs are differentiated, the others must

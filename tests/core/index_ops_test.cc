@@ -113,11 +113,11 @@ TEST(IndexOps, PrimitiveShapeRuleErrors) {
         apply<ScatterAdd>({x, i32({0}, {1}), zeros({2, 3})}, 0, 0);
       },
       "[scatter_add] updates must be f32[1,3,4]");
-  expect_error([&] { bind(std::make_shared<const Sort>(0, 2, true), {x}); },
+  expect_error([&] { graft::bind(std::make_shared<const Sort>(0, 2, true), {x}); },
                "[sort] num_keys=2 must be in [1, 1]");
   expect_error(
       [&] {
-        bind(std::make_shared<const Sort>(0, 1, true), {x, zeros({2})});
+        graft::bind(std::make_shared<const Sort>(0, 1, true), {x, zeros({2})});
       },
       "[sort] operands must have equal shapes");
 }
@@ -174,7 +174,7 @@ TEST(IndexOps, MultiKeySortIsLexicographicAndStable) {
   Array k1 = i32({1, 0, 1, 0, 1, 0}, {6});
   Array k2 = f32({2, 5, 1, 5, NAN, -1}, {6});
   Array v = i32({0, 1, 2, 3, 4, 5}, {6});
-  auto out = bind(std::make_shared<const Sort>(0, 2, true), {k1, k2, v});
+  auto out = graft::bind(std::make_shared<const Sort>(0, 2, true), {k1, k2, v});
   ASSERT_EQ(out.size(), 3u);
   // (0,-1)5 (0,5)1 (0,5)3 (1,1)2 (1,2)0 (1,nan)4
   EXPECT_EQ(out[2].to_vector<int32_t>(), (std::vector<int32_t>{5, 1, 3, 2, 0, 4}));

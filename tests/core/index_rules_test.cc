@@ -55,13 +55,13 @@ TEST(IndexRules, GatherFillTangentIsZeroWhereIndexMisses) {
   Array idx = ints({5, 1, -4}, {3});
   Prim p = gather_prim(x, idx, 0, 0, GatherMode::kFill);
   Array t = array<double>({1, 2, 3});
-  Arrays out = bind(p, {x, idx});
+  Arrays out = graft::bind(p, {x, idx});
   EXPECT_EQ(p->jvp({x, idx}, {t, Array()}, out)[0].to_vector<double>(),
             (std::vector<double>{0, 2, 0}));
   // kClip: the cotangent goes to the clamped element (5 -> 2, -4 -> 0).
   Prim c = gather_prim(x, idx, 0, 0, GatherMode::kClip);
   Array ct = array<double>({1, 10, 100});
-  EXPECT_EQ(c->vjp({x, idx}, bind(c, {x, idx}), {ct})[0].to_vector<double>(),
+  EXPECT_EQ(c->vjp({x, idx}, graft::bind(c, {x, idx}), {ct})[0].to_vector<double>(),
             (std::vector<double>{100, 10, 1}));
 }
 
@@ -120,7 +120,7 @@ TEST(IndexRules, ScatterAddAd) {
   check_ad2(q, {y, bidx, f64({3, 2, 2})});
   // Only one of operand / updates differentiated.
   Arrays in{x, idx, f64({2, 3, 5})};
-  Arrays outs = bind(p0, in), t{f64({4, 5}, 9), Array(), Array()};
+  Arrays outs = graft::bind(p0, in), t{f64({4, 5}, 9), Array(), Array()};
   EXPECT_EQ(p0->jvp(in, t, outs)[0].to_vector<double>(), t[0].to_vector<double>());
 }
 
@@ -129,7 +129,7 @@ TEST(IndexRules, ScatterAddDroppedUpdatesGetZero) {
   Array idx = ints({5, 1, -4, -3}, {4});
   Prim p = scatter_prim(x, idx, f64({4}), 0, 0);
   Array ct = array<double>({1, 10, 100});
-  Arrays g = p->vjp({x, idx, f64({4})}, bind(p, {x, idx, f64({4})}), {ct});
+  Arrays g = p->vjp({x, idx, f64({4})}, graft::bind(p, {x, idx, f64({4})}), {ct});
   EXPECT_EQ(g[0].to_vector<double>(), ct.to_vector<double>());
   EXPECT_FALSE(g[1].valid());
   EXPECT_EQ(g[2].to_vector<double>(), (std::vector<double>{0, 10, 0, 1}));
@@ -139,8 +139,9 @@ TEST(IndexRules, ScatterAddDroppedUpdatesGetZero) {
   Prim b = scatter_prim(big, u, f64({2}), 0, 0);
   Array ct2 = f64({300}, 5);
   std::vector<double> c = ct2.to_vector<double>();
-  EXPECT_EQ(b->vjp({big, u, f64({2})}, bind(b, {big, u, f64({2})}), {ct2})[2].to_vector<double>(),
-            (std::vector<double>{c[255], c[3]}));
+  EXPECT_EQ(
+      b->vjp({big, u, f64({2})}, graft::bind(b, {big, u, f64({2})}), {ct2})[2].to_vector<double>(),
+      (std::vector<double>{c[255], c[3]}));
 }
 
 TEST(IndexRules, ScatterAddVmap) {
@@ -182,7 +183,7 @@ TEST(IndexRules, SortAd) {
   Array iv = astype(random_array({4, 3}, DType::kF64, 6, -9, 9), DType::kI32);
   check_ad(kv, {k, iv});
   // One output's cotangent zero: only the other flows back.
-  Arrays outs = bind(kv, {k, v});
+  Arrays outs = graft::bind(kv, {k, v});
   Arrays g = kv->vjp({k, v}, outs, {Array(), f64({4, 3}, 13)});
   EXPECT_FALSE(g[0].valid());
   ASSERT_TRUE(g[1].valid());

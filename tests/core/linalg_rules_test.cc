@@ -99,7 +99,7 @@ TEST(LinalgRules, DotGeneralPreferredDtype) {
   Array a16 = astype(a, DType::kBF16), b16 = astype(b, DType::kBF16);
   DotDims d{{1}, {0}, {}, {}};
   Prim p = dot_prim(a16, b16, d, DType::kF32);
-  Arrays outs = bind(p, {a16, b16});
+  Arrays outs = graft::bind(p, {a16, b16});
   ASSERT_EQ(outs[0].dtype(), DType::kF32);
   Array ct = f64({3, 2}, 3);
   Arrays g = p->vjp({a16, b16}, outs, {astype(ct, DType::kF32)});
@@ -144,7 +144,7 @@ TEST(LinalgRules, DotGeneralPreferredDtype) {
   EXPECT_EQ(t[0].dtype(), DType::kF32);
   // f64 operands with an f32 result: the cotangents are f64.
   Prim q = dot_prim(a, b, d, DType::kF32);
-  Arrays gq = q->vjp({a, b}, bind(q, {a, b}), {astype(ct, DType::kF32)});
+  Arrays gq = q->vjp({a, b}, graft::bind(q, {a, b}), {astype(ct, DType::kF32)});
   EXPECT_EQ(gq[0].dtype(), DType::kF64);
   EXPECT_EQ(gq[1].dtype(), DType::kF64);
 }
@@ -154,7 +154,7 @@ TEST(LinalgRules, IntegerOperandsHaveNoDerivative) {
   Array ib = astype(random_array({4, 2}, DType::kF64, 5, -5, 5), DType::kI32);
   for (std::optional<DType> pref : {std::optional<DType>(), std::optional<DType>(DType::kF32)}) {
     Prim p = dot_prim(ia, ib, {{1}, {0}, {}, {}}, pref);
-    Arrays outs = bind(p, {ia, ib});
+    Arrays outs = graft::bind(p, {ia, ib});
     Arrays g = p->vjp({ia, ib}, outs, {ones(outs[0].shape(), outs[0].dtype())});
     EXPECT_FALSE(g[0].valid());
     EXPECT_FALSE(g[1].valid());

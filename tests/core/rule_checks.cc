@@ -104,7 +104,7 @@ Arrays cotangents(const Arrays& outs, uint32_t seed) {
 
 void check_ad(const Prim& p, const Arrays& in, const AdCheck& o) {
   SCOPED_TRACE(std::string(p->name()) + " " + p->params());
-  auto f = [&](const Arrays& x) { return bind(p, x); };
+  auto f = [&](const Arrays& x) { return graft::bind(p, x); };
   Arrays outs = f(in);
   Arrays cts = cotangents(outs, o.seed + o.cotangent_offset);
   std::vector<double> ct = flat(cts, outs);
@@ -168,7 +168,7 @@ void check_ad(const Prim& p, const Arrays& in, const AdCheck& o) {
 void check_ad2(const Prim& p, const Arrays& in, uint32_t seed) {
   SCOPED_TRACE(std::string(p->name()) + " " + p->params() + " (second order)");
   std::vector<size_t> pos = float_positions(in);
-  Arrays outs = bind(p, in);
+  Arrays outs = graft::bind(p, in);
   std::vector<size_t> out_pos = float_positions(outs);
   // Float primals first, then the cotangents of float outputs (G) or the tangents (H).
   auto primals_of = [&](const Arrays& xs) {
@@ -185,14 +185,14 @@ void check_ad2(const Prim& p, const Arrays& in, uint32_t seed) {
   FlatFn g = [&](const Arrays& xs) {
     Arrays a = primals_of(xs), cts(outs.size()), picked;
     for (size_t k = 0; k < out_pos.size(); ++k) cts[out_pos[k]] = xs[pos.size() + k];
-    Arrays r = p->vjp(a, bind(p, a), cts);
+    Arrays r = p->vjp(a, graft::bind(p, a), cts);
     for (size_t i : pos) picked.push_back(r[i]);
     return zero_filled(picked, Arrays(xs.begin(), xs.begin() + pos.size()));
   };
   FlatFn h = [&](const Arrays& xs) {
     Arrays a = primals_of(xs), t(in.size());
     for (size_t k = 0; k < pos.size(); ++k) t[pos[k]] = xs[pos.size() + k];
-    return zero_filled(p->jvp(a, t, bind(p, a)), outs);
+    return zero_filled(p->jvp(a, t, graft::bind(p, a)), outs);
   };
   for (int which = 0; which < 2; ++which) {
     SCOPED_TRACE(which == 0 ? "derivative of the vjp rule" : "derivative of the jvp rule");
@@ -253,7 +253,7 @@ void check_vmap(const Prim& p, const Arrays& in, const std::vector<int>& in_axes
     args[i] = stack(variants[i], dims[i]);
   }
   Batched out = p->vmap(args, dims);
-  Arrays want0 = bind(p, in);
+  Arrays want0 = graft::bind(p, in);
   ASSERT_EQ(out.outputs.size(), want0.size());
   ASSERT_EQ(out.dims.size(), want0.size());
   if (o.expect_same_primitive) {
@@ -267,7 +267,7 @@ void check_vmap(const Prim& p, const Arrays& in, const std::vector<int>& in_axes
     for (size_t i = 0; i < in.size(); ++i) {
       if (dims[i] >= 0) slice_in[i] = variants[i][k];
     }
-    Arrays want = bind(p, slice_in);
+    Arrays want = graft::bind(p, slice_in);
     for (size_t j = 0; j < want.size(); ++j) {
       ASSERT_GE(out.dims[j], 0);
       Array got = at(out.outputs[j], out.dims[j], k);

@@ -39,7 +39,7 @@ Program fold_constants(const Program& p) {
       continue;
     }
     // Evaluated now, once: the outputs become constants with the same ids.
-    std::vector<Array> vals = bind(instr.prim, std::move(args));
+    std::vector<Array> vals = graft::bind(instr.prim, std::move(args));
     eval(vals);
     for (size_t k = 0; k < vals.size(); ++k) {
       known[instr.out[k]] = vals[k];

@@ -6,9 +6,7 @@ namespace graft::cpu {
 namespace {
 
 void debug_print_kernel(Call& c) {
-  std::vector<Array> ins;
-  for (int i = 0; i < c.num_inputs(); ++i) ins.push_back(c.input(i));
-  debug_print_emit(c.params<DebugPrint>().format(ins));
+  debug_print_emit(c.params<DebugPrint>().format(c.input_arrays()));
   for (int i = 0; i < c.num_inputs(); ++i) c.alias(i, i);
 }
 

@@ -45,6 +45,7 @@ struct Table {
     register_control_kernels(k);
     register_fusion_kernels(k);
     register_debug_kernels(k);
+    register_callback_kernels(k);
     register_collective_kernels(k);
     register_complex_kernels(k);
     register_fft_kernels(k);

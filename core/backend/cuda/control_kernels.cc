@@ -1,13 +1,15 @@
 // CUDA kernels of the control-flow and call primitives (core/backend/control_kernels.h):
 // bodies run through the executor on the call's device (execute.h); scan's x slices that
 // would break 64-byte alignment and its stacked ys are copied on the device's stream.
-// debug_print formats host copies of its values.
+// debug_print formats host copies of its values; pure_callback calls its host function on
+// host copies and copies the results to the device.
 #include "core/backend/control_kernels.h"
 
 #include "core/backend/cuda/execute.h"
 #include "core/backend/cuda/kernel.h"
 #include "core/backend/cuda/runtime/allocator.h"
 #include "core/backend/cuda/runtime/check.h"
+#include "core/primitives/callback.h"
 #include "core/primitives/debug.h"
 
 namespace graft::cuda {
@@ -36,10 +38,20 @@ void checkpoint_name_kernel(Call& c) { c.alias(0, 0); }
 // Formats the values (read through host copies, which wait for the stream), then passes every
 // input through.
 void debug_print_kernel(Call& c) {
-  std::vector<Array> ins;
-  for (int i = 0; i < c.num_inputs(); ++i) ins.push_back(c.input(i));
-  debug_print_emit(c.params<DebugPrint>().format(ins));
+  debug_print_emit(c.params<DebugPrint>().format(c.input_arrays()));
   for (int i = 0; i < c.num_inputs(); ++i) c.alias(i, i);
+}
+
+// The results' host buffers must live until the copies have run: the kernel waits for them.
+void pure_callback_kernel(Call& c) {
+  std::vector<std::shared_ptr<const Buffer>> outs = c.params<PureCallback>().run(c.input_arrays());
+  for (int o = 0; o < c.num_outputs(); ++o) {
+    const size_t bytes = outs[o]->bytes();
+    if (bytes == 0) continue;
+    check(cudaMemcpyAsync(c.out_raw(o), outs[o]->data(), bytes, cudaMemcpyHostToDevice, c.stream()),
+          "cudaMemcpyAsync (pure_callback)");
+  }
+  check(cudaStreamSynchronize(c.stream()), "cudaStreamSynchronize (pure_callback)");
 }
 
 }  // namespace
@@ -53,6 +65,7 @@ void register_control_kernels(KernelTable& table) {
   table[static_cast<int>(PrimitiveId::kRemat)] = &call_kernel;
   table[static_cast<int>(PrimitiveId::kCheckpointName)] = &checkpoint_name_kernel;
   table[static_cast<int>(PrimitiveId::kDebugPrint)] = &debug_print_kernel;
+  table[static_cast<int>(PrimitiveId::kPureCallback)] = &pure_callback_kernel;
 }
 
 }  // namespace graft::cuda

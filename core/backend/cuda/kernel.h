@@ -65,7 +65,8 @@ GRAFT_CUDA_FAMILY_REGISTRAR(fft)     // lax.fft through cuFFT (fft/)
 GRAFT_CUDA_FAMILY_REGISTRAR(complex) // real, imag, complex, conj (kernels/complex_kernels.cc)
 GRAFT_CUDA_FAMILY_REGISTRAR(random)
 GRAFT_CUDA_FAMILY_REGISTRAR(fusion)
-GRAFT_CUDA_FAMILY_REGISTRAR(control)  // control flow, calls, debug_print (control_kernels.cc)
+GRAFT_CUDA_FAMILY_REGISTRAR(
+    control)  // control flow, calls, debug_print, pure_callback (control_kernels.cc)
 // Collectives and shard_map over NCCL (collective_kernels.cc, shard_map_kernel.cc).
 GRAFT_CUDA_FAMILY_REGISTRAR(collective)
 #undef GRAFT_CUDA_FAMILY_REGISTRAR

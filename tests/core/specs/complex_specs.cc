@@ -193,7 +193,7 @@ GRAFT_SPEC(Eig) {
     Case c{str_cat("charpoly_", dtype_name(d)),
            {x},
            [](const std::vector<Array>& in) {
-             Array w = bind(std::make_shared<const Eig>(false), {in[0]})[0];
+             Array w = graft::bind(std::make_shared<const Eig>(false), {in[0]})[0];
              Array r0 = poly(squeeze(slice_axis(w, 0, 0, 1), {0}));
              Array r1 = poly(squeeze(slice_axis(w, 0, 1, 2), {0}));
              return ri(stack({r0, r1}, 0));
@@ -220,7 +220,7 @@ GRAFT_SPEC(Eig) {
     Case c{"charpoly_c128",
            {a, b},
            [](const std::vector<Array>& in) {
-             Array w = bind(std::make_shared<const Eig>(false), {complex(in[0], in[1])})[0];
+             Array w = graft::bind(std::make_shared<const Eig>(false), {complex(in[0], in[1])})[0];
              return ri(stack({poly(squeeze(slice_axis(w, 0, 0, 1), {0})),
                               poly(squeeze(slice_axis(w, 0, 1, 2), {0}))},
                              0));

@@ -65,10 +65,10 @@ class CondRule : public CondPrimitive {
     std::vector<bool> mt, mo;
     std::vector<Array> ts;
     for (size_t i = 0; i < ops.size(); ++i) {
-      mt.push_back(is_floating(ops[i].dtype()) && tangents[i + 1].valid());
+      mt.push_back(is_inexact(ops[i].dtype()) && tangents[i + 1].valid());
       if (mt.back()) ts.push_back(tangents[i + 1]);
     }
-    for (const Array& o : outputs) mo.push_back(is_floating(o.dtype()));
+    for (const Array& o : outputs) mo.push_back(is_inexact(o.dtype()));
     const size_t n = ops.size();
     std::vector<FlatFn> bs;
     for (size_t k = 0; k < num_branches(); ++k) {
@@ -98,7 +98,7 @@ class CondRule : public CondPrimitive {
                          const std::vector<Array>& cts) const override {
     std::vector<Array> ops = part(primals, 1, primals.size()), cs;
     std::vector<bool> mi, mo;
-    for (const Array& x : ops) mi.push_back(is_floating(x.dtype()));
+    for (const Array& x : ops) mi.push_back(is_inexact(x.dtype()));
     // Under an index that differs between the members of a named axis, each member runs its
     // own branch: an operand's cotangent must not be summed over the members inside a branch
     // (members in other branches would not take part), so the branches see the operands as
@@ -109,7 +109,7 @@ class CondRule : public CondPrimitive {
       if (mi[i] && missing != 0) ops[i] = pvary(ops[i], axis_names_of(missing));
     }
     for (size_t k = 0; k < outputs.size(); ++k) {
-      mo.push_back(is_floating(outputs[k].dtype()));
+      mo.push_back(is_inexact(outputs[k].dtype()));
       if (mo.back()) cs.push_back(instantiate(cts[k], outputs[k]));
     }
     const size_t n = ops.size(), no = outputs.size();

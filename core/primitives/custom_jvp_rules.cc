@@ -90,7 +90,7 @@ std::vector<Array> CustomJvpCall::vjp(const std::vector<Array>& primals, const s
   std::vector<Array> arg_cts = detail::vjp_flat(tangent_map, t0).pullback(cts);
   std::vector<Array> out(num_consts_);
   for (size_t i = 0; i < arg_cts.size(); ++i) {
-    out.push_back(is_floating(primals[num_consts_ + i].dtype()) ? arg_cts[i] : Array());
+    out.push_back(is_inexact(primals[num_consts_ + i].dtype()) ? arg_cts[i] : Array());
   }
   return out;
 }

@@ -53,7 +53,7 @@ std::vector<Array> make_custom_vjp(const std::string& name, size_t num_consts, c
          " arguments");
   }
   for (size_t i = 0; i < cts.size(); ++i) {
-    if (is_floating(arg_avals[i].dtype) && cts[i].shape != arg_avals[i].shape) {
+    if (is_inexact(arg_avals[i].dtype) && cts[i].shape != arg_avals[i].shape) {
       fail("custom_vjp", name, ": bwd's cotangent ", i, " is ", cts[i].str(), " but argument ", i,
            " is ", arg_avals[i].str());
     }
@@ -131,7 +131,7 @@ std::vector<Array> CustomVjpCall::vjp(const std::vector<Array>& primals,
     std::vector<Array> arg_cts =
         run_program(*bodies()[2], concat(concat(part(primals, 0, nc), res), out_cts));
     for (size_t i = 0; i < arg_cts.size(); ++i) {
-      if (is_floating(primals[nc + i].dtype())) in_cts[nc + i] = arg_cts[i];
+      if (is_inexact(primals[nc + i].dtype())) in_cts[nc + i] = arg_cts[i];
     }
   }
   // Cotangents of the residual outputs (a gradient differentiated again): through fwd.
@@ -144,7 +144,7 @@ std::vector<Array> CustomVjpCall::vjp(const std::vector<Array>& primals,
   if (any_res) {
     std::vector<Array> extra = detail::vjp_program(bodies()[1], primals).pullback(res_cts);
     for (size_t i = 0; i < in_cts.size(); ++i) {
-      if (is_floating(primals[i].dtype())) in_cts[i] = detail::add_any(in_cts[i], extra[i]);
+      if (is_inexact(primals[i].dtype())) in_cts[i] = detail::add_any(in_cts[i], extra[i]);
     }
   }
   return in_cts;

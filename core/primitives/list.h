@@ -125,14 +125,14 @@
   /* random */                                                                              \
   X(Threefry2x32, "threefry2x32", random, Other, kAny, 0)                                   \
   /* calls of user functions with custom derivatives */                                     \
-  X(CustomJvpCall, "custom_jvp_call", call, Other, kAny, 0)                                 \
-  X(CustomVjpCall, "custom_vjp_call", call, Other, kAny, 0)                                 \
-  X(Remat, "remat", call, Other, kAny, 0)                                                   \
-  X(CheckpointName, "checkpoint_name", call, Other, kAny, 0)                                \
+  X(CustomJvpCall, "custom_jvp_call", call, Other, kAny, kComplex)                          \
+  X(CustomVjpCall, "custom_vjp_call", call, Other, kAny, kComplex)                          \
+  X(Remat, "remat", call, Other, kAny, kComplex)                                            \
+  X(CheckpointName, "checkpoint_name", call, Other, kAny, kComplex)                         \
   /* control flow with traced sub-functions */                                              \
-  X(Scan, "scan", control, Other, kAny, 0)                                                  \
-  X(Cond, "cond", control, Other, kAny, 0)                                                  \
-  X(WhileLoop, "while_loop", control, Other, kAny, 0)                                       \
+  X(Scan, "scan", control, Other, kAny, kComplex)                                           \
+  X(Cond, "cond", control, Other, kAny, kComplex)                                           \
+  X(WhileLoop, "while_loop", control, Other, kAny, kComplex)                                \
   /* jit: elementwise chains fused into one loop */                                         \
   X(FusedElementwise, "fused_elementwise", fusion, Other, kAny, kInPlace)                   \
   /* side effects */                                                                        \

@@ -48,7 +48,7 @@ std::vector<Array> make_remat(const std::string& name, const FlatFn& fn, const R
 
 // A cotangent conformed to the value it belongs to (empty for non-floating values).
 Array conform(const Primitive& p, const Array& ct, const Aval& like) {
-  if (!ct.valid() || !is_floating(like.dtype)) return Array();
+  if (!ct.valid() || !is_inexact(like.dtype)) return Array();
   if (ct.shape() != like.shape) {
     fail(p.name(), "vjp rule returned shape ", shape_str(ct.shape()), ", expected ",
          shape_str(like.shape));

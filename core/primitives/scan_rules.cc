@@ -217,7 +217,7 @@ std::optional<Pruned> ScanRule::prune(const std::vector<bool>& used, ProgramPass
 
 std::vector<bool> floating_mask(const std::vector<Array>& xs) {
   std::vector<bool> m;
-  for (const Array& x : xs) m.push_back(is_floating(x.dtype()));
+  for (const Array& x : xs) m.push_back(is_inexact(x.dtype()));
   return m;
 }
 
@@ -227,9 +227,9 @@ std::vector<Array> ScanRule::jvp(const std::vector<Array>& primals,
   const size_t nc = num_consts(), nk = num_carry(), nx = num_xs(), ny = num_ys();
   std::vector<bool> mc, mx, mk = floating_mask(part(primals, nc, nc + nk));
   for (size_t i = 0; i < nc; ++i)
-    mc.push_back(is_floating(primals[i].dtype()) && tangents[i].valid());
+    mc.push_back(is_inexact(primals[i].dtype()) && tangents[i].valid());
   for (size_t i = nc + nk; i < nc + nk + nx; ++i) {
-    mx.push_back(is_floating(primals[i].dtype()) && tangents[i].valid());
+    mx.push_back(is_inexact(primals[i].dtype()) && tangents[i].valid());
   }
   std::vector<bool> my = floating_mask(part(outputs, nk, nk + ny));
   std::vector<Array> tk;

@@ -117,11 +117,11 @@ class WhileRule : public WhilePrimitive {
     std::vector<bool> mb, mk;
     std::vector<Array> tb, tk;
     for (size_t i = 0; i < nbc; ++i) {
-      mb.push_back(is_floating(bc[i].dtype()) && tangents[ncc + i].valid());
+      mb.push_back(is_inexact(bc[i].dtype()) && tangents[ncc + i].valid());
       if (mb.back()) tb.push_back(tangents[ncc + i]);
     }
     for (size_t k = 0; k < nk; ++k) {
-      mk.push_back(is_floating(init[k].dtype()));
+      mk.push_back(is_inexact(init[k].dtype()));
       if (mk.back()) tk.push_back(instantiate(tangents[ncc + nbc + k], init[k]));
     }
     const size_t ntb = tb.size();

@@ -18,6 +18,7 @@
 #include "core/ops.h"
 #include "core/ops_util.h"
 #include "core/primitive.h"
+#include "core/primitives/control.h"
 #include "core/primitives/index.h"
 
 namespace graft {
@@ -155,21 +156,12 @@ DType position_dtype(int64_t size) {
 }
 
 // JAX's default gather fill: NaN, the lowest signed or highest unsigned integer, true.
-double default_fill(DType d) {
-  switch (d) {
-    case DType::kBool:
-      return 1;
-    case DType::kU8:
-      return 255;
-    case DType::kU32:
-      return 4294967295.0;
-    case DType::kI32:
-      return -2147483648.0;
-    case DType::kI64:
-      return -9223372036854775808.0;
-    default:
-      return NAN;
-  }
+Array default_fill(DType d) {
+  if (d == DType::kBool) return scalar(1, d);
+  // All bits set is every unsigned type's maximum (u64's is not a double).
+  if (is_unsigned(d)) return astype(scalar(-1, DType::kI64), d);
+  if (is_integral(d)) return scalar(static_cast<double>(iinfo(d).min), d);
+  return scalar(NAN, d);
 }
 
 // The operand dims a window spans, in order: neither dropped nor batching.
@@ -224,11 +216,12 @@ Array gather(const Array& operand, const Array& start_indices,
   Shape batch(start_indices.shape().begin(), start_indices.shape().end() - 1);
   Shape bw = batch;
   for (int64_t d : window) bw.push_back(slice_sizes[d]);
-  const double fill = fill_value ? *fill_value : default_fill(operand.dtype());
+  const Array fill =
+      fill_value ? scalar(*fill_value, operand.dtype()) : default_fill(operand.dtype());
   const bool clamp = mode != GatherScatterMode::kFillOrDrop;
   Array g;
   if (numel(bw) == 0 || operand.size() == 0) {
-    g = full(bw, clamp ? 0.0 : fill, operand.dtype());
+    g = broadcast_to(clamp ? zeros({}, operand.dtype()) : fill, bw);
   } else {
     Positions p = flat_positions(os, start_indices, dn.start_index_map, dn.operand_batching_dims,
                                  dn.start_indices_batching_dims, slice_sizes, window, clamp);
@@ -237,7 +230,7 @@ Array gather(const Array& operand, const Array& start_indices,
     if (!clamp) {
       std::vector<int> lead(batch.size());
       for (size_t i = 0; i < lead.size(); ++i) lead[i] = static_cast<int>(i);
-      g = where(broadcast_in_dim(p.ok, bw, lead), g, scalar(fill, operand.dtype()));
+      g = where(broadcast_in_dim(p.ok, bw, lead), g, fill);
     }
   }
   std::vector<int> perm;
@@ -349,6 +342,51 @@ Array scatter_max(const Array& operand, const Array& scatter_indices, const Arra
                   const ScatterDimensionNumbers& dn, bool, bool, GatherScatterMode mode) {
   return scatter_impl("scatter_max", PrimitiveId::kScatterMax, operand, scatter_indices, updates,
                       dn, mode);
+}
+
+Array scatter_sub(const Array& operand, const Array& scatter_indices, const Array& updates,
+                  const ScatterDimensionNumbers& dn, bool, bool, GatherScatterMode mode) {
+  detail::check_valid("scatter_sub", updates);
+  if (updates.dtype() == DType::kBool) {
+    fail("scatter_sub", "requires a numeric dtype, got ", updates.aval().str());
+  }
+  return scatter_impl("scatter_sub", PrimitiveId::kScatterAdd, operand, scatter_indices, -updates,
+                      dn, mode);
+}
+
+Array scatter_apply(const Array& operand, const Array& scatter_indices,
+                    const std::function<Array(const Array&)>& func,
+                    const ScatterDimensionNumbers& dn, const Shape& update_shape, bool, bool,
+                    GatherScatterMode mode) {
+  constexpr const char* op = "scatter_apply";
+  detail::check_valid(op, operand);
+  if (!func) fail(op, "func is empty");
+  // How many windows land on each element: func is applied that many times there.
+  Array counts = scatter_impl(op, PrimitiveId::kScatterAdd, zeros(operand.shape(), DType::kI32),
+                              scatter_indices, ones(update_shape, DType::kI32), dn, mode);
+  if (operand.size() == 0) return operand;
+  auto apply_once = [func](const Array& x, const Array& mask) {
+    Array y = func(x);
+    if (!y.valid() || y.shape() != x.shape() || y.dtype() != x.dtype()) {
+      fail("scatter_apply", "func must return an array like its argument ", x.aval().str(),
+           ", got ", y.valid() ? y.aval().str() : std::string("an empty handle"));
+    }
+    return where(mask, y, x);
+  };
+  // Windows rarely overlap: one application, then more for elements hit more than once.
+  Array x = apply_once(operand, counts > 0);
+  if (!counts.is_tracer()) {  // concrete indices: a known number of steps (differentiable)
+    const int32_t most = max(counts).item<int32_t>();
+    for (int32_t k = 1; k < most; ++k) x = apply_once(x, counts > k);
+    return x;
+  }
+  FlatFn cond = [](const std::vector<Array>& in) {  // [max count, x, k]
+    return std::vector<Array>{in[2] < in[0]};
+  };
+  FlatFn body = [apply_once](const std::vector<Array>& in) {  // [counts, x, k]
+    return std::vector<Array>{apply_once(in[1], in[0] > in[2]), in[2] + 1};
+  };
+  return detail::bind_while(cond, body, {max(counts)}, {counts}, {x, scalar(1, DType::kI32)})[0];
 }
 
 }  // namespace graft

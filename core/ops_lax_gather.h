@@ -17,10 +17,12 @@
 // with unique_indices); scatter_min / max split a tie's gradient as JAX's
 // _scatter_extremal_jvp. indices_are_sorted / unique_indices are accepted and ignored (hints).
 // Shape and dtype errors are graft::Error at trace time, starting "[gather]", "[scatter]",
-// "[scatter_add]", "[scatter_mul]", "[scatter_min]" or "[scatter_max]".
+// "[scatter_add]", "[scatter_sub]", "[scatter_mul]", "[scatter_min]", "[scatter_max]" or
+// "[scatter_apply]".
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <vector>
 
@@ -81,5 +83,22 @@ Array scatter_max(const Array& operand, const Array& scatter_indices, const Arra
                   const ScatterDimensionNumbers& dimension_numbers,
                   bool indices_are_sorted = false, bool unique_indices = false,
                   GatherScatterMode mode = GatherScatterMode::kFillOrDrop);
+// jax.lax.scatter_sub: scatter_add of the negated updates (unsigned values wrap, as in JAX).
+Array scatter_sub(const Array& operand, const Array& scatter_indices, const Array& updates,
+                  const ScatterDimensionNumbers& dimension_numbers, bool indices_are_sorted = false,
+                  bool unique_indices = false,
+                  GatherScatterMode mode = GatherScatterMode::kFillOrDrop);
+// jax.lax.scatter_apply: func applied to every operand element a window of update_shape (the
+// shape updates would have) lands on, once per window that lands there (so twice where two
+// windows overlap, as XLA does). func must be elementwise (JAX traces it on a scalar); it gets
+// and returns arrays of the operand's shape and dtype. With concrete indices (outside jit, or
+// closed over) it is differentiable through func, where JAX's is not; with traced indices the
+// repeats run in a while_loop, which reverse mode cannot differentiate.
+Array scatter_apply(const Array& operand, const Array& scatter_indices,
+                    const std::function<Array(const Array&)>& func,
+                    const ScatterDimensionNumbers& dimension_numbers,
+                    const Shape& update_shape = {}, bool indices_are_sorted = false,
+                    bool unique_indices = false,
+                    GatherScatterMode mode = GatherScatterMode::kFillOrDrop);
 
 }  // namespace graft

@@ -30,8 +30,9 @@ SD = lax.ScatterDimensionNumbers
 
 def operand(shape, seed, dtype=np.float32):
     rng = np.random.RandomState(seed)
-    if dtype == np.int32:
-        return rng.randint(-9, 10, size=shape).astype(np.int32)
+    if np.issubdtype(dtype, np.integer):
+        low = 0 if np.issubdtype(dtype, np.unsignedinteger) else -9
+        return rng.randint(low, 10, size=shape).astype(dtype)
     # Quarter steps: ties where a test wants them are set by hand.
     return (rng.randint(-12, 13, size=shape) * 0.25).astype(dtype)
 
@@ -89,6 +90,7 @@ DUP_DNUMS = SD(update_window_dims=(1,), inserted_window_dims=(0,), scatter_dims_
 OPS = {
     "set": lax.scatter,
     "add": lax.scatter_add,
+    "sub": lax.scatter_sub,
     "mul": lax.scatter_mul,
     "min": lax.scatter_min,
     "max": lax.scatter_max,
@@ -148,6 +150,29 @@ def main():
                    lambda x, i, u, f=f, mode=mode: f(x, i, u, OOB_DNUMS_S, mode=mode),
                    [x, idx, u], oob_grads(op, mode))
 
+    # The default fill of the narrow integer types (u64 is not here: x64 is off).
+    for dt in (np.int8, np.int16, np.uint8, np.uint16, np.uint32):
+        record(out, "gather_oob_fill_" + np.dtype(dt).name,
+               lambda x, i: lax.gather(x, i, OOB_DNUMS, (1, 3), mode="fill"),
+               [operand((10, 5), 32, dt), idx])
+
+    # scatter_apply: func applied once per window landing on an element (twice on duplicates).
+    x = operand((5, 3), 94)
+    for mode in ("drop", "clip"):
+        record(out, "scatter_apply_" + mode,
+               lambda x, i, mode=mode: lax.scatter_apply(
+                   x, i, lambda v: v * v + 1, DUP_DNUMS, update_shape=(5, 3), mode=mode),
+               [x, np.array([[2], [0], [2], [9], [0]], np.int32)])
+    record(out, "scatter_apply_scalars",
+           lambda x, i: lax.scatter_apply(x, i, lambda v: 2 * v - 1, SCATTER_CASES[0][4],
+                                          update_shape=(3,)),
+           [operand((5,), 95), np.array([[0], [2], [2]], np.int32)])
+    # scatter_sub on unsigned values wraps.
+    record(out, "scatter_sub_uint8",
+           lambda x, i, u: lax.scatter_sub(x, i, u, OOB_DNUMS_S),
+           [operand((10, 5), 96, np.uint8), np.array(DUP_INDICES, np.int32),
+            operand((5, 3), 97, np.uint8)])
+
     xi = operand((10, 5), 92, np.int32)
     ui = operand((5, 3), 93, np.int32)
     for op, f in OPS.items():
@@ -160,7 +185,7 @@ def oob_grads(op, mode):
     after clamping; no unique_indices), and in clip mode only scatter_add's: JAX's scatter
     (set) and min / max jvps count the updates with drop-mode scatters while the scatter
     clamps, which gives wrong (even infinite) gradients there."""
-    if op == "mul" or (mode == "clip" and op != "add"):
+    if op == "mul" or (mode == "clip" and op not in ("add", "sub")):
         return ()
     return (0, 2)
 

@@ -92,52 +92,32 @@ Cost Gather::cost(const std::vector<Aval>& in, const std::vector<Aval>& out) con
   return Cost{0, 2 * bytes_of(out[0]) + bytes_of(in[1])};
 }
 
-// ------------------------------------------------------------------------ scatter_add
+// ------------------------------------------------------- scatter_add, scatter, ...
 
-std::vector<Aval> ScatterAdd::infer(const std::vector<Aval>& in) const {
-  return scatter_infer(*this, in, axis_, batch_dims_, false);
+std::vector<Aval> ScatterPrimitive::infer(const std::vector<Aval>& in) const {
+  return scatter_infer(*this, in, axis_, batch_dims_, id() == PrimitiveId::kScatter);
 }
 
-std::string ScatterAdd::params() const {
+std::string ScatterPrimitive::params() const {
   return absl::StrCat("axis=", axis_, " batch_dims=", batch_dims_);
 }
 
-bool ScatterAdd::same_params(const Primitive& o) const {
+bool ScatterPrimitive::same_params(const Primitive& o) const {
   if (o.id() != id()) return false;
-  auto& s = static_cast<const ScatterAdd&>(o);
+  auto& s = static_cast<const ScatterPrimitive&>(o);
   return s.axis_ == axis_ && s.batch_dims_ == batch_dims_;
 }
 
-Cost ScatterAdd::cost(const std::vector<Aval>& in, const std::vector<Aval>& out) const {
+Cost ScatterPrimitive::cost(const std::vector<Aval>& in, const std::vector<Aval>& out) const {
   return scatter_cost(in, out);
 }
 
-// ---------------------------------------------------- scatter, scatter_mul / min / max
-
 ScatterCombine::ScatterCombine(PrimitiveId id, int axis, int batch_dims)
-    : Primitive(id), axis_(axis), batch_dims_(batch_dims) {
+    : ScatterPrimitive(id, axis, batch_dims) {
   if (id != PrimitiveId::kScatter && id != PrimitiveId::kScatterMul &&
       id != PrimitiveId::kScatterMin && id != PrimitiveId::kScatterMax) {
     fail(name(), "is not a scatter combiner");
   }
-}
-
-std::vector<Aval> ScatterCombine::infer(const std::vector<Aval>& in) const {
-  return scatter_infer(*this, in, axis_, batch_dims_, id() == PrimitiveId::kScatter);
-}
-
-std::string ScatterCombine::params() const {
-  return absl::StrCat("axis=", axis_, " batch_dims=", batch_dims_);
-}
-
-bool ScatterCombine::same_params(const Primitive& o) const {
-  if (o.id() != id()) return false;
-  auto& s = static_cast<const ScatterCombine&>(o);
-  return s.axis_ == axis_ && s.batch_dims_ == batch_dims_;
-}
-
-Cost ScatterCombine::cost(const std::vector<Aval>& in, const std::vector<Aval>& out) const {
-  return scatter_cost(in, out);
 }
 
 // ------------------------------------------------------------------------------ sort

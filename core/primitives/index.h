@@ -37,18 +37,19 @@ class Gather : public Primitive {
   GatherMode mode_;
 };
 
-// scatter_add(operand, indices, updates): the transpose of gather (same axis/batch_dims
-// layout; updates has gather's output shape). Duplicate indices accumulate; negative
-// indices wrap once; updates at indices still out of range are dropped. Numeric dtypes.
-class ScatterAdd : public Primitive {
+// The scatter primitives (operand, indices, updates): gather's axis / batch_dims layout
+// (updates has gather's output shape); negative indices wrap once; updates at indices still
+// out of range are dropped. Their shape rule, parameters, cost, batching and sharding are
+// shared; each defines its derivative.
+class ScatterPrimitive : public Primitive {
  public:
-  ScatterAdd(int axis, int batch_dims)
-      : Primitive(PrimitiveId::kScatterAdd), axis_(axis), batch_dims_(batch_dims) {}
+  ScatterPrimitive(PrimitiveId id, int axis, int batch_dims)
+      : Primitive(id), axis_(axis), batch_dims_(batch_dims) {}
   std::vector<Aval> infer(const std::vector<Aval>& in) const override;
   std::string params() const override;
   bool same_params(const Primitive& o) const override;
   Cost cost(const std::vector<Aval>& in, const std::vector<Aval>& out) const override;
-  GRAFT_TRANSFORM_RULES;
+  Batched vmap(const std::vector<Array>& args, const std::vector<int>& dims) const override;
   GRAFT_SHARDING_RULE;
   int axis() const { return axis_; }
   int batch_dims() const { return batch_dims_; }
@@ -58,27 +59,30 @@ class ScatterAdd : public Primitive {
   int batch_dims_;
 };
 
-// scatter / scatter_mul / scatter_min / scatter_max(operand, indices, updates): scatter_add's
-// layout, indices and dropping with another combiner (the primitive's id says which). Where
-// several updates hit one element: scatter keeps the last one in index order (XLA leaves it
-// unspecified; every graft backend keeps the last), the others combine them all. min / max
-// propagate NaN; integer products wrap. scatter takes every dtype, the others numeric ones.
-// The public lax ops (core/ops_lax_gather.h) and x.at[].set / mul / min / max use them.
-class ScatterCombine : public Primitive {
+// Declares a scatter primitive's derivative rules (its batching is ScatterPrimitive's).
+#define GRAFT_SCATTER_DERIVATIVES                                                               \
+  std::vector<Array> jvp(const std::vector<Array>& primals, const std::vector<Array>& tangents, \
+                         const std::vector<Array>& outputs) const override;                     \
+  std::vector<Array> vjp(const std::vector<Array>& primals, const std::vector<Array>& outputs,  \
+                         const std::vector<Array>& cotangents) const override
+
+// scatter_add: the transpose of gather. Duplicate indices accumulate. Numeric dtypes.
+class ScatterAdd : public ScatterPrimitive {
+ public:
+  ScatterAdd(int axis, int batch_dims)
+      : ScatterPrimitive(PrimitiveId::kScatterAdd, axis, batch_dims) {}
+  GRAFT_SCATTER_DERIVATIVES;
+};
+
+// scatter / scatter_mul / scatter_min / scatter_max: scatter_add's layout, indices and
+// dropping with another combiner (the primitive's id says which). Where several updates hit
+// one element: scatter keeps the last one in index order (XLA leaves it unspecified; every
+// graft backend keeps the last), the others combine them all. min / max propagate NaN;
+// integer products wrap. scatter takes every dtype, the others numeric ones.
+class ScatterCombine : public ScatterPrimitive {
  public:
   ScatterCombine(PrimitiveId id, int axis, int batch_dims);
-  std::vector<Aval> infer(const std::vector<Aval>& in) const override;
-  std::string params() const override;
-  bool same_params(const Primitive& o) const override;
-  Cost cost(const std::vector<Aval>& in, const std::vector<Aval>& out) const override;
-  GRAFT_TRANSFORM_RULES;
-  GRAFT_SHARDING_RULE;
-  int axis() const { return axis_; }
-  int batch_dims() const { return batch_dims_; }
-
- private:
-  int axis_;
-  int batch_dims_;
+  GRAFT_SCATTER_DERIVATIVES;
 };
 
 // sort(operands...): like lax.sort. All operands have one shape; they are permuted along

@@ -214,26 +214,26 @@ std::vector<Array> ScatterAdd::jvp(const std::vector<Array>& primals, const std:
                                    const std::vector<Array>&) const {
   if (!t[0].valid() && !t[2].valid()) return {Array()};
   if (!t[2].valid()) return {t[0]};
-  return {scatter(or_zeros(t[0], primals[0]), primals[1], t[2], axis_, batch_dims_)};
+  return {scatter(or_zeros(t[0], primals[0]), primals[1], t[2], axis(), batch_dims())};
 }
 
 std::vector<Array> ScatterAdd::vjp(const std::vector<Array>& primals, const std::vector<Array>&,
                                    const std::vector<Array>& ct) const {
   if (!ct[0].valid() || !is_floating(primals[0].dtype())) return {Array(), Array(), Array()};
   const Array& idx = primals[1];
-  const int64_t n = primals[0].shape()[axis_];
+  const int64_t n = primals[0].shape()[axis()];
   Array cu;
   if (n == 0) {
     cu = zeros_of(primals[2].shape(), primals[2].dtype());  // every update was dropped
   } else {
     // Dropped updates get 0 (not the NaN a kFill gather would give).
-    cu = mask_out_of_range(gather(ct[0], clipped(idx, n), axis_, batch_dims_, GatherMode::kClip),
-                           idx, n, axis_, batch_dims_);
+    cu = mask_out_of_range(gather(ct[0], clipped(idx, n), axis(), batch_dims(), GatherMode::kClip),
+                           idx, n, axis(), batch_dims());
   }
   return {ct[0], Array(), cu};
 }
 
-Batched ScatterAdd::vmap(const std::vector<Array>& args, const std::vector<int>& dims) const {
+Batched ScatterPrimitive::vmap(const std::vector<Array>& args, const std::vector<int>& dims) const {
   return scatter_vmap(id(), args, dims, axis_, batch_dims_);
 }
 
@@ -331,8 +331,8 @@ std::optional<spmd::Plan> Gather::sharding_rule(const spmd::RuleArgs& a) const {
   return p;  // an axis used twice makes the plan ill-formed: then whole arrays
 }
 
-// scatter_add: see index_rules::scatter_plan.
-std::optional<spmd::Plan> ScatterAdd::sharding_rule(const spmd::RuleArgs& a) const {
+// The scatters: see index_rules::scatter_plan.
+std::optional<spmd::Plan> ScatterPrimitive::sharding_rule(const spmd::RuleArgs& a) const {
   return scatter_plan(a, axis_, batch_dims_);
 }
 

@@ -107,23 +107,23 @@ std::vector<Array> ScatterCombine::jvp(const std::vector<Array>& primals,
   const Array &x = primals[0], &idx = primals[1], &u = primals[2];
   switch (id()) {
     case PrimitiveId::kScatter:
-      return {scatter_with(id(), or_zeros(t[0], x), idx, or_zeros(t[2], u), axis_, batch_dims_)};
+      return {scatter_with(id(), or_zeros(t[0], x), idx, or_zeros(t[2], u), axis(), batch_dims())};
     case PrimitiveId::kScatterMul: {
       Array out;
-      if (t[0].valid()) out = scatter_with(id(), t[0], idx, u, axis_, batch_dims_);
+      if (t[0].valid()) out = scatter_with(id(), t[0], idx, u, axis(), batch_dims());
       if (t[2].valid()) {
-        Array du = t[2] * others_product(x, idx, u, axis_, batch_dims_);
-        Array dt = x * scatter(zeros_of(x.shape(), x.dtype()), idx, du, axis_, batch_dims_);
+        Array du = t[2] * others_product(x, idx, u, axis(), batch_dims());
+        Array dt = x * scatter(zeros_of(x.shape(), x.dtype()), idx, du, axis(), batch_dims());
         out = out.valid() ? out + dt : dt;
       }
       return {out};
     }
     default: {
-      auto [oc, uc] = extremal_coefficients(x, idx, u, outputs[0], axis_, batch_dims_);
+      auto [oc, uc] = extremal_coefficients(x, idx, u, outputs[0], axis(), batch_dims());
       Array tx = or_zeros(t[0], x);
-      Array tu = oc * read_targets(tx, idx, u.shape(), axis_, batch_dims_);
+      Array tu = oc * read_targets(tx, idx, u.shape(), axis(), batch_dims());
       if (t[2].valid()) tu = tu + uc * t[2];
-      return {scatter(tx, idx, tu, axis_, batch_dims_)};
+      return {scatter(tx, idx, tu, axis(), batch_dims())};
     }
   }
 }
@@ -136,32 +136,24 @@ std::vector<Array> ScatterCombine::vjp(const std::vector<Array>& primals,
   const Shape& us = u.shape();
   switch (id()) {
     case PrimitiveId::kScatter: {
-      Array cx = scatter_with(id(), c, idx, zeros_of(us, u.dtype()), axis_, batch_dims_);
-      Array cu = where(winners(x, idx, u, axis_, batch_dims_),
-                       read_targets(c, idx, us, axis_, batch_dims_), scalar(0, u.dtype()));
+      Array cx = scatter_with(id(), c, idx, zeros_of(us, u.dtype()), axis(), batch_dims());
+      Array cu = where(winners(x, idx, u, axis(), batch_dims()),
+                       read_targets(c, idx, us, axis(), batch_dims()), scalar(0, u.dtype()));
       return {cx, Array(), cu};
     }
     case PrimitiveId::kScatterMul: {
-      Array cx = scatter_with(id(), c, idx, u, axis_, batch_dims_);
-      Array cu = others_product(x, idx, u, axis_, batch_dims_) *
-                 read_targets(c * x, idx, us, axis_, batch_dims_);
+      Array cx = scatter_with(id(), c, idx, u, axis(), batch_dims());
+      Array cu = others_product(x, idx, u, axis(), batch_dims()) *
+                 read_targets(c * x, idx, us, axis(), batch_dims());
       return {cx, Array(), cu};
     }
     default: {
-      auto [oc, uc] = extremal_coefficients(x, idx, u, outputs[0], axis_, batch_dims_);
-      Array read = read_targets(c, idx, us, axis_, batch_dims_);
-      Array cx = c + scatter(zeros_of(x.shape(), x.dtype()), idx, oc * read, axis_, batch_dims_);
+      auto [oc, uc] = extremal_coefficients(x, idx, u, outputs[0], axis(), batch_dims());
+      Array read = read_targets(c, idx, us, axis(), batch_dims());
+      Array cx = c + scatter(zeros_of(x.shape(), x.dtype()), idx, oc * read, axis(), batch_dims());
       return {cx, Array(), uc * read};
     }
   }
-}
-
-Batched ScatterCombine::vmap(const std::vector<Array>& args, const std::vector<int>& dims) const {
-  return index_rules::scatter_vmap(id(), args, dims, axis_, batch_dims_);
-}
-
-std::optional<spmd::Plan> ScatterCombine::sharding_rule(const spmd::RuleArgs& a) const {
-  return index_rules::scatter_plan(a, axis_, batch_dims_);
 }
 
 }  // namespace graft

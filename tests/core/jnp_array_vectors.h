@@ -236,12 +236,20 @@ class VectorFile {
   const std::map<std::string, Vec>& all() const { return vecs_; }
   bool has(const std::string& key) const { return vecs_.count(key) > 0; }
 
-  // A recorded input: float32, or int32 / bool.
+  // A recorded input: float32, int32 / bool, or another dtype numpy names (its values
+  // converted exactly, from double).
   Array array_of(const std::string& key) const {
     const Vec& v = vecs_.at(key);
     if (v.dtype == "float32") return array(std::vector<float>(v.values.begin(), v.values.end()), v.shape);
-    Array a = array(std::vector<int32_t>(v.values.begin(), v.values.end()), v.shape);
-    return v.dtype == "bool" ? astype(a, DType::kBool) : a;
+    if (v.dtype == "int32" || v.dtype == "bool") {
+      Array a = array(std::vector<int32_t>(v.values.begin(), v.values.end()), v.shape);
+      return v.dtype == "bool" ? astype(a, DType::kBool) : a;
+    }
+    for (DType d : kAllDTypes) {
+      if (v.dtype == numpy_dtype_name(d)) return astype(array(v.values, v.shape), d);
+    }
+    ADD_FAILURE() << key << ": unknown dtype " << v.dtype;
+    return array(v.values, v.shape);
   }
   std::vector<Array> inputs(const std::string& name) const {
     std::vector<Array> xs;

@@ -7,7 +7,8 @@
 // "[0]['w']", ".layers[1].b".
 //
 // JAX's is_leaf predicate (at the end): tree_map, tree_map_with_path, tree_structure and
-// tree_reduce take one, wrapped as is_leaf(pred), and stop descending where it holds.
+// tree_reduce take one, wrapped as is_leaf(pred), and stop descending where it holds;
+// tree_flatten / tree_leaves / tree_unflatten with one are in core/tree_leaf.h.
 #pragma once
 
 #include <cstdint>
@@ -126,9 +127,8 @@ R tree_transpose(const TreeDef& outer, const TreeDef& inner, const T& tree) {
 //
 // fn is called with each stopping node (an Array, or a subtree of whatever type stopped) and
 // returns a value of that node's type; it is instantiated for Array and for every node type
-// pred can be called with. JAX's tree_flatten / tree_leaves with is_leaf are not
-// here: their leaves would be subtrees of different C++ types; tree_structure(tree, is_leaf)
-// gives the structure and tree_reduce(fn, tree, init, is_leaf) visits the stopping nodes.
+// pred can be called with. tree_flatten / tree_leaves with is_leaf (core/tree_leaf.h) hold
+// their leaves, subtrees of different C++ types, as TreeLeaf values.
 template <typename P>
 struct LeafPredicate {
   P pred;

@@ -4,6 +4,7 @@
 // device; without one, asking cuDNN for a plan must be a graft::Error, not a crash.
 // (attention_cudnn_offline_test checks cuDNN's graphs without a GPU.)
 #include "gtest/gtest.h"
+#include "tests/cuda/gpu_skip.h"
 
 #ifndef GRAFT_CUDA
 TEST(AttentionKernelsTest, BuiltWithoutCuda) {
@@ -217,42 +218,40 @@ void check_case(const AttnCase& c, bool cudnn) {
 }
 
 bool have_gpu() { return device_count() > 0; }
-#define REQUIRE_GPU() \
-  if (!have_gpu()) GTEST_SKIP() << "no GPU: " << status()
 
 TEST(FlashAttentionKernel, F32) {
-  REQUIRE_GPU();
+  GRAFT_REQUIRE_GPUS(1);
   for (const AttnCase& c : kCases) check_case<float>(c, false);
 }
 TEST(FlashAttentionKernel, F64) {
-  REQUIRE_GPU();
+  GRAFT_REQUIRE_GPUS(1);
   for (const AttnCase& c : kCases) check_case<double>(c, false);
 }
 TEST(FlashAttentionKernel, F16) {
-  REQUIRE_GPU();
+  GRAFT_REQUIRE_GPUS(1);
   for (const AttnCase& c : kCases) check_case<f16>(c, false);
 }
 TEST(FlashAttentionKernel, BF16) {
-  REQUIRE_GPU();
+  GRAFT_REQUIRE_GPUS(1);
   for (const AttnCase& c : kCases) check_case<bf16>(c, false);
 }
 
 // cuDNN takes head_dim multiples of 8: the cases above but the odd one.
 TEST(CudnnSdpa, F16) {
-  REQUIRE_GPU();
+  GRAFT_REQUIRE_GPUS(1);
   for (const AttnCase& c : kCases) {
     if (c.D % 8 == 0) check_case<f16>(c, true);
   }
 }
 TEST(CudnnSdpa, BF16) {
-  REQUIRE_GPU();
+  GRAFT_REQUIRE_GPUS(1);
   for (const AttnCase& c : kCases) {
     if (c.D % 8 == 0) check_case<bf16>(c, true);
   }
 }
 
 TEST(FlashAttentionKernel, NoQueriesGiveZeroKeyGradients) {
-  REQUIRE_GPU();
+  GRAFT_REQUIRE_GPUS(1);
   const AttnCase c{2, 0, 2, 5, 1, 8};
   std::mt19937 rng(3);
   Tensor<float> k(c.kv_size(), rng, 1.0), dk(c.kv_size(), rng, 1.0), dv(c.kv_size(), rng, 1.0);

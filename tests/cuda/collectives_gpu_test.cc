@@ -15,6 +15,7 @@
 #include "core/sharding.h"
 #include "gtest/gtest.h"
 #include "tests/cuda/collectives_compare.h"
+#include "tests/cuda/gpu_skip.h"
 #include "transforms/jit.h"
 #include "transforms/pmap.h"
 #include "transforms/shard_map.h"
@@ -22,42 +23,33 @@
 namespace graft {
 namespace {
 
-#ifdef GRAFT_CUDA
-#define REQUIRE_TWO_GPUS()                                                                     \
-  if (cuda::device_count() < 2)                                                                \
-  GTEST_SKIP() << "needs 2 GPUs, there are " << cuda::device_count() << " (" << cuda::status() \
-               << ")"
-#else
-#define REQUIRE_TWO_GPUS() GTEST_SKIP() << "built without CUDA (--config=cuda)"
-#endif
-
 TEST(CollectivesGpuTest, PsumPmaxAxisIndex) {
-  REQUIRE_TWO_GPUS();
+  GRAFT_REQUIRE_GPUS(2);
   cuda_testing::check_psum_pmax_axis_index();
 }
 
 TEST(CollectivesGpuTest, AllGatherAlongAnInnerDimension) {
-  REQUIRE_TWO_GPUS();
+  GRAFT_REQUIRE_GPUS(2);
   cuda_testing::check_all_gather();
 }
 
 TEST(CollectivesGpuTest, PsumScatterAndAllToAll) {
-  REQUIRE_TWO_GPUS();
+  GRAFT_REQUIRE_GPUS(2);
   cuda_testing::check_psum_scatter_and_all_to_all();
 }
 
 TEST(CollectivesGpuTest, PpermuteRotatesAndZeroFills) {
-  REQUIRE_TWO_GPUS();
+  GRAFT_REQUIRE_GPUS(2);
   cuda_testing::check_ppermute();
 }
 
 TEST(CollectivesGpuTest, ShardMapMatmulUnderJit) {
-  REQUIRE_TWO_GPUS();
+  GRAFT_REQUIRE_GPUS(2);
   cuda_testing::check_tensor_parallel_mlp();
 }
 
 TEST(CollectivesGpuTest, PmapPsum) {
-  REQUIRE_TWO_GPUS();
+  GRAFT_REQUIRE_GPUS(2);
   cuda_testing::check_pmap_psum();
 }
 

@@ -42,7 +42,7 @@ void expect_same(const Array& got, const Array& want, const std::string& what) {
 }
 
 TEST(ComplexCudaTest, PartsMatchTheCpu) {
-  GRAFT_REQUIRE_CUDA_DEVICE();
+  GRAFT_REQUIRE_GPUS(1);
   for (DType d : kComplex) {
     const Array z = random_complex(1, {3, 37}, d);  // odd sizes: the vector loop's tail
     const Array g = on_gpu(z);
@@ -55,7 +55,7 @@ TEST(ComplexCudaTest, PartsMatchTheCpu) {
 }
 
 TEST(ComplexCudaTest, ConversionsMatchTheCpu) {
-  GRAFT_REQUIRE_CUDA_DEVICE();
+  GRAFT_REQUIRE_GPUS(1);
   const Array x = random::normal(random::key(3), {5, 9}) * 40.0;  // beyond i8 / f16 ranges
   for (DType to : kComplex) {
     for (DType from : {DType::kF32, DType::kF64, DType::kF16, DType::kBF16, DType::kI32,
@@ -76,7 +76,7 @@ TEST(ComplexCudaTest, ConversionsMatchTheCpu) {
 }
 
 TEST(ComplexCudaTest, SelectAndLayoutOpsMatchTheCpu) {
-  GRAFT_REQUIRE_CUDA_DEVICE();
+  GRAFT_REQUIRE_GPUS(1);
   for (DType d : kComplex) {
     const std::string t = dtype_name(d);
     const Array z = random_complex(5, {4, 6, 5}, d), w = random_complex(7, {4, 6, 5}, d);
@@ -107,7 +107,7 @@ TEST(ComplexCudaTest, SelectAndLayoutOpsMatchTheCpu) {
 }
 
 TEST(ComplexCudaTest, ArithmeticThroughThePartsMatchesTheCpu) {
-  GRAFT_REQUIRE_CUDA_DEVICE();
+  GRAFT_REQUIRE_GPUS(1);
   for (DType d : kComplex) {
     const double tol = d == DType::kC128 ? 1e-12 : 1e-4;
     const Array a = random_complex(13, {6, 8}, d), b = random_complex(15, {8, 5}, d);

@@ -86,31 +86,31 @@ void check_cases(DType dt, std::optional<DType> preferred, double tol, size_t co
 }
 
 TEST(ConvCudaTest, F32MatchesTheCpu) {
-  GRAFT_REQUIRE_CUDA_DEVICE();
+  GRAFT_REQUIRE_GPUS(1);
   check_cases(DType::kF32, std::nullopt, 1e-5);
 }
 
 TEST(ConvCudaTest, F64MatchesTheCpu) {
-  GRAFT_REQUIRE_CUDA_DEVICE();
+  GRAFT_REQUIRE_GPUS(1);
   check_cases(DType::kF64, std::nullopt, 1e-12);
 }
 
 // Halves accumulate in f32 on both sides; the output's one rounding is the difference.
 TEST(ConvCudaTest, HalvesMatchTheCpu) {
-  GRAFT_REQUIRE_CUDA_DEVICE();
+  GRAFT_REQUIRE_GPUS(1);
   check_cases(DType::kBF16, std::nullopt, 1e-2);
   check_cases(DType::kF16, std::nullopt, 2e-3);
 }
 
 TEST(ConvCudaTest, Bf16IntoF32MatchesTheCpu) {
-  GRAFT_REQUIRE_CUDA_DEVICE();
+  GRAFT_REQUIRE_GPUS(1);
   check_cases(DType::kBF16, DType::kF32, 1e-5);
 }
 
 // Under grad: the backward convolutions are conv_general_dilated too, with lhs dilation and
 // batch groups.
 TEST(ConvCudaTest, GradientMatchesTheCpu) {
-  GRAFT_REQUIRE_CUDA_DEVICE();
+  GRAFT_REQUIRE_GPUS(1);
   const Array x = random::normal(random::key(40), {2, 4, 8, 8});
   const Array w = random::normal(random::key(41), {6, 2, 3, 3});
   auto loss = [](const Array& x, const Array& w) {

@@ -14,6 +14,7 @@
 #include "examples/llama/model.h"
 #include "examples/llama/train_step.h"
 #include "gtest/gtest.h"
+#include "tests/cuda/gpu_skip.h"
 #include "optim/optim.h"
 #include "transforms/autodiff.h"
 #include "transforms/control_flow.h"
@@ -21,13 +22,6 @@
 
 namespace graft {
 namespace {
-
-#ifdef GRAFT_CUDA
-#define REQUIRE_GPU()                                                         \
-  if (cuda::device_count() == 0) GTEST_SKIP() << "no GPU: " << cuda::status()
-#else
-#define REQUIRE_GPU() GTEST_SKIP() << "built without CUDA (--config=cuda)"
-#endif
 
 Device gpu() { return devices("cuda")[0]; }
 
@@ -40,7 +34,7 @@ double normalized_error(const Array& got, const Array& want) {
 }
 
 TEST(CudaBackendTest, DevicePutRoundTrips) {
-  REQUIRE_GPU();
+  GRAFT_REQUIRE_GPUS(1);
   Array x = random::normal(random::key(0), {1000, 37});
   Array on = device_put(x, gpu());
   EXPECT_FALSE(on.buffer()->on_host());
@@ -49,7 +43,7 @@ TEST(CudaBackendTest, DevicePutRoundTrips) {
 }
 
 TEST(CudaBackendTest, EagerOpsMatchTheCpu) {
-  REQUIRE_GPU();
+  GRAFT_REQUIRE_GPUS(1);
   Array a = random::normal(random::key(1), {64, 128});
   Array b = random::normal(random::key(2), {128, 32});
   auto f = [](const Array& a, const Array& b) {
@@ -61,7 +55,7 @@ TEST(CudaBackendTest, EagerOpsMatchTheCpu) {
 }
 
 TEST(CudaBackendTest, JitAndGradMatchTheCpu) {
-  REQUIRE_GPU();
+  GRAFT_REQUIRE_GPUS(1);
   auto loss = [](const Array& w, const Array& x) { return mean(square(tanh(matmul(x, w)))); };
   auto g = jit(grad(loss));
   Array w = random::normal(random::key(3), {16, 8}), x = random::normal(random::key(4), {32, 16});
@@ -71,7 +65,7 @@ TEST(CudaBackendTest, JitAndGradMatchTheCpu) {
 }
 
 TEST(CudaBackendTest, ControlFlowMatchesTheCpu) {
-  REQUIRE_GPU();
+  GRAFT_REQUIRE_GPUS(1);
   auto f = [](const Array& xs) {
     auto [last, ys] = scan(
         [](const Array& c, const Array& x) { return std::pair{c * 0.9 + x, c}; },
@@ -91,7 +85,7 @@ TEST(CudaBackendTest, ControlFlowMatchesTheCpu) {
 // Three train steps of a tiny Llama (scan over layers, flash attention, fused elementwise,
 // AdamW) on the GPU give the CPU's losses.
 TEST(CudaBackendTest, LlamaTrainStepsMatchTheCpu) {
-  REQUIRE_GPU();
+  GRAFT_REQUIRE_GPUS(1);
   nn::LlamaConfig c;  // the defaults: vocab 256, dim 64, 2 layers
   llama_train::DenseLlama model{c};
   auto opt = optim::adamw({.learning_rate = 1e-3});

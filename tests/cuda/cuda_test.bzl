@@ -18,7 +18,7 @@ def cuda_test(name, srcs = None, deps = [], cuda_deps = [], gpu = True, cuda_bui
             "//core/backend/cuda:enabled": [],
             "//conditions:default": ["//tests/cuda:cuda_build"] if (gpu or cuda_build_only) else [],
         }),
-        deps = deps + ["@system_libs//:gtest_main"] + select({
+        deps = deps + ["@system_libs//:gtest_main", "//tests/cuda:gpu_skip"] + select({
             "//core/backend/cuda:enabled": cuda_deps,
             "//conditions:default": [],
         }),

@@ -35,7 +35,7 @@ Array spd(uint64_t seed, int64_t batch, int64_t n, DType d) {
 const DType kTypes[] = {DType::kF32, DType::kF64};
 
 TEST(DecompCudaTest, CholeskyMatchesTheCpu) {
-  GRAFT_REQUIRE_CUDA_DEVICE();
+  GRAFT_REQUIRE_GPUS(1);
   // Small batched matrices take potrfBatched; one matrix, or larger ones, a potrf each.
   for (DType d : kTypes) {
     for (const auto& [batch, n] : {std::pair<int64_t, int64_t>{3, 6}, {1, 6}, {2, 40}}) {
@@ -49,7 +49,7 @@ TEST(DecompCudaTest, CholeskyMatchesTheCpu) {
 }
 
 TEST(DecompCudaTest, CholeskyOfAnIndefiniteMatrixIsNan) {
-  GRAFT_REQUIRE_CUDA_DEVICE();
+  GRAFT_REQUIRE_GPUS(1);
   // Batch 0 is positive definite, batch 1 is not: only batch 1 becomes NaN (as on the CPU),
   // through potrfBatched (n = 4) and through a potrf per matrix (n = 40).
   for (int64_t n : {4, 40}) {
@@ -65,7 +65,7 @@ TEST(DecompCudaTest, CholeskyOfAnIndefiniteMatrixIsNan) {
 }
 
 TEST(DecompCudaTest, QrMatchesTheCpu) {
-  GRAFT_REQUIRE_CUDA_DEVICE();
+  GRAFT_REQUIRE_GPUS(1);
   for (DType d : kTypes) {
     for (const Shape& s : {Shape{2, 6, 4}, Shape{2, 3, 5}, Shape{1, 4, 4}, Shape{2, 3, 0}}) {
       const Array x = rand(3, s, d);
@@ -85,7 +85,7 @@ Array rebuild(const SvdResult& r, int64_t k) {
 }
 
 TEST(DecompCudaTest, SvdMatchesTheCpu) {
-  GRAFT_REQUIRE_CUDA_DEVICE();
+  GRAFT_REQUIRE_GPUS(1);
   for (DType d : kTypes) {
     for (const Shape& s : {Shape{2, 6, 4}, Shape{2, 3, 5}, Shape{1, 4, 4}, Shape{2, 3, 0}}) {
       const int64_t k = std::min(s[1], s[2]);
@@ -120,7 +120,7 @@ TEST(DecompCudaTest, SvdMatchesTheCpu) {
 }
 
 TEST(DecompCudaTest, EighMatchesTheCpuForEitherTriangle) {
-  GRAFT_REQUIRE_CUDA_DEVICE();
+  GRAFT_REQUIRE_GPUS(1);
   for (DType d : kTypes) {
     // Not symmetric and not symmetrized: the triangle read decides the answer.
     const Array x = rand(5, {2, 5, 5}, d);
@@ -134,7 +134,7 @@ TEST(DecompCudaTest, EighMatchesTheCpuForEitherTriangle) {
 }
 
 TEST(DecompCudaTest, LuMatchesTheCpu) {
-  GRAFT_REQUIRE_CUDA_DEVICE();
+  GRAFT_REQUIRE_GPUS(1);
   for (DType d : kTypes) {
     for (const Shape& s : {Shape{2, 5, 3}, Shape{2, 3, 5}, Shape{3, 4, 4}, Shape{2, 3, 0}}) {
       const Array x = rand(6, s, d);
@@ -148,7 +148,7 @@ TEST(DecompCudaTest, LuMatchesTheCpu) {
 }
 
 TEST(DecompCudaTest, TriangularSolveMatchesTheCpuForEveryFlag) {
-  GRAFT_REQUIRE_CUDA_DEVICE();
+  GRAFT_REQUIRE_GPUS(1);
   for (DType d : kTypes) {
     // Diagonally dominant, so every triangle is well conditioned.
     const Array a = rand(7, {2, 4, 4}, d) + astype(eye(4) * 8.0, d);

@@ -110,7 +110,7 @@ void check_eig(const Array& a, const std::string& what) {
 }
 
 TEST(EigCudaTest, RealInputsMatchTheCpu) {
-  GRAFT_REQUIRE_CUDA_DEVICE();
+  GRAFT_REQUIRE_GPUS(1);
   for (DType d : {DType::kF32, DType::kF64}) {
     // Random real matrices have complex-conjugate pairs among their eigenvalues.
     for (const Shape& s : {Shape{3, 5, 5}, Shape{1, 8, 8}, Shape{2, 1, 1}, Shape{2, 2, 3, 3}}) {
@@ -123,7 +123,7 @@ TEST(EigCudaTest, RealInputsMatchTheCpu) {
 }
 
 TEST(EigCudaTest, ComplexInputsMatchTheCpu) {
-  GRAFT_REQUIRE_CUDA_DEVICE();
+  GRAFT_REQUIRE_GPUS(1);
   for (DType d : {DType::kC64, DType::kC128}) {
     for (const Shape& s : {Shape{3, 5, 5}, Shape{1, 7, 7}, Shape{2, 1, 1}}) {
       check_eig(random_matrix(2, s, d), std::string(dtype_name(d)) + " " + shape_str(s));
@@ -132,7 +132,7 @@ TEST(EigCudaTest, ComplexInputsMatchTheCpu) {
 }
 
 TEST(EigCudaTest, EmptyBatchesGiveEmptyResults) {
-  GRAFT_REQUIRE_CUDA_DEVICE();
+  GRAFT_REQUIRE_GPUS(1);
   for (const Shape& s : {Shape{0, 4, 4}, Shape{3, 0, 0}}) {
     const linalg::EigResult got = linalg::eig(device_put(zeros(s, DType::kF32), gpu()));
     EXPECT_EQ(got.eigenvalues.size(), 0) << shape_str(s);

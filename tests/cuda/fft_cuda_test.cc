@@ -46,7 +46,7 @@ const Case kCases[] = {
 };
 
 TEST(FftCudaTest, EveryTypeMatchesTheCpu) {
-  GRAFT_REQUIRE_CUDA_DEVICE();
+  GRAFT_REQUIRE_GPUS(1);
   uint64_t seed = 1;
   for (DType real_dtype : {DType::kF32, DType::kF64}) {
     const double tol = real_dtype == DType::kF64 ? 1e-12 : 1e-5;
@@ -73,7 +73,7 @@ TEST(FftCudaTest, EveryTypeMatchesTheCpu) {
 }
 
 TEST(FftCudaTest, PlansAreReusedAcrossCalls) {
-  GRAFT_REQUIRE_CUDA_DEVICE();
+  GRAFT_REQUIRE_GPUS(1);
   // The same shape twice (the cached plan) and a new batch size (a new plan).
   const Array z = complex(random_real(40, {4, 32}, DType::kF32), random_real(41, {4, 32}, DType::kF32));
   const Array want = lax_fft(z, FftType::kFft, {32});
@@ -85,7 +85,7 @@ TEST(FftCudaTest, PlansAreReusedAcrossCalls) {
 }
 
 TEST(FftCudaTest, NumpyFftFunctionsMatchTheCpu) {
-  GRAFT_REQUIRE_CUDA_DEVICE();
+  GRAFT_REQUIRE_GPUS(1);
   const Array x = random_real(50, {3, 10, 12}, DType::kF64);
   const Array g = on_gpu(x);
   expect_close(fft::fft(g, 16, 1), fft::fft(x, 16, 1), 1e-12, "fft n=16 axis 1");

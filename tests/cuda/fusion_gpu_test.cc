@@ -16,6 +16,7 @@
 #include "core/random.h"
 #include "gtest/gtest.h"
 #include "tests/cuda/fusion_test_groups.h"
+#include "tests/cuda/gpu_skip.h"
 #ifdef GRAFT_CUDA
 #include <cuda_runtime_api.h>
 
@@ -28,10 +29,6 @@ namespace {
 
 #ifdef GRAFT_CUDA
 namespace cf = cuda::fusion;
-
-bool no_gpu() { return cuda::device_count() == 0; }
-#define SKIP_WITHOUT_GPU() \
-  if (no_gpu()) GTEST_SKIP() << "no GPU: " << cuda::status()
 
 // Device memory, freed with its scope.
 struct DeviceBuffer {
@@ -160,7 +157,7 @@ void expect_gpu_equals_cpu(const Group& g, double tol, const std::string& what, 
 }
 
 TEST(FusionGpu, OpsEqualTheCpuFusedKernel) {
-  SKIP_WITHOUT_GPU();
+  GRAFT_REQUIRE_GPUS(1);
   std::vector<P> exact_ops, math_ops;
   for (P op : fusible_ops()) (exact(op) ? exact_ops : math_ops).push_back(op);
   for (DType d : kFusible) {
@@ -172,7 +169,7 @@ TEST(FusionGpu, OpsEqualTheCpuFusedKernel) {
 }
 
 TEST(FusionGpu, ConvertsSelectsScalarsAndLongArraysEqualTheCpu) {
-  SKIP_WITHOUT_GPU();
+  GRAFT_REQUIRE_GPUS(1);
   for (DType d : kFusible)
     expect_gpu_equals_cpu(converts_group(d), 0, str_cat("from ", dtype_name(d)));
   // exp in the mixed group: its f32 output may differ by an ulp, and what derives from it.
@@ -183,7 +180,7 @@ TEST(FusionGpu, ConvertsSelectsScalarsAndLongArraysEqualTheCpu) {
 }
 
 TEST(FusionGpu, IntegerGroupsEqualTheCpuEagerOps) {
-  SKIP_WITHOUT_GPU();
+  GRAFT_REQUIRE_GPUS(1);
   for (DType d : kIntegers) {
     const GroupSpec g = integer_spec(d);
     // Integer values with zeros, -1 and extremes: from f32 values, saturating.

@@ -10,18 +10,12 @@
 #include "core/device.h"
 #include "core/sharding.h"
 #include "gtest/gtest.h"
+#include "tests/cuda/gpu_skip.h"
 #ifdef GRAFT_CUDA
 #include "core/backend/cuda/device.h"
 #endif
 
 namespace graft::cuda_testing {
-
-#ifdef GRAFT_CUDA
-#define GRAFT_REQUIRE_CUDA_DEVICE()                                            \
-  if (::graft::cuda::device_count() == 0) GTEST_SKIP() << "no GPU: " << ::graft::cuda::status()
-#else
-#define GRAFT_REQUIRE_CUDA_DEVICE() GTEST_SKIP() << "built without CUDA (--config=cuda)"
-#endif
 
 inline Device gpu() { return devices("cuda")[0]; }
 

@@ -14,6 +14,7 @@
 
 #include "core/backend/cuda/device.h"
 #include "gtest/gtest.h"
+#include "tests/cuda/gpu_skip.h"
 
 #ifdef GRAFT_CUDA
 #include <cuda_runtime_api.h>
@@ -30,9 +31,6 @@ namespace {
 #ifndef GRAFT_CUDA
 TEST(CudaIndexKernels, NeedsCuda) { GTEST_SKIP() << "built without CUDA (--config=cuda)"; }
 #else
-
-#define REQUIRE_GPU() \
-  if (device_count() == 0) GTEST_SKIP() << "no GPU: " << status()
 
 struct DeviceCopy {
   void* ptr = nullptr;
@@ -134,7 +132,7 @@ const std::vector<Layout> kLayouts = {
 };
 
 TEST(CudaIndexKernels, Gather) {
-  REQUIRE_GPU();
+  GRAFT_REQUIRE_GPUS(1);
   std::mt19937_64 rng(7);
   for (const Layout& lay : kLayouts) {
     for (DType dt : kAll) {
@@ -173,7 +171,7 @@ std::vector<uint8_t> gpu_scatter(const Layout& lay, const Array& x, const Array&
 }
 
 TEST(CudaIndexKernels, ScatterAddExactSums) {
-  REQUIRE_GPU();
+  GRAFT_REQUIRE_GPUS(1);
   std::mt19937_64 rng(11);
   for (const Layout& lay : kLayouts) {
     for (DType dt : kAll) {
@@ -200,7 +198,7 @@ TEST(CudaIndexKernels, ScatterAddExactSums) {
 }
 
 TEST(CudaIndexKernels, ScatterAddRandomFloatsWithinTolerance) {
-  REQUIRE_GPU();
+  GRAFT_REQUIRE_GPUS(1);
   // f32 sums of many duplicates: atomics add in any order, so compare against the CPU's
   // in-order sum with a tolerance scaled by the sum of magnitudes.
   std::mt19937_64 rng(13);
@@ -248,7 +246,7 @@ void check_sort(const Shape& shape, int axis, const std::vector<Array>& ops, int
 }
 
 TEST(CudaIndexKernels, SortFloatsWithNaNsZerosAndTies) {
-  REQUIRE_GPU();
+  GRAFT_REQUIRE_GPUS(1);
   std::mt19937_64 rng(17);
   const std::vector<std::pair<Shape, int>> cases = {
       {{4, 37}, 1},  {{37, 3}, 0}, {{2, 30, 3}, 1}, {{1000}, 0}, {{3, 3000}, 1},
@@ -264,7 +262,7 @@ TEST(CudaIndexKernels, SortFloatsWithNaNsZerosAndTies) {
 }
 
 TEST(CudaIndexKernels, SortEveryKeyDtype) {
-  REQUIRE_GPU();
+  GRAFT_REQUIRE_GPUS(1);
   std::mt19937_64 rng(19);
   for (DType dt : kAll) {
     for (const auto& [shape, axis] : std::vector<std::pair<Shape, int>>{{{2, 50}, 1}, {{300}, 0}}) {
@@ -279,7 +277,7 @@ TEST(CudaIndexKernels, SortEveryKeyDtype) {
 }
 
 TEST(CudaIndexKernels, SortSeveralKeys) {
-  REQUIRE_GPU();
+  GRAFT_REQUIRE_GPUS(1);
   std::mt19937_64 rng(23);
   for (const auto& [shape, axis] :
        std::vector<std::pair<Shape, int>>{{{3, 200}, 1}, {{200, 2}, 0}, {{5000}, 0}}) {

@@ -11,6 +11,7 @@
 #include "core/random.h"
 #include "nn/activations.h"
 #include "gtest/gtest.h"
+#include "tests/cuda/gpu_skip.h"
 #include "transforms/jit.h"
 #include "transforms/passes/passes.h"
 #ifdef GRAFT_CUDA
@@ -22,11 +23,8 @@ namespace {
 
 #ifdef GRAFT_CUDA
 #define REQUIRE_CUDA_BUILD()
-#define REQUIRE_GPU() \
-  if (cuda::device_count() == 0) GTEST_SKIP() << "no GPU: " << cuda::status()
 #else
 #define REQUIRE_CUDA_BUILD() GTEST_SKIP() << "built without CUDA (--config=cuda)"
-#define REQUIRE_GPU() GTEST_SKIP() << "built without CUDA (--config=cuda)"
 #endif
 
 Array bias_relu(const Array& x, const Array& w, const Array& b) {
@@ -74,7 +72,7 @@ TEST(MatmulEpilogueGpuTest, TheExecutablePlansOneGemmPerChain) {
 }
 
 TEST(MatmulEpilogueGpuTest, FusedResultsMatchTheCpu) {
-  REQUIRE_GPU();
+  GRAFT_REQUIRE_GPUS(1);
   const Device gpu = devices("cuda")[0];
   for (auto f : {bias_relu, bias_only, relu_only, bias_nn_relu, bias_gelu, gelu_only}) {
     for (DType d : {DType::kF32, DType::kBF16}) {

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/backend/cuda/device.h"
+#include "tests/cuda/gpu_skip.h"
 
 #ifdef GRAFT_CUDA
 #include "core/backend/cuda/runtime/allocator.h"
@@ -25,9 +26,6 @@ namespace {
 #ifndef GRAFT_CUDA
 TEST(CudaMatmul, Skipped) { GTEST_SKIP() << "built without CUDA (--config=cuda)"; }
 #else
-
-#define REQUIRE_GPU()                                                          \
-  if (device_count() == 0) GTEST_SKIP() << "no GPU: " << graft::cuda::status()
 
 // Host values stored in a cudaDataType (f32, f64, bf16, f16), read back as double.
 struct HostMatrix {
@@ -193,7 +191,7 @@ TEST(CudaMatmul, DescriptionChecksNeedNoGpu) {
 }
 
 TEST(CudaMatmul, TransposesF32) {
-  REQUIRE_GPU();
+  GRAFT_REQUIRE_GPUS(1);
   for (bool ta : {false, true}) {
     for (bool tb : {false, true}) {
       run_case({dense(1, 37, 29, 53, ta, tb, CUDA_R_32F, CUDA_R_32F), 1e-5});
@@ -202,7 +200,7 @@ TEST(CudaMatmul, TransposesF32) {
 }
 
 TEST(CudaMatmul, Batches) {
-  REQUIRE_GPU();
+  GRAFT_REQUIRE_GPUS(1);
   run_case({dense(3, 16, 24, 40, false, true, CUDA_R_32F, CUDA_R_32F), 1e-5});
   MatmulDesc d = dense(4, 8, 12, 20, true, false, CUDA_R_32F, CUDA_R_32F);
   d.stride_b = 0;  // one b for every batch
@@ -210,7 +208,7 @@ TEST(CudaMatmul, Batches) {
 }
 
 TEST(CudaMatmul, PaddedLeadingDims) {
-  REQUIRE_GPU();
+  GRAFT_REQUIRE_GPUS(1);
   MatmulDesc d = dense(2, 10, 14, 18, false, false, CUDA_R_32F, CUDA_R_32F);
   d.lda = 24;
   d.ldb = 16;
@@ -225,7 +223,7 @@ TEST(CudaMatmul, PaddedLeadingDims) {
 }
 
 TEST(CudaMatmul, HalfTypes) {
-  REQUIRE_GPU();
+  GRAFT_REQUIRE_GPUS(1);
   for (auto [in, out] : {std::pair{CUDA_R_16BF, CUDA_R_16BF}, std::pair{CUDA_R_16BF, CUDA_R_32F},
                          std::pair{CUDA_R_16F, CUDA_R_16F}, std::pair{CUDA_R_16F, CUDA_R_32F}}) {
     for (bool tb : {false, true}) {
@@ -236,7 +234,7 @@ TEST(CudaMatmul, HalfTypes) {
 }
 
 TEST(CudaMatmul, F64AndTf32) {
-  REQUIRE_GPU();
+  GRAFT_REQUIRE_GPUS(1);
   run_case({dense(2, 21, 13, 34, true, true, CUDA_R_64F, CUDA_R_64F), 1e-12});
   MatmulDesc d = dense(1, 128, 64, 256, false, false, CUDA_R_32F, CUDA_R_32F);
   d.allow_tf32 = true;
@@ -244,7 +242,7 @@ TEST(CudaMatmul, F64AndTf32) {
 }
 
 TEST(CudaMatmul, Epilogues) {
-  REQUIRE_GPU();
+  GRAFT_REQUIRE_GPUS(1);
   for (Epilogue e : {Epilogue::kBias, Epilogue::kRelu, Epilogue::kGelu, Epilogue::kBiasRelu,
                      Epilogue::kBiasGelu}) {
     // cuBLASLt's GELU is the tanh form, maybe with a fast tanh: a looser bound for f32.
@@ -259,7 +257,7 @@ TEST(CudaMatmul, Epilogues) {
 }
 
 TEST(CudaMatmul, AlphaBeta) {
-  REQUIRE_GPU();
+  GRAFT_REQUIRE_GPUS(1);
   MatmulDesc d = dense(2, 24, 40, 16, true, false, CUDA_R_32F, CUDA_R_32F);
   d.alpha = 0.5;
   d.beta = -2.0;
@@ -272,7 +270,7 @@ TEST(CudaMatmul, AlphaBeta) {
 }
 
 TEST(CudaMatmul, MissingBiasIsAnError) {
-  REQUIRE_GPU();
+  GRAFT_REQUIRE_GPUS(1);
   MatmulDesc d = dense(1, 8, 8, 8, false, false, CUDA_R_32F, CUDA_R_32F);
   d.epilogue = Epilogue::kBiasRelu;
   auto buf = allocate_buffer(0, 1024);
@@ -281,7 +279,7 @@ TEST(CudaMatmul, MissingBiasIsAnError) {
 }
 
 TEST(CudaMatmul, RepeatedCallsReuseTheCachedAlgorithm) {
-  REQUIRE_GPU();
+  GRAFT_REQUIRE_GPUS(1);
   for (int i = 0; i < 3; ++i) {
     run_case({dense(1, 64, 64, 64, false, false, CUDA_R_16BF, CUDA_R_16BF), 1e-2}, 10 + i);
   }

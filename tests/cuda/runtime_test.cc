@@ -15,6 +15,7 @@
 #include "core/backend/cuda/runtime/stream.h"
 #include "core/buffer.h"
 #include "core/error.h"
+#include "tests/cuda/gpu_skip.h"
 #endif
 
 namespace graft::cuda {
@@ -23,9 +24,6 @@ namespace {
 #ifndef GRAFT_CUDA
 TEST(CudaRuntime, Skipped) { GTEST_SKIP() << "built without CUDA (--config=cuda)"; }
 #else
-
-#define REQUIRE_GPU()                                                          \
-  if (device_count() == 0) GTEST_SKIP() << "no GPU: " << graft::cuda::status()
 
 // Runs `f`, expecting a graft::Error whose message starts with "[cuda]" (not an AllocError).
 template <typename F>
@@ -64,7 +62,7 @@ TEST(CudaRuntime, SizeClasses) {
 }
 
 TEST(CudaRuntime, ReusesFreedBlock) {
-  REQUIRE_GPU();
+  GRAFT_REQUIRE_GPUS(1);
   void* p = allocate_raw(0, 1000);
   ASSERT_NE(p, nullptr);
   free_raw(0, p, 1000);
@@ -80,7 +78,7 @@ TEST(CudaRuntime, ReusesFreedBlock) {
 }
 
 TEST(CudaRuntime, Accounting) {
-  REQUIRE_GPU();
+  GRAFT_REQUIRE_GPUS(1);
   release_cached(0);
   EXPECT_EQ(cached_bytes(0), 0u);
   const size_t base = bytes_in_use(0);
@@ -98,7 +96,7 @@ TEST(CudaRuntime, Accounting) {
 }
 
 TEST(CudaRuntime, ImpossibleRequestIsAllocError) {
-  REQUIRE_GPU();
+  GRAFT_REQUIRE_GPUS(1);
   const size_t base = bytes_in_use(0);
   EXPECT_THROW(allocate_raw(0, size_t{1} << 52), AllocError);  // 4 PiB
   try {
@@ -114,13 +112,13 @@ TEST(CudaRuntime, ImpossibleRequestIsAllocError) {
 }
 
 TEST(CudaRuntime, BadDeviceIsCudaError) {
-  REQUIRE_GPU();
+  GRAFT_REQUIRE_GPUS(1);
   expect_cuda_error([] { allocate_raw(device_count(), 16); }, "allocate_raw(bad device)");
   expect_cuda_error([] { allocate_raw(-1, 16); }, "allocate_raw(-1)");
 }
 
 TEST(CudaRuntime, CopiesRoundTrip) {
-  REQUIRE_GPU();
+  GRAFT_REQUIRE_GPUS(1);
   std::vector<float> host(100000), back(host.size(), -1.0f);
   for (size_t i = 0; i < host.size(); ++i) host[i] = static_cast<float>(i) * 0.5f - 7.0f;
   const size_t bytes = host.size() * sizeof(float);
@@ -145,7 +143,7 @@ TEST(CudaRuntime, CopiesRoundTrip) {
 }
 
 TEST(CudaRuntime, ComputeStreamIsStable) {
-  REQUIRE_GPU();
+  GRAFT_REQUIRE_GPUS(1);
   cudaStream_t a = compute_stream(0);
   std::vector<cudaStream_t> seen(8);
   std::vector<std::thread> threads;
@@ -155,7 +153,7 @@ TEST(CudaRuntime, ComputeStreamIsStable) {
 }
 
 TEST(CudaRuntime, DeviceGuardRestores) {
-  REQUIRE_GPU();
+  GRAFT_REQUIRE_GPUS(1);
   int before = -1, after = -1;
   ASSERT_EQ(cudaGetDevice(&before), cudaSuccess);
   {
@@ -169,7 +167,7 @@ TEST(CudaRuntime, DeviceGuardRestores) {
 }
 
 TEST(CudaRuntime, ConcurrentAllocations) {
-  REQUIRE_GPU();
+  GRAFT_REQUIRE_GPUS(1);
   const size_t base = bytes_in_use(0);
   std::vector<std::thread> threads;
   for (int t = 0; t < 8; ++t) {
@@ -186,7 +184,7 @@ TEST(CudaRuntime, ConcurrentAllocations) {
 }
 
 TEST(CudaRuntime, EventTiming) {
-  REQUIRE_GPU();
+  GRAFT_REQUIRE_GPUS(1);
   Stream s(0);
   Event start(0, true), stop(0, true);
   auto d = allocate_buffer(0, 1 << 20);

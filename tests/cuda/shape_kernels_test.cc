@@ -12,6 +12,7 @@
 
 #include "core/backend/cuda/device.h"
 #include "gtest/gtest.h"
+#include "tests/cuda/gpu_skip.h"
 
 #ifdef GRAFT_CUDA
 #include <cuda_runtime_api.h>
@@ -28,9 +29,6 @@ namespace {
 #ifndef GRAFT_CUDA
 TEST(CudaShapeKernels, NeedsCuda) { GTEST_SKIP() << "built without CUDA (--config=cuda)"; }
 #else
-
-#define REQUIRE_GPU() \
-  if (device_count() == 0) GTEST_SKIP() << "no GPU: " << status()
 
 // Device memory holding a copy of host bytes; freed on scope exit.
 struct DeviceCopy {
@@ -93,7 +91,7 @@ void expect_same(const Array& cpu, const std::vector<uint8_t>& gpu, const std::s
 constexpr DType kWidths[] = {DType::kU8, DType::kBF16, DType::kF32, DType::kI64};
 
 TEST(CudaShapeKernels, Transpose) {
-  REQUIRE_GPU();
+  GRAFT_REQUIRE_GPUS(1);
   struct Case {
     Shape in;
     std::vector<int> perm;
@@ -117,7 +115,7 @@ TEST(CudaShapeKernels, Transpose) {
 }
 
 TEST(CudaShapeKernels, BroadcastInDim) {
-  REQUIRE_GPU();
+  GRAFT_REQUIRE_GPUS(1);
   struct Case {
     Shape in, out;
     std::vector<int> dims;
@@ -141,7 +139,7 @@ TEST(CudaShapeKernels, BroadcastInDim) {
 }
 
 TEST(CudaShapeKernels, SliceAndRev) {
-  REQUIRE_GPU();
+  GRAFT_REQUIRE_GPUS(1);
   uint64_t seed = 200;
   for (DType dt : kWidths) {
     struct Case {
@@ -174,7 +172,7 @@ TEST(CudaShapeKernels, SliceAndRev) {
 }
 
 TEST(CudaShapeKernels, Concatenate) {
-  REQUIRE_GPU();
+  GRAFT_REQUIRE_GPUS(1);
   uint64_t seed = 300;
   for (DType dt : kWidths) {
     const std::vector<std::pair<std::vector<Shape>, int>> cases = {
@@ -198,7 +196,7 @@ TEST(CudaShapeKernels, Concatenate) {
 }
 
 TEST(CudaShapeKernels, Pad) {
-  REQUIRE_GPU();
+  GRAFT_REQUIRE_GPUS(1);
   const std::vector<std::pair<Shape, PadConfig>> cases = {
       {{3, 4}, {{1, 2, 1}, {-1, 3, 0}}},
       {{5, 6}, {{-2, -1, 2}, {0, 0, 0}}},
@@ -224,7 +222,7 @@ TEST(CudaShapeKernels, Pad) {
 }
 
 TEST(CudaShapeKernels, Iota) {
-  REQUIRE_GPU();
+  GRAFT_REQUIRE_GPUS(1);
   const DType dtypes[] = {DType::kU8,  DType::kU32,  DType::kI32, DType::kI64,
                           DType::kF16, DType::kBF16, DType::kF32, DType::kF64};
   const std::vector<std::pair<Shape, int>> cases = {
@@ -243,7 +241,7 @@ TEST(CudaShapeKernels, Iota) {
 using Starts = std::vector<std::pair<double, DType>>;
 
 TEST(CudaShapeKernels, DynamicSliceAndUpdate) {
-  REQUIRE_GPU();
+  GRAFT_REQUIRE_GPUS(1);
   struct Case {
     Shape operand, sizes;
     Starts starts;

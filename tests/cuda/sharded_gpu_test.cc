@@ -14,6 +14,7 @@
 #include "core/ops.h"
 #include "core/sharding.h"
 #include "gtest/gtest.h"
+#include "tests/cuda/gpu_skip.h"
 #include "transforms/autodiff.h"
 #include "transforms/jit.h"
 
@@ -23,15 +24,6 @@
 
 namespace graft {
 namespace {
-
-#ifdef GRAFT_CUDA
-#define REQUIRE_TWO_GPUS()                                                                     \
-  if (cuda::device_count() < 2)                                                                \
-  GTEST_SKIP() << "needs 2 GPUs, there are " << cuda::device_count() << " (" << cuda::status() \
-               << ")"
-#else
-#define REQUIRE_TWO_GPUS() GTEST_SKIP() << "built without CUDA (--config=cuda)"
-#endif
 
 Array iota(const Shape& shape, double scale) {
   return reshape(arange(0.0, static_cast<double>(numel(shape)), 1.0), shape) * scale;
@@ -45,7 +37,7 @@ void expect_near(const std::vector<float>& got, const std::vector<float>& want, 
 }
 
 TEST(ShardedGpuTest, DevicePutPutsEachBlockOnItsGpu) {
-  REQUIRE_TWO_GPUS();
+  GRAFT_REQUIRE_GPUS(2);
   const Array x = iota({4, 6}, 1.0);
   const Mesh gpus({1, 2}, {"a", "b"}, devices("cuda")), cpus({1, 2}, {"a", "b"});
   for (const PartitionSpec& spec : {P(none, "b"), P("b"), P()}) {
@@ -71,7 +63,7 @@ TEST(ShardedGpuTest, DevicePutPutsEachBlockOnItsGpu) {
 
 // A Megatron MLP and its gradient, jit-partitioned over 2 GPUs and over 2 virtual CPU devices.
 TEST(ShardedGpuTest, JitWithShardingsMatchesTheVirtualDevices) {
-  REQUIRE_TWO_GPUS();
+  GRAFT_REQUIRE_GPUS(2);
   const Array x = iota({8, 16}, 0.01), w1 = iota({16, 32}, 0.001), w2 = iota({32, 16}, 0.002);
   auto loss = [](const Array& a, const Array& b, const Array& c) {
     return mean(square(matmul(tanh(matmul(a, b)), c)));

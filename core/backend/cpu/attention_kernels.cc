@@ -127,7 +127,7 @@ GRAFT_INLINE void forward_tile(const Geometry& g, const In* q, const In* k, cons
 }
 
 // Tasks [i0, i1) of the forward pass: task = (b * KV + j) * n_qtiles + qtile.
-template <typename In, typename T = typename ComputeOf<In>::type>
+template <typename In, typename T = widen_t<In>>
 GRAFT_INLINE void forward_tasks(const Geometry& g, const In* q, const In* k, const In* v, In* o,
                                 T* lse, int64_t i0, int64_t i1) {
   ForwardScratch<T> w(g);
@@ -251,7 +251,7 @@ GRAFT_INLINE void backward_pair(const Geometry& g, const GradArgs& a, int64_t b,
   }
 }
 
-template <typename In, typename T = typename ComputeOf<In>::type>
+template <typename In, typename T = widen_t<In>>
 GRAFT_INLINE void backward_tasks(const Geometry& g, const GradArgs& a, int64_t i0, int64_t i1) {
   BackwardScratch<T> w(g);
   for (int64_t i = i0; i < i1; ++i) backward_pair<In, T>(g, a, i / g.KV, i % g.KV, w);
@@ -280,7 +280,7 @@ void flash_attention_kernel(Call& call) {
   const int64_t tasks = g.B * g.KV * ((g.T + g.bq - 1) / g.bq);
   auto run = [&](auto fn, auto* elem) {
     using In = std::remove_const_t<std::remove_pointer_t<decltype(elem)>>;
-    using T = typename ComputeOf<In>::type;
+    using T = widen_t<In>;
     parallel_for(tasks, 1, [&](int64_t i0, int64_t i1) {
       fn(g, call.in<In>(0), call.in<In>(1), call.in<In>(2), static_cast<In*>(o),
          static_cast<T*>(lse), i0, i1);

@@ -11,6 +11,7 @@
 #include <cstring>
 #include <limits>
 
+#include "core/backend/cpu/compute_type.h"
 #include "core/backend/cpu/kernel.h"
 #include "core/half.h"
 #include "core/primitives/attention.h"
@@ -49,16 +50,9 @@ GRAFT_INLINE void store(T* p, const Vec<T>& v) {
   std::memcpy(p, &v, sizeof v);
 }
 
-// Operands and results are of type In (f64, f32, bf16, f16); tiles are computed in T (f64 for
-// f64, else f32). widen / narrow convert one element (rounding to nearest even on the way down).
-template <typename In>
-struct ComputeOf {
-  using type = float;
-};
-template <>
-struct ComputeOf<double> {
-  using type = double;
-};
+// Operands and results are of type In (f64, f32, bf16, f16); tiles are computed in
+// widen_t<In> (f64 for f64, else f32). widen / narrow convert one element (rounding to nearest
+// even on the way down).
 template <typename T, typename In>
 GRAFT_INLINE T widen(In x) {
   return static_cast<T>(x);

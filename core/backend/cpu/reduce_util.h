@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "core/backend/cpu/compute_type.h"  // widen_t: the type values are computed in
 #include "core/backend/cpu/kernel.h"
 #include "core/half.h"
 
@@ -18,22 +19,6 @@ namespace graft::cpu::reduce_detail {
 inline constexpr int64_t kGrain = 16384;
 inline constexpr int kLanes = 16;
 inline constexpr int64_t kTile = 4096;
-
-// The type values are computed in: f16/bf16 widen to f32, everything else is itself.
-template <typename T>
-struct Widen {
-  using type = T;
-};
-template <>
-struct Widen<f16> {
-  using type = float;
-};
-template <>
-struct Widen<bf16> {
-  using type = float;
-};
-template <typename T>
-using widen_t = typename Widen<T>::type;
 
 // Sums accumulate in widen_t, except that signed integers accumulate unsigned so overflow
 // wraps (as XLA does) instead of being undefined behaviour.

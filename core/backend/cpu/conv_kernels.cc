@@ -1,7 +1,7 @@
 // CPU kernel of conv_general_dilated (core/primitives/conv.h): oneDNN's convolution where it
 // fits (onednn_conv.h says which), else a direct loop that covers every case the primitive
-// allows (any dimension numbers, N-d, padding that crops, lhs and
-// rhs dilation, feature and batch groups; f32 / f64 / bf16 / f16 in, any floating out).
+// allows (any dimension numbers, N-d, padding that crops, lhs and rhs dilation, feature and
+// batch groups; f32 / f64 / bf16 / f16 in, any floating out).
 // Each output position finds, once, where every window tap lands in the input (or that it
 // falls in padding or a dilation hole); then every output feature sums over taps and input
 // features. bf16 / f16 / f32 accumulate in f32, f64 in f64. Output positions are split

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstring>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -21,19 +22,26 @@ namespace {
 using dims = dnnl::memory::dims;
 using md = dnnl::memory::desc;
 
-// The convolution in oneDNN's terms: src (N, C, spatial...), weights ([G,] O, I, spatial...)
-// and dst (N, O, spatial...) with graft's element strides, oneDNN's dilation (graft's - 1) and
-// non-negative padding (cropping moved into the src view: its dims and `src_offset`).
+// The convolution in oneDNN's terms. Without lhs dilation it is a convolution_forward: src
+// (N, C, spatial...) = lhs, weights ([G,] O, I, spatial...) = rhs, dst (N, O, spatial...) =
+// out, with graft's element strides, oneDNN's dilation (graft's - 1) and non-negative padding
+// (cropping moved into the lhs view: its dims and `lhs_offset`). With lhs dilation d (and
+// window strides 1) it is the backward data pass of the convolution that strides by d: out
+// is its diff_src, lhs its diff_dst and the weights are rhs spatially flipped, its in / out
+// features swapped (a dense copy, `flip_from` describing rhs); with rhs dilation r and
+// window k its padding is (k - 1) r - lo on the left and (k - 1) r - hi on the right.
 struct Plan {
-  dims src, src_st, wei, wei_st, dst, dst_st, strides, dilates, pad_l, pad_r;
-  DType in = DType::kF32, out = DType::kF32;
-  int64_t src_offset = 0;  // elements
+  bool transposed = false;  // backward data (lhs dilation)
+  dims lhs, lhs_st, wei, wei_st, out, out_st, strides, dilates, pad_l, pad_r;
+  dims flip_from, flip_from_st;  // transposed: rhs as (G, O / G, I, spatial...)
+  DType in = DType::kF32, out_dtype = DType::kF32;
+  int64_t lhs_offset = 0;  // elements
 
-  // Everything the created primitive depends on (not src_offset: the pointer moves).
+  // Everything the created primitive depends on (not lhs_offset: the pointer moves).
   std::vector<int64_t> key() const {
-    std::vector<int64_t> k{static_cast<int64_t>(in), static_cast<int64_t>(out)};
-    for (const dims* d :
-         {&src, &src_st, &wei, &wei_st, &dst, &dst_st, &strides, &dilates, &pad_l, &pad_r}) {
+    std::vector<int64_t> k{transposed, static_cast<int64_t>(in), static_cast<int64_t>(out_dtype)};
+    for (const dims* d : {&lhs, &lhs_st, &wei, &wei_st, &out, &out_st, &strides, &dilates, &pad_l,
+                          &pad_r, &flip_from, &flip_from_st}) {
       k.push_back(static_cast<int64_t>(d->size()));
       k.insert(k.end(), d->begin(), d->end());
     }
@@ -46,49 +54,99 @@ bool dtypes_fit(DType in, DType out) {
          (in == DType::kBF16 && (out == DType::kBF16 || out == DType::kF32));
 }
 
-// The plan, or nothing when the convolution is one oneDNN's convolution_forward cannot express.
+bool all_ones(const Shape& s) {
+  return std::all_of(s.begin(), s.end(), [](int64_t v) { return v == 1; });
+}
+
+// The plan, or nothing when the convolution is one oneDNN cannot express.
 std::optional<Plan> plan(const ConvParams& p, const ConvOperands& o) {
   const size_t n = o.lhs.size() - 2;
   if (n < 1 || n > 3 || p.batch_group_count != 1 || !dtypes_fit(o.in, o.out_dtype)) return {};
   if (numel(o.lhs) == 0 || numel(o.rhs) == 0 || numel(o.out) == 0) return {};
-  for (int64_t d : p.lhs_dilation) {
-    if (d != 1) return {};
-  }
+  Plan pl;
+  pl.transposed = !all_ones(p.lhs_dilation);
+  if (pl.transposed && !all_ones(p.window_strides)) return {};
   const auto &ld = p.dims.lhs_spec, &rd = p.dims.rhs_spec, &od = p.dims.out_spec;
   const Shape lst = row_major_strides(o.lhs), rst = row_major_strides(o.rhs),
               ost = row_major_strides(o.out);
-  const int64_t g = p.feature_group_count, out_feat = o.rhs[rd[0]];
-  Plan pl;
+  const int64_t g = p.feature_group_count, out_feat = o.rhs[rd[0]], in_feat = o.rhs[rd[1]];
   pl.in = o.in;
-  pl.out = o.out_dtype;
-  pl.src = {o.lhs[ld[0]], o.lhs[ld[1]]};
-  pl.src_st = {lst[ld[0]], lst[ld[1]]};
-  if (g > 1) {
-    pl.wei = {g, out_feat / g, o.rhs[rd[1]]};
+  pl.out_dtype = o.out_dtype;
+  pl.lhs = {o.lhs[ld[0]], o.lhs[ld[1]]};
+  pl.lhs_st = {lst[ld[0]], lst[ld[1]]};
+  if (pl.transposed) {
+    // Dense, in oneDNN's order for the strided convolution: ([G,] I, O / G, spatial...).
+    pl.wei = g > 1 ? dims{g, in_feat, out_feat / g} : dims{in_feat, out_feat};
+    pl.flip_from = {g, out_feat / g, in_feat};
+    pl.flip_from_st = {out_feat / g * rst[rd[0]], rst[rd[0]], rst[rd[1]]};
+  } else if (g > 1) {
+    pl.wei = {g, out_feat / g, in_feat};
     pl.wei_st = {out_feat / g * rst[rd[0]], rst[rd[0]], rst[rd[1]]};
   } else {
-    pl.wei = {out_feat, o.rhs[rd[1]]};
+    pl.wei = {out_feat, in_feat};
     pl.wei_st = {rst[rd[0]], rst[rd[1]]};
   }
-  pl.dst = {o.out[od[0]], o.out[od[1]]};
-  pl.dst_st = {ost[od[0]], ost[od[1]]};
+  pl.out = {o.out[od[0]], o.out[od[1]]};
+  pl.out_st = {ost[od[0]], ost[od[1]]};
   for (size_t i = 0; i < n; ++i) {
     const auto [lo, hi] = p.padding[i];
-    const int64_t in = o.lhs[ld[2 + i]] - std::max<int64_t>(0, -lo) - std::max<int64_t>(0, -hi);
-    if (in < 1) return {};  // cropped to nothing (the padding alone feeds the window)
-    pl.src_offset += std::max<int64_t>(0, -lo) * lst[ld[2 + i]];
-    pl.src.push_back(in);
-    pl.src_st.push_back(lst[ld[2 + i]]);
-    pl.wei.push_back(o.rhs[rd[2 + i]]);
-    pl.wei_st.push_back(rst[rd[2 + i]]);
-    pl.dst.push_back(o.out[od[2 + i]]);
-    pl.dst_st.push_back(ost[od[2 + i]]);
-    pl.strides.push_back(p.window_strides[i]);
-    pl.dilates.push_back(p.rhs_dilation[i] - 1);
-    pl.pad_l.push_back(std::max<int64_t>(0, lo));
-    pl.pad_r.push_back(std::max<int64_t>(0, hi));
+    const int64_t window = o.rhs[rd[2 + i]], r = p.rhs_dilation[i];
+    pl.wei.push_back(window);
+    pl.out.push_back(o.out[od[2 + i]]);
+    pl.out_st.push_back(ost[od[2 + i]]);
+    pl.dilates.push_back(r - 1);
+    pl.lhs_st.push_back(lst[ld[2 + i]]);
+    if (pl.transposed) {
+      const int64_t d = p.lhs_dilation[i], left = (window - 1) * r - lo,
+                    right = (window - 1) * r - hi;
+      if (left < 0 || right <= -d) return {};  // oneDNN's limits on padding
+      pl.lhs.push_back(o.lhs[ld[2 + i]]);
+      pl.flip_from.push_back(window);
+      pl.flip_from_st.push_back(rst[rd[2 + i]]);
+      pl.strides.push_back(d);
+      pl.pad_l.push_back(left);
+      pl.pad_r.push_back(right);
+    } else {
+      const int64_t in = o.lhs[ld[2 + i]] - std::max<int64_t>(0, -lo) - std::max<int64_t>(0, -hi);
+      if (in < 1) return {};  // cropped to nothing (the padding alone feeds the window)
+      pl.lhs_offset += std::max<int64_t>(0, -lo) * lst[ld[2 + i]];
+      pl.lhs.push_back(in);
+      pl.wei_st.push_back(rst[rd[2 + i]]);
+      pl.strides.push_back(p.window_strides[i]);
+      pl.pad_l.push_back(std::max<int64_t>(0, lo));
+      pl.pad_r.push_back(std::max<int64_t>(0, hi));
+    }
   }
+  if (pl.transposed) pl.wei_st = row_major_strides(pl.wei);
   return pl;
+}
+
+// Writes rhs (described by plan.flip_from) as the dense weights of the transposed plan:
+// features swapped, every spatial dim reversed (in a row-major tap index that is t ->
+// taps - 1 - t).
+void flip_weights(const Plan& p, const void* rhs, size_t esize, void* dst) {
+  const int64_t groups = p.flip_from[0], per_group = p.flip_from[1], in_feat = p.flip_from[2];
+  const Shape window(p.flip_from.begin() + 3, p.flip_from.end());
+  const int64_t taps = numel(window);
+  std::vector<int64_t> tap_off(taps, 0);
+  for (int64_t t = 0; t < taps; ++t) {
+    for (int64_t q = t, i = static_cast<int64_t>(window.size()); i-- > 0; q /= window[i]) {
+      tap_off[t] += (q % window[i]) * p.flip_from_st[3 + i];
+    }
+  }
+  const char* src = static_cast<const char*>(rhs);
+  char* out = static_cast<char*>(dst);
+  for (int64_t g = 0; g < groups; ++g) {
+    for (int64_t o = 0; o < per_group; ++o) {
+      for (int64_t c = 0; c < in_feat; ++c) {
+        const int64_t from = g * p.flip_from_st[0] + o * p.flip_from_st[1] + c * p.flip_from_st[2];
+        char* to = out + (((g * in_feat + c) * per_group + o) * taps + taps - 1) * esize;
+        for (int64_t t = 0; t < taps; ++t) {
+          std::memcpy(to - t * esize, src + (from + tap_off[t]) * esize, esize);
+        }
+      }
+    }
+  }
 }
 
 dnnl::memory::data_type dnnl_type(DType t) {
@@ -113,52 +171,70 @@ Reorder make_reorder(const md& from, const md& to) {
 
 // A created primitive with the layouts around it (null prim: not for oneDNN).
 struct Entry {
-  std::unique_ptr<dnnl::convolution_forward> prim;
+  std::unique_ptr<dnnl::primitive> prim;
   size_t scratch_bytes = 0;
-  md src_user, wei_user, dst_user;  // graft's buffers
-  md src_md, wei_md, dst_md;        // what the primitive reads and writes
-  Reorder src_in, wei_in, dst_out;
+  md lhs_user, wei_user, out_user;  // graft's buffers (wei: the flipped copy when transposed)
+  md lhs_md, wei_md, out_md;        // what the primitive reads and writes
+  Reorder lhs_in, wei_in, out_back;
   std::string impl;  // oneDNN's implementation name
 };
 
-std::optional<dnnl::convolution_forward::primitive_desc> conv_pd(const Plan& p, const md& src,
-                                                                  const md& wei, const md& dst) {
+// Creates the primitive for these layouts into `e`; false when oneDNN has none or only its
+// reference loop (no faster than graft's).
+bool try_create(const Plan& p, const md& lhs, const md& wei, const md& out, Entry& e) {
   try {
-    dnnl::convolution_forward::desc d(dnnl::prop_kind::forward_inference,
-                                      dnnl::algorithm::convolution_direct, src, wei, dst,
-                                      p.strides, p.dilates, p.pad_l, p.pad_r);
-    dnnl::convolution_forward::primitive_desc pd(d, user_scratchpad_attr(), onednn_engine());
-    // oneDNN's reference convolution is a plain loop, no faster than graft's.
-    if (std::string(pd.impl_info_str()).rfind("ref", 0) == 0) return {};
-    return pd;
+    const auto direct = dnnl::algorithm::convolution_direct;
+    std::unique_ptr<dnnl::primitive_desc> pd;
+    if (p.transposed) {
+      const auto any = dnnl::memory::format_tag::any;
+      const auto it = lhs.data_type();
+      dnnl::convolution_forward::primitive_desc hint(
+          dnnl::convolution_forward::desc(
+              dnnl::prop_kind::forward_training, direct, md(p.out, it, any), md(p.wei, it, any),
+              md(p.lhs, it, any), p.strides, p.dilates, p.pad_l, p.pad_r),
+          onednn_engine());
+      auto bwd = std::make_unique<dnnl::convolution_backward_data::primitive_desc>(
+          dnnl::convolution_backward_data::desc(direct, out, wei, lhs, p.strides, p.dilates,
+                                                p.pad_l, p.pad_r),
+          user_scratchpad_attr(), onednn_engine(), hint);
+      e.lhs_md = bwd->diff_dst_desc();
+      e.wei_md = bwd->weights_desc();
+      e.out_md = bwd->diff_src_desc();
+      pd = std::move(bwd);
+    } else {
+      auto fwd = std::make_unique<dnnl::convolution_forward::primitive_desc>(
+          dnnl::convolution_forward::desc(dnnl::prop_kind::forward_inference, direct, lhs, wei, out,
+                                          p.strides, p.dilates, p.pad_l, p.pad_r),
+          user_scratchpad_attr(), onednn_engine());
+      e.lhs_md = fwd->src_desc();
+      e.wei_md = fwd->weights_desc();
+      e.out_md = fwd->dst_desc();
+      pd = std::move(fwd);
+    }
+    e.impl = pd->impl_info_str();
+    if (e.impl.rfind("ref", 0) == 0) return false;
+    e.scratch_bytes = pd->scratchpad_desc().get_size();
+    e.lhs_in = make_reorder(e.lhs_user, e.lhs_md);
+    e.wei_in = make_reorder(e.wei_user, e.wei_md);
+    e.out_back = make_reorder(e.out_md, e.out_user);
+    e.prim = std::make_unique<dnnl::primitive>(*pd);
+    return true;
   } catch (const dnnl::error&) {
-    return {};  // unimplemented for these types / layouts on this CPU
+    return false;  // unimplemented for these types / layouts on this CPU
   }
 }
 
 std::shared_ptr<const Entry> create(const Plan& p) {
   auto e = std::make_shared<Entry>();
-  const auto it = dnnl_type(p.in), ot = dnnl_type(p.out);
-  e->src_user = md(p.src, it, p.src_st);
+  const auto it = dnnl_type(p.in), ot = dnnl_type(p.out_dtype);
+  e->lhs_user = md(p.lhs, it, p.lhs_st);
   e->wei_user = md(p.wei, it, p.wei_st);
-  e->dst_user = md(p.dst, ot, p.dst_st);
+  e->out_user = md(p.out, ot, p.out_st);
   const auto any = dnnl::memory::format_tag::any;
-  // First graft's layouts for src and dst (no copies), the weights in oneDNN's choice (small);
+  // First graft's layouts for lhs and out (no copies), the weights in oneDNN's choice (small);
   // then oneDNN's choice for all three.
-  auto pd = conv_pd(p, e->src_user, md(p.wei, it, any), e->dst_user);
-  if (!pd) pd = conv_pd(p, md(p.src, it, any), md(p.wei, it, any), md(p.dst, ot, any));
-  if (!pd) return e;
-  try {
-    e->src_md = pd->src_desc();
-    e->wei_md = pd->weights_desc();
-    e->dst_md = pd->dst_desc();
-    e->src_in = make_reorder(e->src_user, e->src_md);
-    e->wei_in = make_reorder(e->wei_user, e->wei_md);
-    e->dst_out = make_reorder(e->dst_md, e->dst_user);
-    e->scratch_bytes = pd->scratchpad_desc().get_size();
-    e->impl = pd->impl_info_str();
-    e->prim = std::make_unique<dnnl::convolution_forward>(*pd);
-  } catch (const dnnl::error&) {
+  if (!try_create(p, e->lhs_user, md(p.wei, it, any), e->out_user, *e) &&
+      !try_create(p, md(p.lhs, it, any), md(p.wei, it, any), md(p.out, ot, any), *e)) {
     e->prim.reset();
   }
   return e;
@@ -244,7 +320,7 @@ std::string onednn_conv_impl(const ConvParams& p, const ConvOperands& o) {
   std::shared_ptr<const Entry> e = entry(p, o, nullptr);
   if (!e) return "";
   std::string s = e->impl;
-  if (e->src_in.prim || e->dst_out.prim) s += " + reorders";
+  if (e->lhs_in.prim || e->out_back.prim) s += " + reorders";
   return s;
 }
 
@@ -254,23 +330,34 @@ bool onednn_conv(const ConvParams& p, const ConvOperands& o, const void* lhs, co
   std::shared_ptr<const Entry> e = entry(p, o, &pl);
   if (!e) return false;
   const dnnl::engine& eng = onednn_engine();
-  const char* src_ptr = static_cast<const char*>(lhs) + pl.src_offset * dtype_size(o.in);
-  std::shared_ptr<Buffer> src_buf, wei_buf, dst_buf;
-  dnnl::memory src = to_primitive(
-      e->src_in, e->src_md, dnnl::memory(e->src_user, eng, const_cast<char*>(src_ptr)), src_buf);
-  dnnl::memory wei = to_primitive(
-      e->wei_in, e->wei_md, dnnl::memory(e->wei_user, eng, const_cast<void*>(rhs)), wei_buf);
-  dnnl::memory user_dst(e->dst_user, eng, out);
-  dnnl::memory dst = user_dst;
-  if (e->dst_out.prim) {
-    dst_buf = Buffer::make(e->dst_md.get_size(), "a oneDNN convolution result");
-    dst = dnnl::memory(e->dst_md, eng, dst_buf->data());
+  const size_t esize = dtype_size(o.in);
+  const char* lhs_ptr = static_cast<const char*>(lhs) + pl.lhs_offset * esize;
+  std::shared_ptr<Buffer> lhs_buf, wei_buf, flipped, out_buf;
+  if (pl.transposed) {
+    flipped = Buffer::make(e->wei_user.get_size(), "flipped convolution weights");
+    flip_weights(pl, rhs, esize, flipped->data());
+    rhs = flipped->data();
   }
-  execute_primitive(*e->prim, e->scratch_bytes,
-                    {{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, wei}, {DNNL_ARG_DST, dst}});
-  if (e->dst_out.prim) {
-    execute_primitive(*e->dst_out.prim, e->dst_out.scratch_bytes,
-                      {{DNNL_ARG_FROM, dst}, {DNNL_ARG_TO, user_dst}});
+  dnnl::memory l = to_primitive(
+      e->lhs_in, e->lhs_md, dnnl::memory(e->lhs_user, eng, const_cast<char*>(lhs_ptr)), lhs_buf);
+  dnnl::memory w = to_primitive(e->wei_in, e->wei_md,
+                                dnnl::memory(e->wei_user, eng, const_cast<void*>(rhs)), wei_buf);
+  dnnl::memory user_out(e->out_user, eng, out);
+  dnnl::memory res = user_out;
+  if (e->out_back.prim) {
+    out_buf = Buffer::make(e->out_md.get_size(), "a oneDNN convolution result");
+    res = dnnl::memory(e->out_md, eng, out_buf->data());
+  }
+  if (pl.transposed) {
+    execute_primitive(*e->prim, e->scratch_bytes,
+                      {{DNNL_ARG_DIFF_DST, l}, {DNNL_ARG_WEIGHTS, w}, {DNNL_ARG_DIFF_SRC, res}});
+  } else {
+    execute_primitive(*e->prim, e->scratch_bytes,
+                      {{DNNL_ARG_SRC, l}, {DNNL_ARG_WEIGHTS, w}, {DNNL_ARG_DST, res}});
+  }
+  if (e->out_back.prim) {
+    execute_primitive(*e->out_back.prim, e->out_back.scratch_bytes,
+                      {{DNNL_ARG_FROM, res}, {DNNL_ARG_TO, user_out}});
   }
   cache().runs.fetch_add(1, std::memory_order_relaxed);
   return true;

@@ -164,13 +164,26 @@ std::vector<ConvCase> forward_cases() {
        {{1, 1}, {0, 1}, {1, 0}}},
       {"2d_lhs_dilation_bf16", 2, 4, 6, {5, 4}, {3, 3}, nhwc, {}, {}, {2, 2}, {{2, 2}, {2, 2}},
        1, 1, DType::kBF16},
+      // Batch groups (the kernel gradient of a grouped convolution): oneDNN's backward
+      // weights.
+      {"2d_batch_groups", 4, 3, 4, {5, 4}, {2, 2}, {}, {}, {}, {}, {}, 1, 2},
+      {"2d_batch_groups_strided_dilated", 6, 2, 6, {9, 8}, {3, 2}, nhwc, {2, 1}, {1, 2}, {},
+       {{1, 0}, {2, 1}}, 1, 3},
+      {"1d_batch_groups_crop", 4, 3, 8, {12}, {4}, {}, {}, {2}, {}, {{-1, 1}}, 1, 4},
+      {"2d_batch_groups_odd_permutation", 4, 2, 4, {6, 5}, {2, 3}, odd, {1, 2}, {}, {},
+       {{0, 1}, {1, 0}}, 1, 2},
+      {"2d_depthwise_kernel_gradient_form", 8, 2, 8, {10, 10}, {10, 10}, nhwc, {}, {}, {},
+       {{1, 1}, {1, 1}}, 1, 8},
+      {"3d_batch_groups", 2, 2, 4, {4, 5, 3}, {2, 3, 2}, ndhwc, {}, {}, {}, {}, 1, 2},
+      {"2d_batch_groups_bf16_preferred_f32", 4, 3, 4, {5, 4}, {2, 2}, nhwc, {}, {}, {}, {}, 1, 2,
+       DType::kBF16, DType::kF32},
       // Left to the loop.
+      {"2d_lhs_dilation_batch_groups", 4, 3, 4, {5, 4}, {2, 2}, {}, {}, {}, {2, 2}, {}, 1, 2,
+       DType::kF32, std::nullopt, false},
       {"2d_lhs_dilation_strided", 2, 3, 4, {5, 4}, {3, 3}, {}, {2, 1}, {}, {2, 2},
        {{2, 2}, {2, 2}}, 1, 1, DType::kF32, std::nullopt, false},
       {"1d_lhs_dilation_wide_padding", 2, 3, 4, {5}, {3}, {}, {}, {}, {2}, {{3, 1}}, 1, 1,
        DType::kF32, std::nullopt, false},
-      {"2d_batch_groups", 4, 3, 4, {5, 4}, {2, 2}, {}, {}, {}, {}, {}, 1, 2, DType::kF32,
-       std::nullopt, false},
       {"2d_f16", 2, 3, 4, {5, 4}, {3, 3}, {}, {}, {}, {}, {{1, 1}, {1, 1}}, 1, 1, DType::kF16,
        std::nullopt, false},
       {"2d_f64", 2, 3, 4, {5, 4}, {3, 3}, {}, {}, {}, {}, {{1, 1}, {1, 1}}, 1, 1, DType::kF64,
@@ -222,7 +235,7 @@ TEST(ConvOnednnTest, ForwardMatchesTheLoop) {
 // Forward and both gradients of sum(conv(x, w) * ct): equal on the two paths. The input
 // gradient is a convolution with lhs dilation when the forward one is strided (oneDNN's
 // backward data), the kernel gradient one with batch groups when the forward one has feature
-// groups (loop); the others run on oneDNN too, which `onednn_runs` asserts.
+// groups (oneDNN's backward weights); `onednn_runs` asserts that all three ran on oneDNN.
 TEST(ConvOnednnTest, GradientsMatchTheLoop) {
   struct GradCase {
     ConvCase c;
@@ -237,7 +250,9 @@ TEST(ConvOnednnTest, GradientsMatchTheLoop) {
       {{"stride2_valid_remainder", 2, 3, 4, {8, 9}, {3, 2}, {}, {2, 3}, {1, 2}}, 3},
       {{"stride3_nwc", 2, 3, 4, {11}, {3}, {{0, 2, 1}, {2, 1, 0}, {0, 2, 1}}, {3}, {}, {},
         {{2, 0}}}, 3},
-      {{"groups", 2, 4, 6, {6, 6}, {3, 3}, nhwc, {}, {}, {}, {{1, 1}, {1, 1}}, 2}, 2},
+      {{"groups", 2, 4, 6, {6, 6}, {3, 3}, nhwc, {}, {}, {}, {{1, 1}, {1, 1}}, 2}, 3},
+      {{"depthwise_stride2", 2, 4, 4, {7, 8}, {3, 3}, nhwc, {2, 2}, {}, {}, {{1, 1}, {0, 1}}, 4},
+       3},
       {{"1d_crop", 2, 3, 2, {10}, {3}, {}, {}, {}, {}, {{-1, 2}}}, 3},
       {{"3d", 1, 2, 3, {4, 5, 4}, {2, 2, 2}, {}, {}, {}, {}, {{1, 0}, {0, 1}, {1, 1}}}, 3},
   };

@@ -22,24 +22,36 @@ namespace {
 using dims = dnnl::memory::dims;
 using md = dnnl::memory::desc;
 
-// The convolution in oneDNN's terms. Without lhs dilation it is a convolution_forward: src
-// (N, C, spatial...) = lhs, weights ([G,] O, I, spatial...) = rhs, dst (N, O, spatial...) =
-// out, with graft's element strides, oneDNN's dilation (graft's - 1) and non-negative padding
-// (cropping moved into the lhs view: its dims and `lhs_offset`). With lhs dilation d (and
-// window strides 1) it is the backward data pass of the convolution that strides by d: out
-// is its diff_src, lhs its diff_dst and the weights are rhs spatially flipped, its in / out
-// features swapped (a dense copy, `flip_from` describing rhs); with rhs dilation r and
-// window k its padding is (k - 1) r - lo on the left and (k - 1) r - hi on the right.
+// Which oneDNN convolution pass computes it (see Plan).
+enum class Pass : int64_t { kForward, kBackwardData, kBackwardWeights };
+
+// The convolution in oneDNN's terms, as one of three passes of a oneDNN convolution; each
+// describes graft's buffers by their element strides. lhs, wei and out name graft's lhs, rhs
+// and result in oneDNN's dims; `lhs_offset` and smaller lhs dims crop (negative padding).
+//  - kForward (no lhs dilation, no batch groups): src (N, C, spatial...) = lhs, weights
+//    ([G,] O, I, spatial...) = rhs, dst (N, O, spatial...) = out; oneDNN's dilation is
+//    graft's - 1.
+//  - kBackwardData (lhs dilation d, window strides 1): the backward data pass of the
+//    convolution that strides by d. out is its diff_src, lhs its diff_dst, and its weights
+//    are rhs spatially flipped, in / out features swapped (a dense copy; `flip_from`
+//    describes rhs); with rhs dilation r and window k its padding is (k - 1) r - lo on the
+//    left and (k - 1) r - hi on the right.
+//  - kBackwardWeights (batch groups G, no lhs dilation): the backward weights pass of a
+//    convolution with G groups, as the kernel gradient of a grouped convolution is. src
+//    (N, C, spatial...) = lhs with its batch and feature dims swapped, diff_dst = rhs as
+//    (I, O, spatial...), diff_weights (G, O / G, out batch, spatial...) = out; it strides by
+//    graft's rhs dilation and dilates by graft's window strides.
 struct Plan {
-  bool transposed = false;  // backward data (lhs dilation)
+  Pass pass = Pass::kForward;
   dims lhs, lhs_st, wei, wei_st, out, out_st, strides, dilates, pad_l, pad_r;
-  dims flip_from, flip_from_st;  // transposed: rhs as (G, O / G, I, spatial...)
+  dims flip_from, flip_from_st;  // kBackwardData: rhs as (G, O / G, I, spatial...)
   DType in = DType::kF32, out_dtype = DType::kF32;
   int64_t lhs_offset = 0;  // elements
 
   // Everything the created primitive depends on (not lhs_offset: the pointer moves).
   std::vector<int64_t> key() const {
-    std::vector<int64_t> k{transposed, static_cast<int64_t>(in), static_cast<int64_t>(out_dtype)};
+    std::vector<int64_t> k{static_cast<int64_t>(pass), static_cast<int64_t>(in),
+                           static_cast<int64_t>(out_dtype)};
     for (const dims* d : {&lhs, &lhs_st, &wei, &wei_st, &out, &out_st, &strides, &dilates, &pad_l,
                           &pad_r, &flip_from, &flip_from_st}) {
       k.push_back(static_cast<int64_t>(d->size()));
@@ -61,67 +73,98 @@ bool all_ones(const Shape& s) {
 // The plan, or nothing when the convolution is one oneDNN cannot express.
 std::optional<Plan> plan(const ConvParams& p, const ConvOperands& o) {
   const size_t n = o.lhs.size() - 2;
-  if (n < 1 || n > 3 || p.batch_group_count != 1 || !dtypes_fit(o.in, o.out_dtype)) return {};
+  if (n < 1 || n > 3 || !dtypes_fit(o.in, o.out_dtype)) return {};
   if (numel(o.lhs) == 0 || numel(o.rhs) == 0 || numel(o.out) == 0) return {};
+  const int64_t fg = p.feature_group_count, bg = p.batch_group_count;
   Plan pl;
-  pl.transposed = !all_ones(p.lhs_dilation);
-  if (pl.transposed && !all_ones(p.window_strides)) return {};
+  if (!all_ones(p.lhs_dilation)) {
+    if (bg > 1 || !all_ones(p.window_strides)) return {};
+    pl.pass = Pass::kBackwardData;
+  } else if (bg > 1) {
+    pl.pass = Pass::kBackwardWeights;
+  }
   const auto &ld = p.dims.lhs_spec, &rd = p.dims.rhs_spec, &od = p.dims.out_spec;
   const Shape lst = row_major_strides(o.lhs), rst = row_major_strides(o.rhs),
               ost = row_major_strides(o.out);
-  const int64_t g = p.feature_group_count, out_feat = o.rhs[rd[0]], in_feat = o.rhs[rd[1]];
+  const int64_t out_feat = o.rhs[rd[0]], in_feat = o.rhs[rd[1]];
   pl.in = o.in;
   pl.out_dtype = o.out_dtype;
   pl.lhs = {o.lhs[ld[0]], o.lhs[ld[1]]};
   pl.lhs_st = {lst[ld[0]], lst[ld[1]]};
-  if (pl.transposed) {
-    // Dense, in oneDNN's order for the strided convolution: ([G,] I, O / G, spatial...).
-    pl.wei = g > 1 ? dims{g, in_feat, out_feat / g} : dims{in_feat, out_feat};
-    pl.flip_from = {g, out_feat / g, in_feat};
-    pl.flip_from_st = {out_feat / g * rst[rd[0]], rst[rd[0]], rst[rd[1]]};
-  } else if (g > 1) {
-    pl.wei = {g, out_feat / g, in_feat};
-    pl.wei_st = {out_feat / g * rst[rd[0]], rst[rd[0]], rst[rd[1]]};
-  } else {
-    pl.wei = {out_feat, in_feat};
-    pl.wei_st = {rst[rd[0]], rst[rd[1]]};
-  }
   pl.out = {o.out[od[0]], o.out[od[1]]};
   pl.out_st = {ost[od[0]], ost[od[1]]};
+  switch (pl.pass) {
+    case Pass::kForward:
+      pl.wei = {out_feat / fg, in_feat};
+      pl.wei_st = {rst[rd[0]], rst[rd[1]]};
+      if (fg > 1) {
+        pl.wei.insert(pl.wei.begin(), fg);
+        pl.wei_st.insert(pl.wei_st.begin(), out_feat / fg * rst[rd[0]]);
+      }
+      break;
+    case Pass::kBackwardData:
+      // Dense, in oneDNN's order for the strided convolution: ([G,] I, O / G, spatial...).
+      pl.wei = fg > 1 ? dims{fg, in_feat, out_feat / fg} : dims{in_feat, out_feat};
+      pl.flip_from = {fg, out_feat / fg, in_feat};
+      pl.flip_from_st = {out_feat / fg * rst[rd[0]], rst[rd[0]], rst[rd[1]]};
+      break;
+    case Pass::kBackwardWeights:
+      std::swap(pl.lhs[0], pl.lhs[1]);
+      std::swap(pl.lhs_st[0], pl.lhs_st[1]);
+      pl.wei = {in_feat, out_feat};
+      pl.wei_st = {rst[rd[1]], rst[rd[0]]};
+      pl.out = {bg, out_feat / bg, pl.out[0]};
+      pl.out_st = {out_feat / bg * pl.out_st[1], pl.out_st[1], pl.out_st[0]};
+      break;
+  }
   for (size_t i = 0; i < n; ++i) {
     const auto [lo, hi] = p.padding[i];
-    const int64_t window = o.rhs[rd[2 + i]], r = p.rhs_dilation[i];
+    const int64_t window = o.rhs[rd[2 + i]], r = p.rhs_dilation[i], s = p.window_strides[i];
+    const int64_t out = o.out[od[2 + i]];
     pl.wei.push_back(window);
-    pl.out.push_back(o.out[od[2 + i]]);
+    pl.out.push_back(out);
     pl.out_st.push_back(ost[od[2 + i]]);
-    pl.dilates.push_back(r - 1);
     pl.lhs_st.push_back(lst[ld[2 + i]]);
-    if (pl.transposed) {
+    if (pl.pass == Pass::kBackwardData) {
       const int64_t d = p.lhs_dilation[i], left = (window - 1) * r - lo,
                     right = (window - 1) * r - hi;
-      if (left < 0 || right <= -d) return {};  // oneDNN's limits on padding
+      if (left < 0 || right + d <= 0) return {};  // oneDNN's limits on padding
       pl.lhs.push_back(o.lhs[ld[2 + i]]);
       pl.flip_from.push_back(window);
       pl.flip_from_st.push_back(rst[rd[2 + i]]);
       pl.strides.push_back(d);
+      pl.dilates.push_back(r - 1);
       pl.pad_l.push_back(left);
       pl.pad_r.push_back(right);
-    } else {
-      const int64_t in = o.lhs[ld[2 + i]] - std::max<int64_t>(0, -lo) - std::max<int64_t>(0, -hi);
-      if (in < 1) return {};  // cropped to nothing (the padding alone feeds the window)
-      pl.lhs_offset += std::max<int64_t>(0, -lo) * lst[ld[2 + i]];
-      pl.lhs.push_back(in);
-      pl.wei_st.push_back(rst[rd[2 + i]]);
-      pl.strides.push_back(p.window_strides[i]);
-      pl.pad_l.push_back(std::max<int64_t>(0, lo));
+      continue;
+    }
+    const int64_t in = o.lhs[ld[2 + i]] - std::max<int64_t>(0, -lo) - std::max<int64_t>(0, -hi);
+    if (in < 1) return {};  // cropped to nothing (the padding alone feeds the window)
+    pl.lhs_offset += std::max<int64_t>(0, -lo) * lst[ld[2 + i]];
+    pl.lhs.push_back(in);
+    pl.wei_st.push_back(rst[rd[2 + i]]);
+    pl.pad_l.push_back(std::max<int64_t>(0, lo));
+    if (pl.pass == Pass::kForward) {
+      pl.strides.push_back(s);
+      pl.dilates.push_back(r - 1);
       pl.pad_r.push_back(std::max<int64_t>(0, hi));
+    } else {
+      // The window (rhs) is the diff_dst, the result's positions the kernel taps.
+      // Negative right padding: the last input positions are never read; crop them (oneDNN
+      // takes no more than stride - 1 of it).
+      const int64_t right = (window - 1) * r + (out - 1) * s + 1 - in - pl.pad_l.back();
+      if (right < 0) pl.lhs.back() += right;
+      if (pl.lhs.back() < 1) return {};
+      pl.strides.push_back(r);
+      pl.dilates.push_back(s - 1);
+      pl.pad_r.push_back(std::max<int64_t>(0, right));
     }
   }
-  if (pl.transposed) pl.wei_st = row_major_strides(pl.wei);
+  if (pl.pass == Pass::kBackwardData) pl.wei_st = row_major_strides(pl.wei);
   return pl;
 }
 
-// Writes rhs (described by plan.flip_from) as the dense weights of the transposed plan:
+// Writes rhs (described by plan.flip_from) as the dense weights of a kBackwardData plan:
 // features swapped, every spatial dim reversed (in a row-major tap index that is t ->
 // taps - 1 - t).
 void flip_weights(const Plan& p, const void* rhs, size_t esize, void* dst) {
@@ -173,7 +216,8 @@ Reorder make_reorder(const md& from, const md& to) {
 struct Entry {
   std::unique_ptr<dnnl::primitive> prim;
   size_t scratch_bytes = 0;
-  md lhs_user, wei_user, out_user;  // graft's buffers (wei: the flipped copy when transposed)
+  int lhs_arg = 0, wei_arg = 0, out_arg = 0;  // DNNL_ARG_* of the pass
+  md lhs_user, wei_user, out_user;  // graft's buffers (wei: the flipped copy in kBackwardData)
   md lhs_md, wei_md, out_md;        // what the primitive reads and writes
   Reorder lhs_in, wei_in, out_back;
   std::string impl;  // oneDNN's implementation name
@@ -182,34 +226,57 @@ struct Entry {
 // Creates the primitive for these layouts into `e`; false when oneDNN has none or only its
 // reference loop (no faster than graft's).
 bool try_create(const Plan& p, const md& lhs, const md& wei, const md& out, Entry& e) {
+  using dnnl::convolution_forward;
+  const auto direct = dnnl::algorithm::convolution_direct;
+  const auto any = dnnl::memory::format_tag::any;
+  const auto it = lhs.data_type();
+  // The forward convolution a backward pass is of (src, weights, dst), any layouts.
+  auto hint = [&](const dims& src, const dims& weights, const dims& dst) {
+    return convolution_forward::primitive_desc(
+        convolution_forward::desc(dnnl::prop_kind::forward_training, direct, md(src, it, any),
+                                  md(weights, it, any), md(dst, it, any), p.strides, p.dilates,
+                                  p.pad_l, p.pad_r),
+        onednn_engine());
+  };
   try {
-    const auto direct = dnnl::algorithm::convolution_direct;
     std::unique_ptr<dnnl::primitive_desc> pd;
-    if (p.transposed) {
-      const auto any = dnnl::memory::format_tag::any;
-      const auto it = lhs.data_type();
-      dnnl::convolution_forward::primitive_desc hint(
-          dnnl::convolution_forward::desc(
-              dnnl::prop_kind::forward_training, direct, md(p.out, it, any), md(p.wei, it, any),
-              md(p.lhs, it, any), p.strides, p.dilates, p.pad_l, p.pad_r),
-          onednn_engine());
-      auto bwd = std::make_unique<dnnl::convolution_backward_data::primitive_desc>(
-          dnnl::convolution_backward_data::desc(direct, out, wei, lhs, p.strides, p.dilates,
-                                                p.pad_l, p.pad_r),
-          user_scratchpad_attr(), onednn_engine(), hint);
-      e.lhs_md = bwd->diff_dst_desc();
-      e.wei_md = bwd->weights_desc();
-      e.out_md = bwd->diff_src_desc();
-      pd = std::move(bwd);
-    } else {
-      auto fwd = std::make_unique<dnnl::convolution_forward::primitive_desc>(
-          dnnl::convolution_forward::desc(dnnl::prop_kind::forward_inference, direct, lhs, wei, out,
-                                          p.strides, p.dilates, p.pad_l, p.pad_r),
-          user_scratchpad_attr(), onednn_engine());
-      e.lhs_md = fwd->src_desc();
-      e.wei_md = fwd->weights_desc();
-      e.out_md = fwd->dst_desc();
-      pd = std::move(fwd);
+    switch (p.pass) {
+      case Pass::kForward: {
+        auto f = std::make_unique<convolution_forward::primitive_desc>(
+            convolution_forward::desc(dnnl::prop_kind::forward_inference, direct, lhs, wei, out,
+                                      p.strides, p.dilates, p.pad_l, p.pad_r),
+            user_scratchpad_attr(), onednn_engine());
+        e.lhs_md = f->src_desc();
+        e.wei_md = f->weights_desc();
+        e.out_md = f->dst_desc();
+        e.lhs_arg = DNNL_ARG_SRC, e.wei_arg = DNNL_ARG_WEIGHTS, e.out_arg = DNNL_ARG_DST;
+        pd = std::move(f);
+        break;
+      }
+      case Pass::kBackwardData: {
+        auto b = std::make_unique<dnnl::convolution_backward_data::primitive_desc>(
+            dnnl::convolution_backward_data::desc(direct, out, wei, lhs, p.strides, p.dilates,
+                                                  p.pad_l, p.pad_r),
+            user_scratchpad_attr(), onednn_engine(), hint(p.out, p.wei, p.lhs));
+        e.lhs_md = b->diff_dst_desc();
+        e.wei_md = b->weights_desc();
+        e.out_md = b->diff_src_desc();
+        e.lhs_arg = DNNL_ARG_DIFF_DST, e.wei_arg = DNNL_ARG_WEIGHTS, e.out_arg = DNNL_ARG_DIFF_SRC;
+        pd = std::move(b);
+        break;
+      }
+      case Pass::kBackwardWeights: {
+        auto b = std::make_unique<dnnl::convolution_backward_weights::primitive_desc>(
+            dnnl::convolution_backward_weights::desc(direct, lhs, out, wei, p.strides, p.dilates,
+                                                     p.pad_l, p.pad_r),
+            user_scratchpad_attr(), onednn_engine(), hint(p.lhs, p.out, p.wei));
+        e.lhs_md = b->src_desc();
+        e.wei_md = b->diff_dst_desc();
+        e.out_md = b->diff_weights_desc();
+        e.lhs_arg = DNNL_ARG_SRC, e.wei_arg = DNNL_ARG_DIFF_DST, e.out_arg = DNNL_ARG_DIFF_WEIGHTS;
+        pd = std::move(b);
+        break;
+      }
     }
     e.impl = pd->impl_info_str();
     if (e.impl.rfind("ref", 0) == 0) return false;
@@ -231,9 +298,11 @@ std::shared_ptr<const Entry> create(const Plan& p) {
   e->wei_user = md(p.wei, it, p.wei_st);
   e->out_user = md(p.out, ot, p.out_st);
   const auto any = dnnl::memory::format_tag::any;
-  // First graft's layouts for lhs and out (no copies), the weights in oneDNN's choice (small);
-  // then oneDNN's choice for all three.
-  if (!try_create(p, e->lhs_user, md(p.wei, it, any), e->out_user, *e) &&
+  // First graft's layouts for lhs and out (no copies) and oneDNN's choice for the weights
+  // (small; in kBackwardWeights rhs is as large as an activation, so graft's too); then
+  // oneDNN's choice for all three.
+  const md wei_first = p.pass == Pass::kBackwardWeights ? e->wei_user : md(p.wei, it, any);
+  if (!try_create(p, e->lhs_user, wei_first, e->out_user, *e) &&
       !try_create(p, md(p.lhs, it, any), md(p.wei, it, any), md(p.out, ot, any), *e)) {
     e->prim.reset();
   }
@@ -333,7 +402,7 @@ bool onednn_conv(const ConvParams& p, const ConvOperands& o, const void* lhs, co
   const size_t esize = dtype_size(o.in);
   const char* lhs_ptr = static_cast<const char*>(lhs) + pl.lhs_offset * esize;
   std::shared_ptr<Buffer> lhs_buf, wei_buf, flipped, out_buf;
-  if (pl.transposed) {
+  if (pl.pass == Pass::kBackwardData) {
     flipped = Buffer::make(e->wei_user.get_size(), "flipped convolution weights");
     flip_weights(pl, rhs, esize, flipped->data());
     rhs = flipped->data();
@@ -348,13 +417,8 @@ bool onednn_conv(const ConvParams& p, const ConvOperands& o, const void* lhs, co
     out_buf = Buffer::make(e->out_md.get_size(), "a oneDNN convolution result");
     res = dnnl::memory(e->out_md, eng, out_buf->data());
   }
-  if (pl.transposed) {
-    execute_primitive(*e->prim, e->scratch_bytes,
-                      {{DNNL_ARG_DIFF_DST, l}, {DNNL_ARG_WEIGHTS, w}, {DNNL_ARG_DIFF_SRC, res}});
-  } else {
-    execute_primitive(*e->prim, e->scratch_bytes,
-                      {{DNNL_ARG_SRC, l}, {DNNL_ARG_WEIGHTS, w}, {DNNL_ARG_DST, res}});
-  }
+  execute_primitive(*e->prim, e->scratch_bytes,
+                    {{e->lhs_arg, l}, {e->wei_arg, w}, {e->out_arg, res}});
   if (e->out_back.prim) {
     execute_primitive(*e->out_back.prim, e->out_back.scratch_bytes,
                       {{DNNL_ARG_FROM, res}, {DNNL_ARG_TO, user_out}});

@@ -1,5 +1,5 @@
-// conv_general_dilated (core/primitives/conv.h) on oneDNN's convolution_forward, for the
-// cases oneDNN takes; conv_kernels.cc runs its direct loop on the others.
+// conv_general_dilated (core/primitives/conv.h) on oneDNN's convolutions, for the cases
+// oneDNN takes; conv_kernels.cc runs its direct loop on the others.
 //
 // Taken: f32 operands with an f32 result, bf16 operands with a bf16 or f32 result (f32
 // accumulation, where this CPU has a bf16 convolution); any feature_group_count (oneDNN's
@@ -8,12 +8,12 @@
 // oneDNN's convolution_forward; lhs dilation (the input gradient of a strided convolution,
 // window strides then 1) runs as convolution_backward_data of the strided convolution, on a
 // spatially flipped copy of the kernel; batch groups (the kernel gradient of a grouped
-// convolution) as convolution_backward_weights of the grouped one. graft's dense row-major
-// buffers are described to oneDNN by strides, without copies; when the convolution oneDNN
-// has for those strides is only its reference loop, the operands are reordered into the
-// layouts oneDNN prefers (and the result back). Left to the loop: f64, f16, lhs dilation with
-// window strides or batch groups, padding beyond what backward data expresses, empty
-// operands, and geometries oneDNN has no fast convolution for.
+// convolution) as convolution_backward_weights of the grouped one. oneDNN picks the layouts
+// it runs fastest; graft's dense row-major buffers, described to oneDNN by strides, are
+// reordered into them where they differ (NHWC activations are used in place), or used as
+// they are where oneDNN's pick has only its reference loop. Left to the loop: f64, f16,
+// lhs dilation with window strides or batch groups, padding beyond what backward data
+// expresses, empty operands, and geometries oneDNN has no fast convolution for.
 //
 // Created primitives are cached per geometry (as onednn_matmul.h's); a cached primitive runs
 // with the calling thread's stream and scratchpad (onednn_exec.h), so any number of threads

@@ -217,7 +217,7 @@ TEST(ConvOnednnTest, ForwardMatchesTheLoop) {
         check_conv("test", Aval{b.lhs.shape(), cc.dtype}, Aval{b.rhs.shape(), cc.dtype}, b.p);
     const cpu::ConvOperands ops{b.lhs.shape(), b.rhs.shape(), out.shape, cc.dtype, out_dtype};
     EXPECT_EQ(cpu::conv_uses_onednn(b.p, ops), cc.onednn);
-    if (std::getenv("GRAFT_TEST_VERBOSE")) {
+    if (std::getenv("GRAFT_TEST_VERBOSE")) {  // which oneDNN implementation ran each case
       std::printf("%-28s %s\n", cc.name.c_str(), cpu::onednn_conv_impl(b.p, ops).c_str());
     }
     auto f = [&] { return std::vector<Array>{run(b, b.lhs, b.rhs, cc.preferred)}; };

@@ -8,6 +8,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -240,6 +241,13 @@ struct Entry {
   md lhs_md, wei_md, out_md;        // what the primitive reads and writes
   Reorder lhs_in, wei_in, out_back;
   std::string impl;  // oneDNN's implementation name
+
+  // The primitive's layout and argument id (DNNL_ARG_*) for lhs, rhs and the result.
+  void bind(std::pair<md, int> l, std::pair<md, int> w, std::pair<md, int> o) {
+    std::tie(lhs_md, lhs_arg) = l;
+    std::tie(wei_md, wei_arg) = w;
+    std::tie(out_md, out_arg) = o;
+  }
 };
 
 // Creates the primitive for these layouts into `e`; false when oneDNN has none or only its
@@ -265,10 +273,8 @@ bool try_create(const Plan& p, const md& lhs, const md& wei, const md& out, Entr
             convolution_forward::desc(dnnl::prop_kind::forward_inference, direct, lhs, wei, out,
                                       p.strides, p.dilates, p.pad_l, p.pad_r),
             user_scratchpad_attr(), onednn_engine());
-        e.lhs_md = f->src_desc();
-        e.wei_md = f->weights_desc();
-        e.out_md = f->dst_desc();
-        e.lhs_arg = DNNL_ARG_SRC, e.wei_arg = DNNL_ARG_WEIGHTS, e.out_arg = DNNL_ARG_DST;
+        e.bind({f->src_desc(), DNNL_ARG_SRC}, {f->weights_desc(), DNNL_ARG_WEIGHTS},
+               {f->dst_desc(), DNNL_ARG_DST});
         pd = std::move(f);
         break;
       }
@@ -277,10 +283,8 @@ bool try_create(const Plan& p, const md& lhs, const md& wei, const md& out, Entr
             dnnl::convolution_backward_data::desc(direct, out, wei, lhs, p.strides, p.dilates,
                                                   p.pad_l, p.pad_r),
             user_scratchpad_attr(), onednn_engine(), hint(p.out, p.wei, p.lhs));
-        e.lhs_md = b->diff_dst_desc();
-        e.wei_md = b->weights_desc();
-        e.out_md = b->diff_src_desc();
-        e.lhs_arg = DNNL_ARG_DIFF_DST, e.wei_arg = DNNL_ARG_WEIGHTS, e.out_arg = DNNL_ARG_DIFF_SRC;
+        e.bind({b->diff_dst_desc(), DNNL_ARG_DIFF_DST}, {b->weights_desc(), DNNL_ARG_WEIGHTS},
+               {b->diff_src_desc(), DNNL_ARG_DIFF_SRC});
         pd = std::move(b);
         break;
       }
@@ -289,10 +293,8 @@ bool try_create(const Plan& p, const md& lhs, const md& wei, const md& out, Entr
             dnnl::convolution_backward_weights::desc(direct, lhs, out, wei, p.strides, p.dilates,
                                                      p.pad_l, p.pad_r),
             user_scratchpad_attr(), onednn_engine(), hint(p.lhs, p.out, p.wei));
-        e.lhs_md = b->src_desc();
-        e.wei_md = b->diff_dst_desc();
-        e.out_md = b->diff_weights_desc();
-        e.lhs_arg = DNNL_ARG_SRC, e.wei_arg = DNNL_ARG_DIFF_DST, e.out_arg = DNNL_ARG_DIFF_WEIGHTS;
+        e.bind({b->src_desc(), DNNL_ARG_SRC}, {b->diff_dst_desc(), DNNL_ARG_DIFF_DST},
+               {b->diff_weights_desc(), DNNL_ARG_DIFF_WEIGHTS});
         pd = std::move(b);
         break;
       }

@@ -151,6 +151,8 @@ std::vector<ConvCase> forward_cases() {
       {"2d_large_window_odd_strided_crop", 3, 2, 4, {11, 9}, {6, 5}, odd, {2, 1}, {}, {},
        {{-1, 2}, {1, 0}}},
       {"1d_large_window_dilated", 2, 3, 2, {16}, {6}, nwc, {3}, {2}, {}, {{0, 1}}},
+      {"2d_large_window_bf16", 3, 2, 3, {8, 8}, {6, 7}, nhwc, {}, {}, {}, {}, 1, 1,
+       DType::kBF16},
       {"2d_pointwise", 2, 8, 5, {5, 4}, {1, 1}, nhwc},
       {"2d_bf16", 2, 4, 6, {7, 6}, {3, 3}, nhwc, {}, {}, {}, {{1, 1}, {1, 1}}, 1, 1, DType::kBF16},
       {"2d_bf16_preferred_f32", 2, 4, 6, {7, 6}, {3, 3}, {}, {2, 1}, {}, {}, {{1, 1}, {1, 1}},

@@ -86,8 +86,10 @@ bool window_exceeds_result(const ConvParams& p, const ConvOperands& o) {
   return window > result;
 }
 
-// The plan, or nothing when the convolution is one oneDNN cannot express.
-std::optional<Plan> plan(const ConvParams& p, const ConvOperands& o) {
+// The plan, or nothing when the convolution is one oneDNN cannot express. `weights_form`:
+// whether an ungrouped convolution whose window exceeds its result is planned as backward
+// weights (else as forward).
+std::optional<Plan> plan(const ConvParams& p, const ConvOperands& o, bool weights_form) {
   const size_t n = o.lhs.size() - 2;
   if (n < 1 || n > 3 || !dtypes_fit(o.in, o.out_dtype)) return {};
   if (numel(o.lhs) == 0 || numel(o.rhs) == 0 || numel(o.out) == 0) return {};
@@ -96,7 +98,7 @@ std::optional<Plan> plan(const ConvParams& p, const ConvOperands& o) {
   if (!all_ones(p.lhs_dilation)) {
     if (bg > 1 || !all_ones(p.window_strides)) return {};
     pl.pass = Pass::kBackwardData;
-  } else if (bg > 1 || (fg == 1 && window_exceeds_result(p, o))) {
+  } else if (bg > 1 || (fg == 1 && weights_form && window_exceeds_result(p, o))) {
     pl.pass = Pass::kBackwardWeights;
   }
   const auto &ld = p.dims.lhs_spec, &rd = p.dims.rhs_spec, &od = p.dims.out_spec;
@@ -386,9 +388,14 @@ Cache& cache() {
 
 std::shared_ptr<const Entry> entry(const ConvParams& p, const ConvOperands& o, Plan* out_plan) {
   if (!onednn_enabled()) return nullptr;
-  std::optional<Plan> pl = plan(p, o);
+  std::optional<Plan> pl = plan(p, o, true);
   if (!pl) return nullptr;
   std::shared_ptr<const Entry> e = cache().get(*pl);
+  if (!e->prim && pl->pass == Pass::kBackwardWeights && p.batch_group_count == 1) {
+    pl = plan(p, o, false);  // oneDNN's forward convolution, then
+    if (!pl) return nullptr;
+    e = cache().get(*pl);
+  }
   if (!e->prim) return nullptr;
   if (out_plan) *out_plan = std::move(*pl);
   return e;

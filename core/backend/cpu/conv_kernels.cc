@@ -1,6 +1,7 @@
-// CPU kernel of conv_general_dilated (core/primitives/conv.h): a direct loop that covers
-// every case the primitive allows (any dimension numbers, N-d, padding that crops, lhs and
-// rhs dilation, feature and batch groups; f32 / f64 / bf16 / f16 in, any floating out).
+// CPU kernel of conv_general_dilated (core/primitives/conv.h): oneDNN's convolution where it
+// fits (onednn_conv.h says which), else a direct loop that covers every case the primitive
+// allows (any dimension numbers, N-d, padding that crops, lhs and rhs dilation, feature and
+// batch groups; f32 / f64 / bf16 / f16 in, any floating out).
 // Each output position finds, once, where every window tap lands in the input (or that it
 // falls in padding or a dilation hole); then every output feature sums over taps and input
 // features. bf16 / f16 / f32 accumulate in f32, f64 in f64. Output positions are split
@@ -8,6 +9,7 @@
 #include <vector>
 
 #include "core/backend/cpu/kernel.h"
+#include "core/backend/cpu/onednn_conv.h"
 #include "core/backend/cpu/parallel.h"
 #include "core/convert.h"
 #include "core/error.h"
@@ -15,12 +17,6 @@
 
 namespace graft::cpu {
 namespace {
-
-Shape row_major_strides(const Shape& s) {
-  Shape st(s.size(), 1);
-  for (size_t i = s.size(); i-- > 1;) st[i - 1] = st[i] * s[i];
-  return st;
-}
 
 struct Geometry {
   size_t n = 0;                             // spatial dims
@@ -139,6 +135,9 @@ void conv_kernel(Call& call) {
   const Aval& oa = call.out_aval();
   void* out = call.out_raw();
   if (numel(oa.shape) == 0) return;
+  const ConvOperands ops{call.in_aval(0).shape, call.in_aval(1).shape, oa.shape,
+                         call.in_aval(0).dtype, oa.dtype};
+  if (onednn_conv(p, ops, call.in_raw(0), call.in_raw(1), out)) return;
   const Geometry g = geometry(p, call.in_aval(0).shape, call.in_aval(1).shape, oa.shape);
   const DType in = call.in_aval(0).dtype;
   dispatch_dtype(in, [&]<typename T>() {

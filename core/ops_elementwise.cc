@@ -20,7 +20,7 @@ namespace {
 // like jnp.exp(int_array).
 Array float_unary(const char* op, P id, const Array& x) {
   check_valid(op, x);
-  if (is_complex(x.dtype())) fail(op, "does not support complex values (got ", x.aval().str(), ")");
+  detail::refuse_complex(op, x);
   Array f = is_floating(x.dtype()) ? x : convert(x, DType::kF32, x.weak_type());
   return unary(id, f);
 }
@@ -34,6 +34,9 @@ Array numeric_unary(const char* op, P id, const Array& x) {
 Array binary_op(const char* op, P id, const Array& a, const Array& b) {
   std::vector<Array> xs = promote_and_broadcast(op, {a, b});
   if (is_complex(xs[0].dtype())) {
+    if (primitive_facts(id).has(kBoolOut) || id == P::kMax || id == P::kMin) {
+      return detail::complex_compare(id, xs[0], xs[1]);
+    }
     fail(op, "does not support complex values (got ", a.aval().str(), " and ", b.aval().str(),
          ")");
   }
@@ -88,27 +91,11 @@ Array float_floor_divide(const Array& x, const Array& y) {
 
 }  // namespace
 
-// The unary ops defined on complex values, through their real and imaginary parts.
-static Array complex_unary(const char* op, P id, const Array& z) {
-  switch (id) {
-    case P::kNeg:
-      return detail::complex_neg(z);
-    case P::kAbs:
-      return detail::complex_abs(z);
-    case P::kSquare:
-      return detail::complex_multiply(z, z);
-    case P::kExp:
-      return detail::complex_exp(z);
-    default:
-      fail(op, "does not support complex values (got ", z.aval().str(), ")");
-  }
-}
-
 Array elementwise_unary(P id, const Array& x) {
   const char* op = kPrimitiveNames[static_cast<int>(id)];
   if (primitive_facts(id).kind != OpKind::kUnary) fail(op, "is not a unary elementwise op");
   check_valid(op, x);
-  if (is_complex(x.dtype())) return complex_unary(op, id, x);
+  if (is_complex(x.dtype())) return detail::complex_unary(op, id, x);
   switch (dtype_class(id)) {
     case DTypeClass::kFloating:
       return float_unary(op, id, x);
@@ -122,7 +109,11 @@ Array elementwise_unary(P id, const Array& x) {
       return unary(id, x);
   }
 }
-Array sigmoid(const Array& x) { return float_unary("sigmoid", P::kLogistic, x); }
+Array sigmoid(const Array& x) {
+  check_valid("sigmoid", x);
+  if (is_complex(x.dtype())) return detail::complex_unary("sigmoid", P::kLogistic, x);
+  return float_unary("sigmoid", P::kLogistic, x);
+}
 Array reciprocal(const Array& x) {
   check_valid("reciprocal", x);
   return divide(Array(1.0), x);
@@ -131,28 +122,34 @@ Array reciprocal(const Array& x) {
 // floor / ceil / round of integers are the identity, like jnp.
 Array floor(const Array& x) {
   check_valid("floor", x);
+  detail::refuse_complex("floor", x);
   return is_floating(x.dtype()) ? unary(P::kFloor, x) : x;
 }
 Array ceil(const Array& x) {
   check_valid("ceil", x);
+  detail::refuse_complex("ceil", x);
   return is_floating(x.dtype()) ? unary(P::kCeil, x) : x;
 }
 Array round(const Array& x) {
   check_valid("round", x);
+  if (is_complex(x.dtype())) return complex(round(real(x)), round(imag(x)));  // as jnp.round
   return is_floating(x.dtype()) ? unary(P::kRound, x) : x;
 }
 Array isfinite(const Array& x) {
   check_valid("isfinite", x);
+  if (is_complex(x.dtype())) return logical_and(isfinite(real(x)), isfinite(imag(x)));
   if (!is_floating(x.dtype())) return full(x.shape(), 1, DType::kBool);
   return unary(P::kIsFinite, x);
 }
 Array isnan(const Array& x) {
   check_valid("isnan", x);
+  if (is_complex(x.dtype())) return logical_or(isnan(real(x)), isnan(imag(x)));
   if (!is_floating(x.dtype())) return full(x.shape(), 0, DType::kBool);
   return binary(P::kNe, x, x);
 }
 Array isinf(const Array& x) {
   check_valid("isinf", x);
+  if (is_complex(x.dtype())) return logical_or(isinf(real(x)), isinf(imag(x)));
   if (!is_floating(x.dtype())) return full(x.shape(), 0, DType::kBool);
   return equal(abs(x), Array(std::numeric_limits<double>::infinity()));
 }
@@ -218,7 +215,12 @@ Array remainder(const Array& a, const Array& b) {
   Array fix = logical_and(not_equal(r, zero), not_equal(less(r, zero), less(y, zero)));
   return where(fix, r + y, r);
 }
-Array power(const Array& a, const Array& b) { return binary_op("power", P::kPow, a, b); }
+Array power(const Array& a, const Array& b) {
+  check_valid("power", a);
+  check_valid("power", b);
+  if (is_complex(a.dtype()) || is_complex(b.dtype())) return detail::complex_power(a, b);
+  return binary_op("power", P::kPow, a, b);
+}
 Array maximum(const Array& a, const Array& b) { return binary_op("maximum", P::kMax, a, b); }
 Array minimum(const Array& a, const Array& b) { return binary_op("minimum", P::kMin, a, b); }
 Array equal(const Array& a, const Array& b) { return binary_op("equal", P::kEq, a, b); }
@@ -269,7 +271,12 @@ Array where(const Array& cond, const Array& x, const Array& y) {
                                                    detail::broadcast_to_shape("where", xs[0], s)});
 }
 
-Array clip(const Array& x, const Array& lo, const Array& hi) { return minimum(maximum(x, lo), hi); }
+Array clip(const Array& x, const Array& lo, const Array& hi) {
+  check_valid("clip", x);
+  // As jnp.clip: complex values have no order to clip by.
+  detail::refuse_complex("clip", x);
+  return minimum(maximum(x, lo), hi);
+}
 
 Array astype(const Array& x, DType dtype) {
   check_valid("astype", x);

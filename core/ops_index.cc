@@ -18,6 +18,10 @@ void check_indices(std::string_view op, const Array& indices) {
 }
 
 Array gather(const Array& x, const Array& indices, int axis, int batch_dims, GatherMode mode) {
+  if (is_complex(x.dtype())) {
+    return detail::through_parts(
+        x, [&](const Array& p) { return gather(p, indices, axis, batch_dims, mode); });
+  }
   return apply<Gather>({x, indices}, axis, batch_dims, mode);
 }
 
@@ -98,8 +102,24 @@ Array scatter_add(const Array& x, const Array& indices, const Array& updates, in
   // Like x.at[...].add(u): updates take x's dtype.
   Array u = detail::broadcast_to_shape("scatter_add",
                                        detail::convert(updates, x.dtype(), x.weak_type()), want);
+  if (is_complex(x.dtype())) {
+    return complex(apply<ScatterAdd>({real(x), indices, real(u)}, ax, 0),
+                   apply<ScatterAdd>({imag(x), indices, imag(u)}, ax, 0));
+  }
   return apply<ScatterAdd>({x, indices, u}, ax, 0);
 }
+
+namespace detail {
+Array scatter_combine(const Array& x, const Array& positions, const Array& updates,
+                      PrimitiveId id) {
+  if (is_complex(x.dtype())) {
+    if (id != PrimitiveId::kScatter) refuse_complex(kPrimitiveNames[static_cast<int>(id)], x);
+    return complex(scatter_combine(real(x), positions, real(updates), id),
+                   scatter_combine(imag(x), positions, imag(updates), id));
+  }
+  return apply<ScatterCombine>({x, positions, updates}, id, 0, 0);
+}
+}  // namespace detail
 
 Array one_hot(const Array& indices, int64_t num_classes, DType dtype, int64_t axis) {
   detail::check_valid("one_hot", indices);
@@ -138,7 +158,13 @@ std::vector<Array> sort_op(std::string_view op, std::vector<Array> xs, int64_t a
 }
 }  // namespace
 
-Array sort(const Array& x, int64_t axis) { return sort_op("sort", {x}, axis)[0]; }
+Array sort(const Array& x, int64_t axis) {
+  if (x.valid() && is_complex(x.dtype())) {  // lexicographic, as jnp.sort
+    const int ax = normalize_axis("sort", axis, x.ndim());
+    return take_along_axis(x, detail::complex_argsort(x, ax), ax);
+  }
+  return sort_op("sort", {x}, axis)[0];
+}
 
 std::pair<Array, Array> sort_key_val(const Array& keys, const Array& values, int64_t axis) {
   auto out = sort_op("sort_key_val", {keys, values}, axis);
@@ -184,6 +210,7 @@ std::pair<Array, Array> top_k(const Array& x, int64_t k) {
 Array argsort(const Array& x, int64_t axis) {
   detail::check_valid("argsort", x);
   int ax = normalize_axis("argsort", axis, x.ndim());
+  if (is_complex(x.dtype())) return detail::complex_argsort(x, ax);
   return sort_op("argsort", {x, iota(DType::kI32, x.shape(), ax)}, ax)[1];
 }
 

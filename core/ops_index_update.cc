@@ -172,13 +172,13 @@ Array scatter_flat(const Array& x, const Array& q, const Array& u, Combine how) 
     case Combine::kAdd:
       return scatter_add(x, q, u, 0);
     case Combine::kSet:
-      return apply<ScatterCombine>({x, q, u}, PrimitiveId::kScatter, 0, 0);
+      return detail::scatter_combine(x, q, u, PrimitiveId::kScatter);
     case Combine::kMul:
-      return apply<ScatterCombine>({x, q, u}, PrimitiveId::kScatterMul, 0, 0);
+      return detail::scatter_combine(x, q, u, PrimitiveId::kScatterMul);
     case Combine::kMin:
-      return apply<ScatterCombine>({x, q, u}, PrimitiveId::kScatterMin, 0, 0);
+      return detail::scatter_combine(x, q, u, PrimitiveId::kScatterMin);
     default:
-      return apply<ScatterCombine>({x, q, u}, PrimitiveId::kScatterMax, 0, 0);
+      return detail::scatter_combine(x, q, u, PrimitiveId::kScatterMax);
   }
 }
 

@@ -312,7 +312,7 @@ Array scatter_impl(std::string_view op, PrimitiveId id, const Array& operand,
   Array q = reshape(astype(pos, position_dtype(operand.size())), {m});
   Array fu = reshape(u, {m});
   Array out = id == PrimitiveId::kScatterAdd ? scatter_add(flat, q, fu, 0)
-                                             : apply<ScatterCombine>({flat, q, fu}, id, 0, 0);
+                                             : detail::scatter_combine(flat, q, fu, id);
   return reshape(out, os);
 }
 

@@ -125,6 +125,7 @@ Array cumulative(std::string_view op, Binary f, const Array& x, std::optional<in
 void check_numeric(std::string_view op, const Array& x) {
   detail::check_valid(op, x);
   if (x.dtype() == DType::kBool) fail(op, "needs a numeric dtype, got ", x.aval().str());
+  detail::refuse_complex(op, x);
 }
 
 // bool and narrow ints accumulate in the default int / uint (jnp's promote_integers).

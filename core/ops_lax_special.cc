@@ -206,6 +206,7 @@ Array in_dtype_of(const Array& r, const Array& x) {
 
 Array promoted(const char* op, const Array& x) {
   detail::check_valid(op, x);
+  detail::refuse_complex(op, x);
   return is_floating(x.dtype()) ? x : astype(x, detail::float_dtype_for(x));
 }
 

@@ -13,7 +13,9 @@ namespace graft::linalg {
 namespace {
 
 // Integers and bools become f32, as jnp's promote_dtypes_inexact.
-Array inexact(const Array& x) { return is_floating(x.dtype()) ? x : astype(x, DType::kF32); }
+// Integers and bool become f32; complex stays complex (the factorization primitives refuse it
+// by name; a real dtype here would drop the imaginary part).
+Array inexact(const Array& x) { return is_inexact(x.dtype()) ? x : astype(x, DType::kF32); }
 
 double eps(DType d) {
   return d == DType::kF64 ? std::numeric_limits<double>::epsilon()

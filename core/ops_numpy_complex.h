@@ -1,11 +1,17 @@
 // jax.numpy's complex-number functions (issue 17) over complex64 / complex128 arrays and,
-// as JAX, real ones: real(x) is x, imag(x) zeros, conj(x) x for a real x. Complex arithmetic
-// (add, subtract, multiply, divide, negative, abs, square, exp, sum, matmul through
-// core/ops_elementwise.cc and friends) is written with these over the real and imaginary
-// parts; other ops reject complex operands with "[op] does not support complex values".
+// as JAX, real ones: real(x) is x, imag(x) zeros, conj(x) x for a real x. Complex arithmetic,
+// the transcendental functions, comparisons (lexicographic, as jnp), reductions, cumulative
+// sums and products, sorting and gathers / scatters are written with these over the real and
+// imaginary parts (core/ops_complex_math.cc, core/ops_complex_reduce.cc); ops without a complex
+// case reject complex operands with "[op] does not support complex values".
 #pragma once
 
+#include <string_view>
+#include <vector>
+
 #include "core/array.h"
+#include "core/primitives/list.h"
+#include "core/shape.h"
 
 namespace graft {
 
@@ -37,6 +43,23 @@ Array complex_divide(const Array& a, const Array& b);
 Array complex_neg(const Array& z);
 Array complex_abs(const Array& z);  // real: |z| = hypot(re, im)
 Array complex_exp(const Array& z);
+// core/ops_complex_math.cc: the complex case of the unary op `id` (an error naming `op` for
+// one JAX does not define on complex values), of power, and of the comparisons and max / min
+// (lexicographic: real part, then imaginary part, as jnp).
+Array complex_unary(const char* op, PrimitiveId id, const Array& z);
+Array complex_power(const Array& a, const Array& b);
+Array complex_compare(PrimitiveId id, const Array& a, const Array& b);
+// core/ops_complex_reduce.cc: prod / max / min over sorted, normalized axes (a pairwise tree of
+// complex products or lexicographic picks; max / min of an empty axis are the caller's error),
+// and the lexicographic argsort along `axis` (stable, as jnp.argsort).
+Array complex_reduce(PrimitiveId id, const Array& z, const std::vector<int>& axes, bool keepdims);
+Array complex_argsort(const Array& z, int axis);
+// f applied to the real and imaginary parts apart: the data-movement ops (gather, scatter set /
+// add, cumsum) on complex values.
+template <typename F>
+Array through_parts(const Array& z, F f) {
+  return complex(f(real(z)), f(imag(z)));
+}
 }  // namespace detail
 
 }  // namespace graft

@@ -10,7 +10,9 @@ namespace graft {
 namespace {
 
 // Promotes integer and bool inputs to f32, as jnp's promote_args_inexact.
-Array inexact(const Array& x) { return is_floating(x.dtype()) ? x : astype(x, DType::kF32); }
+// Integers and bool become f32; complex stays complex (the factorization primitives refuse it
+// by name; a real dtype here would drop the imaginary part).
+Array inexact(const Array& x) { return is_inexact(x.dtype()) ? x : astype(x, DType::kF32); }
 
 void require_matrix(const char* op, const Array& x) {
   if (x.ndim() < 2) fail(op, "needs at least 2 dims, got shape ", shape_str(x.shape()));
@@ -40,7 +42,8 @@ Array vecmat(const Array& x1, const Array& x2) {
 namespace linalg {
 
 Array vector_norm(const Array& x_in, double ord, const Axes& axes, bool keepdims) {
-  const Array x = inexact(x_in);
+  // Every vector norm depends on |x| alone: a complex x is measured by its magnitudes.
+  const Array x = is_complex(x_in.dtype()) ? abs(x_in) : inexact(x_in);
   const Array a = abs(x);
   if (ord == 2.0) return sqrt(sum(x * x, axes, keepdims));
   if (ord == std::numeric_limits<double>::infinity()) return max(a, axes, keepdims);
@@ -53,7 +56,8 @@ Array vector_norm(const Array& x_in, double ord, const Axes& axes, bool keepdims
 
 Array matrix_norm(const Array& x_in, const std::string& ord, bool keepdims) {
   require_matrix("matrix_norm", x_in);
-  const Array x = inexact(x_in);
+  // fro, 1 and inf depend on |x| alone (2 and nuc, which would not, are not offered).
+  const Array x = is_complex(x_in.dtype()) ? abs(x_in) : inexact(x_in);
   const int64_t r = x.ndim();
   if (ord == "fro") return sqrt(sum(x * x, {r - 2, r - 1}, keepdims));
   const Array a = abs(x);

@@ -26,16 +26,19 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr double kPi = std::numbers::pi;
 
 // promote_args_inexact for one operand: integers and bool become the default float (f32),
-// weak if x is weak.
-Array inexact(const char* op, const Array& x) {
+// weak if x is weak. Complex operands are an error unless the function has a complex case.
+Array inexact(const char* op, const Array& x, bool complex_ok = false) {
   check_valid(op, x);
-  return is_floating(x.dtype()) ? x : convert(x, DType::kF32, x.weak_type());
+  if (!complex_ok) detail::refuse_complex(op, x);
+  return is_inexact(x.dtype()) ? x : convert(x, DType::kF32, x.weak_type());
 }
 
-// promote_args_inexact for two: the common type (then f32 if not floating), broadcast.
-std::pair<Array, Array> inexact2(const char* op, const Array& a, const Array& b) {
+// promote_args_inexact for two: the common type (then f32 if not inexact), broadcast.
+std::pair<Array, Array> inexact2(const char* op, const Array& a, const Array& b,
+                                 bool complex_ok = false) {
   std::vector<Array> xs = promote_and_broadcast(op, {a, b});
-  if (!is_floating(xs[0].dtype())) {
+  if (!complex_ok) detail::refuse_complex(op, xs[0]);
+  if (!is_inexact(xs[0].dtype())) {
     bool weak = xs[0].weak_type();
     xs[0] = convert(xs[0], DType::kF32, weak);
     xs[1] = convert(xs[1], DType::kF32, weak);
@@ -105,17 +108,17 @@ double finfo_max(DType d) {
 }  // namespace
 
 Array log2(const Array& x) {
-  Array f = inexact("log2", x);
+  Array f = inexact("log2", x, /*complex_ok=*/true);
   return log(f) / Array(std::numbers::ln2);
 }
 
 Array log10(const Array& x) {
-  Array f = inexact("log10", x);
+  Array f = inexact("log10", x, /*complex_ok=*/true);
   return log(f) * Array(0.4342944819032518);  // exactly 1 / log(10) rounded, as jnp
 }
 
 Array exp2(const Array& x) {
-  Array f = inexact("exp2", x);
+  Array f = inexact("exp2", x, /*complex_ok=*/true);
   return power(full_like(f, 2.0), f);
 }
 
@@ -174,11 +177,15 @@ Array arctan2(const Array& y, const Array& x) {
       });
 }
 
-Array deg2rad(const Array& x) { return inexact("deg2rad", x) * Array(kPi / 180); }
-Array rad2deg(const Array& x) { return inexact("rad2deg", x) * Array(180 / kPi); }
+Array deg2rad(const Array& x) {
+  return inexact("deg2rad", x, /*complex_ok=*/true) * Array(kPi / 180);
+}
+Array rad2deg(const Array& x) {
+  return inexact("rad2deg", x, /*complex_ok=*/true) * Array(180 / kPi);
+}
 
 Array sinc(const Array& x) {
-  Array f = inexact("sinc", x);
+  Array f = inexact("sinc", x, /*complex_ok=*/true);
   Array eq_zero = equal(f, 0);
   Array pi_x = Array(kPi) * f;
   Array safe = where(eq_zero, ones_like(pi_x), pi_x);
@@ -235,7 +242,7 @@ Array heaviside(const Array& a, const Array& b) {
 }
 
 Array float_power(const Array& a, const Array& b) {
-  auto [x1, x2] = inexact2("float_power", a, b);
+  auto [x1, x2] = inexact2("float_power", a, b, /*complex_ok=*/true);
   return power(x1, x2);
 }
 
@@ -247,11 +254,13 @@ Array fabs(const Array& x) { return abs(inexact("fabs", x)); }
 
 Array isposinf(const Array& x) {
   check_valid("isposinf", x);
+  detail::refuse_complex("isposinf", x);
   if (!is_floating(x.dtype())) return full(x.shape(), 0, DType::kBool);
   return equal(x, kInf);
 }
 Array isneginf(const Array& x) {
   check_valid("isneginf", x);
+  detail::refuse_complex("isneginf", x);
   if (!is_floating(x.dtype())) return full(x.shape(), 0, DType::kBool);
   return equal(x, -kInf);
 }
@@ -259,6 +268,10 @@ Array isneginf(const Array& x) {
 Array nan_to_num(const Array& x, double nan, std::optional<double> posinf,
                  std::optional<double> neginf) {
   check_valid("nan_to_num", x);
+  if (is_complex(x.dtype())) {  // each part, as jnp
+    return detail::through_parts(
+        x, [&](const Array& p) { return nan_to_num(p, nan, posinf, neginf); });
+  }
   DType d = x.dtype();
   if (!is_floating(d)) return x;
   double hi = posinf.value_or(finfo_max(d)), lo = neginf.value_or(-finfo_max(d));
@@ -268,8 +281,8 @@ Array nan_to_num(const Array& x, double nan, std::optional<double> posinf,
 }
 
 Array isclose(const Array& a, const Array& b, double rtol, double atol, bool equal_nan) {
-  auto [x, y] = inexact2("isclose", a, b);
-  DType d = x.dtype();
+  auto [x, y] = inexact2("isclose", a, b, /*complex_ok=*/true);
+  DType d = is_complex(x.dtype()) ? complex_part_dtype(x.dtype()) : x.dtype();
   Array in_range = less_equal(abs(x - y), scalar(atol, d) + scalar(rtol, d) * abs(y));
   Array out = logical_or(equal(x, y), logical_and(isfinite(y), in_range));
   return equal_nan ? logical_or(out, logical_and(isnan(x), isnan(y))) : out;

@@ -149,6 +149,7 @@ Array lexsort(const std::vector<Array>& keys, int64_t axis) {
 Array histogram_bin_edges(const Array& a, int64_t bins,
                           std::optional<std::pair<double, double>> range) {
   detail::check_valid("histogram_bin_edges", a);
+  detail::refuse_complex("histogram_bin_edges", a);
   if (bins < 1) fail("histogram_bin_edges", "bins must be >= 1, got ", bins);
   const DType dt = detail::float_dtype_for(a);
   Array lo, hi;
@@ -171,6 +172,7 @@ std::pair<Array, Array> histogram(const Array& a, int64_t bins,
                                   std::optional<std::pair<double, double>> range,
                                   const std::optional<Array>& weights, bool density) {
   detail::check_valid("histogram", a);
+  detail::refuse_complex("histogram", a);
   Array x = a, w;
   if (weights) {
     detail::check_valid("histogram", *weights);

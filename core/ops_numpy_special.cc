@@ -21,6 +21,7 @@ namespace {
 // promote_args_inexact for one operand: integers and bool become f32 (weak if x is weak).
 Array inexact(const char* op, const Array& x) {
   check_valid(op, x);
+  detail::refuse_complex(op, x);
   return convert(x, detail::float_dtype_for(x), x.weak_type());
 }
 

@@ -16,8 +16,10 @@ constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
 // promote_dtypes_inexact for one operand.
+// Complex values are refused: these statistics order or square real values.
 Array inexact(const char* op, const Array& x) {
   detail::check_valid(op, x);
+  detail::refuse_complex(op, x);
   return detail::convert(x, detail::float_dtype_for(x), x.weak_type());
 }
 

@@ -77,6 +77,7 @@ Array max_min(std::string_view op, PrimitiveId id, const Array& x, const Axes& a
            shape_str(x.shape()), " along axis ", a);
     }
   }
+  if (is_complex(x.dtype())) return detail::complex_reduce(id, x, ax, keepdims);
   return reduce_keep(id, x, ax, keepdims);
 }
 
@@ -115,6 +116,10 @@ Array sum(const Array& x, const Axes& axes, bool keepdims) {
 
 Array prod(const Array& x, const Axes& axes, bool keepdims) {
   check_valid("prod", x);
+  if (is_complex(x.dtype())) {
+    return detail::complex_reduce(PrimitiveId::kReduceProd, x,
+                                  detail::reduction_axes("prod", x, axes), keepdims);
+  }
   return reduce_public("prod", PrimitiveId::kReduceProd, x, axes, keepdims, sum_dtype(x.dtype()));
 }
 
@@ -137,6 +142,10 @@ Array any(const Array& x, const Axes& axes, bool keepdims) {
 Array mean(const Array& x, const Axes& axes, bool keepdims) {
   check_valid("mean", x);
   std::vector<int> ax = detail::reduction_axes("mean", x, axes);
+  if (is_complex(x.dtype())) {
+    return sum(x, Axes(ax.begin(), ax.end()), keepdims) /
+           scalar(static_cast<double>(count_of(x.shape(), ax)), complex_part_dtype(x.dtype()));
+  }
   const DType out = detail::float_dtype_for(x), comp = compute_dtype(out);
   Array s = reduce_keep(PrimitiveId::kReduceSum, to_dtype(x, comp), ax, keepdims);
   return to_dtype(s / scalar(static_cast<double>(count_of(x.shape(), ax)), comp), out);
@@ -145,8 +154,14 @@ Array mean(const Array& x, const Axes& axes, bool keepdims) {
 Array var(const Array& x, const Axes& axes, bool keepdims, int64_t ddof) {
   check_valid("var", x);
   std::vector<int> ax = detail::reduction_axes("var", x, axes);
-  const DType out = detail::float_dtype_for(x), comp = compute_dtype(out);
   const int64_t n = count_of(x.shape(), ax);
+  if (is_complex(x.dtype())) {  // real, as jnp.var: the mean of |x - mean|^2
+    const Axes a(ax.begin(), ax.end());
+    Array c = x - mean(x, a, /*keepdims=*/true);
+    Array s = sum(square(real(c)) + square(imag(c)), a, keepdims);
+    return s / scalar(static_cast<double>(n - ddof), s.dtype());
+  }
+  const DType out = detail::float_dtype_for(x), comp = compute_dtype(out);
   Array xc = to_dtype(x, comp);
   Array m = reduce_keep(PrimitiveId::kReduceSum, xc, ax, /*keepdims=*/true) /
             scalar(static_cast<double>(n), comp);
@@ -198,6 +213,9 @@ Array argmin(const Array& x, std::optional<int64_t> axis, bool keepdims) {
 
 Array cumsum(const Array& x, std::optional<int64_t> axis, bool reverse) {
   check_valid("cumsum", x);
+  if (is_complex(x.dtype())) {
+    return detail::through_parts(x, [&](const Array& p) { return cumsum(p, axis, reverse); });
+  }
   // jnp.cumsum promotes only bool (to the default int); u8 stays u8 and wraps, unlike sum.
   Array y = to_dtype(x, x.dtype() == DType::kBool ? DType::kI32 : x.dtype());
   int a = 0;

@@ -73,7 +73,11 @@ std::vector<Array> promote_dtypes(const std::vector<Array>& xs) {
   return out;
 }
 
-DType float_dtype_for(const Array& x) { return is_floating(x.dtype()) ? x.dtype() : DType::kF32; }
+void refuse_complex(std::string_view op, const Array& x) {
+  if (is_complex(x.dtype())) fail(op, "does not support complex values (got ", x.aval().str(), ")");
+}
+
+DType float_dtype_for(const Array& x) { return is_inexact(x.dtype()) ? x.dtype() : DType::kF32; }
 
 Array add_any(const Array& a, const Array& b) {
   if (!a.valid()) return b;

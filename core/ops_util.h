@@ -27,6 +27,10 @@ Array broadcast_to_shape(std::string_view op, const Array& x, const Shape& shape
 // Checks x is valid (non-empty handle), naming op.
 void check_valid(std::string_view op, const Array& x);
 
+// "[op] does not support complex values" for a complex x: the ops JAX defines on real values
+// only (and those without a complex case yet).
+void refuse_complex(std::string_view op, const Array& x);
+
 // Reduction axes: normalized and sorted; empty `axes` means all axes.
 std::vector<int> reduction_axes(std::string_view op, const Array& x, const Axes& axes);
 
@@ -34,7 +38,12 @@ std::vector<int> reduction_axes(std::string_view op, const Array& x, const Axes&
 // cotangents, some of which are symbolically zero.
 Array add_any(const Array& a, const Array& b);
 
-// The default floating dtype for x: x's dtype if floating, else f32 (weak if x is weak).
+// x with `updates` combined in at the flat `positions` by the scatter primitive `id` (scatter,
+// scatter_mul / min / max; complex x: scatter only, through the parts). core/ops_index.cc.
+Array scatter_combine(const Array& x, const Array& positions, const Array& updates, PrimitiveId id);
+
+// The default inexact dtype for x: x's dtype if floating or complex, else f32 (weak if x is
+// weak). Complex stays complex: a real dtype here would drop the imaginary part.
 DType float_dtype_for(const Array& x);
 
 // jnp's promote_dtypes: every operand converted to their common type (weak iff all are weak),

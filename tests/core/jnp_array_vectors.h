@@ -55,11 +55,11 @@ inline void load_file(const std::string& path, std::map<std::string, Vec>& out) 
   }
 }
 
-// The array cases, the jnp.linalg cases (tools/make_jnp_linalg_vectors.py) and the
-// convolution cases (tools/make_conv_vectors.py), whose names do not overlap. A test reads
-// the files its BUILD rule lists as data.
-// The array cases, the jnp.linalg cases (tools/make_jnp_linalg_vectors.py) and the jnp.fft /
-// complex-function cases (tools/make_jnp_fft_vectors.py), whose names do not overlap.
+// The array cases, the jnp.linalg cases (tools/make_jnp_linalg_vectors.py), the convolution
+// cases (tools/make_conv_vectors.py), the jnp.fft / complex-function cases
+// (tools/make_jnp_fft_vectors.py) and the complex math cases
+// (tools/make_complex_math_vectors.py), whose names do not overlap. A test reads the files
+// its BUILD rule lists as data.
 inline std::map<std::string, Vec> load_vectors() {
   std::map<std::string, Vec> out;
   load_file("tests/core/testdata/jnp_array_vectors.txt", out);
@@ -67,6 +67,7 @@ inline std::map<std::string, Vec> load_vectors() {
   load_file("tests/core/testdata/jnp_linalg_decomp_vectors.txt", out);  // only where a test has it
   load_file("tests/core/testdata/conv_vectors.txt", out);
   load_file("tests/core/testdata/jnp_fft_vectors.txt", out);
+  load_file("tests/core/testdata/complex_math_vectors.txt", out);
   return out;
 }
 

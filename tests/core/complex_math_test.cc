@@ -30,8 +30,6 @@ namespace {
 using namespace jnp_vectors;
 using Fn = std::function<Array(const std::vector<Array>&)>;
 
-Array ri(const Array& y) { return is_complex(y.dtype()) ? stack({real(y), imag(y)}, -1) : y; }
-Array cx(const std::vector<Array>& x, int i = 0) { return complex(x[i], x[i + 1]); }
 Array ties(const std::vector<Array>& x, int i = 0) { return complex(round(x[i]), round(x[i + 1])); }
 // [0, inf, -inf, nan] as the real parts down the rows and the imaginary parts across (+ a).
 Array specials(const Array& a) {

@@ -140,6 +140,13 @@ inline void expect_matches(const Array& got, const std::string& key, double tol 
   expect_vec_matches(got, vectors().at(key), tol, 1.0);
 }
 
+// Complex values in the real-only vector format, as the scripts' ri() and cx(): a complex
+// result as stack([real, imag], -1) (a real one as it is), a complex input from inputs i, i + 1.
+inline Array ri(const Array& y) {
+  return is_complex(y.dtype()) ? stack({real(y), imag(y)}, -1) : y;
+}
+inline Array cx(const std::vector<Array>& x, int i = 0) { return complex(x[i], x[i + 1]); }
+
 // Expects f to throw a graft::Error whose message starts with `prefix` ("[op]").
 inline void expect_error(const std::function<void()>& f, const std::string& prefix) {
   try {

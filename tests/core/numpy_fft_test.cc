@@ -27,9 +27,6 @@ namespace {
 using namespace jnp_vectors;
 using Fn = std::function<Array(const std::vector<Array>&)>;
 
-// As the script's ri(): a complex result as [..., 2] real and imaginary parts.
-Array ri(const Array& y) { return is_complex(y.dtype()) ? stack({real(y), imag(y)}, -1) : y; }
-Array cx(const std::vector<Array>& x, int i = 0) { return complex(x[i], x[i + 1]); }
 
 // The cases of tools/make_jnp_fft_vectors.py, by name.
 const std::map<std::string, Fn>& cases() {

@@ -252,6 +252,8 @@ Array conv_1d(std::string_view op, const Array& a, const Array& v, const std::st
               bool flip_kernel) {
   detail::check_valid(op, a);
   detail::check_valid(op, v);
+  detail::refuse_complex(op, a);  // correlate of complex values would need conj(v)
+  detail::refuse_complex(op, v);
   if (a.ndim() != 1 || v.ndim() != 1) {
     fail(op, "only 1-D inputs are supported, got ", a.aval().str(), " and ", v.aval().str());
   }

@@ -19,8 +19,6 @@
 namespace graft {
 namespace {
 
-Array i32(int64_t v) { return scalar(static_cast<double>(v), DType::kI32); }
-
 int canonical_axis(const char* op, int64_t axis, int64_t ndim) {
   if (axis < -ndim || axis >= ndim) fail(op, "axis ", axis, " is out of bounds for rank ", ndim);
   return static_cast<int>(axis < 0 ? axis + ndim : axis);

@@ -219,12 +219,14 @@ Array signbit(const Array& x) {
 
 Array trunc(const Array& x) {
   check_valid("trunc", x);
+  detail::refuse_complex("trunc", x);
   if (!is_floating(x.dtype())) return x;
   return where(less(x, 0), ceil(x), floor(x));
 }
 
 Array rint(const Array& x) {
   check_valid("rint", x);
+  if (is_complex(x.dtype())) return complex(round(real(x)), round(imag(x)));  // as jnp.rint
   if (!is_floating(x.dtype())) return convert(x, DType::kF32);
   return round(x);
 }

@@ -19,8 +19,10 @@ int64_t norm_axis(const char* op, int64_t axis, int64_t nd) {
   return axis < 0 ? axis + nd : axis;
 }
 
-// promote_dtypes_inexact: the common type, made floating (f32 for ints and bool).
-DType inexact_of(const std::vector<Array>& xs) {
+// promote_dtypes_inexact: the common type, made floating (f32 for ints and bool). Complex
+// operands are refused (these functions compare or fit real values).
+DType inexact_of(const char* op, const std::vector<Array>& xs) {
+  for (const Array& x : xs) detail::refuse_complex(op, x);
   const DType d = detail::result_type(xs).dtype;
   return is_floating(d) ? d : DType::kF32;
 }
@@ -152,7 +154,7 @@ std::pair<Array, std::vector<Array>> histogramdd(
     if (weights->shape() != Shape{N}) fail("histogramdd", "should have one weight for each sample");
     ins.push_back(*weights);
   }
-  const DType dt = inexact_of(ins);
+  const DType dt = inexact_of("histogramdd", ins);
   const Array s = astype(sample, dt);
   if (range && static_cast<int64_t>(range->size()) != D) {
     fail("histogramdd", "range has ", range->size(), " pairs for ", D, " dims");
@@ -223,7 +225,7 @@ std::pair<Array, Array> polydiv(const Array& u0, const Array& v0, bool trim_lead
   if (u0.ndim() != 1 || v0.ndim() != 1 || v0.size() == 0 || u0.size() == 0) {
     fail("polydiv", "u and v must be non-empty 1-D coefficient arrays");
   }
-  const DType dt = inexact_of({u0, v0});
+  const DType dt = inexact_of("polydiv", {u0, v0});
   Array u = astype(u0, dt), v = astype(v0, dt);
   const int64_t m = u.size() - 1, n = v.size() - 1;
   const Array scale = 1.0 / slice_axis(v, 0, 0, 1);
@@ -254,7 +256,7 @@ PolyfitFull polyfit_full(const Array& x0, const Array& y0, int64_t deg, std::opt
   if (x0.shape()[0] != y0.shape()[0]) fail("polyfit", "expected x and y to have same length");
   std::vector<Array> ins = {x0, y0};
   if (w) ins.push_back(*w);
-  const DType dt = inexact_of(ins);
+  const DType dt = inexact_of("polyfit", ins);
   const Array x = astype(x0, dt);
   const double rc = rcond.value_or(static_cast<double>(x.size()) * eps_of(dt));
   Array lhs = vander(x, deg + 1);

@@ -149,6 +149,7 @@ std::pair<Array, Array> modf(const Array& x_in) {
 
 Array nextafter(const Array& x_in, const Array& y_in) {
   std::vector<Array> xy = detail::promote_and_broadcast("nextafter", {x_in, y_in});
+  detail::refuse_complex("nextafter", xy[0]);
   const DType d = detail::float_dtype_for(xy[0]);
   Array x = convert(xy[0], d, xy[0].weak_type()), y = convert(xy[1], d, xy[1].weak_type());
   const FInfo info = finfo(d);

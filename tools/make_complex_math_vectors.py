@@ -94,6 +94,7 @@ CASES = {
     "exp": unary(jnp.exp),
     "deg2rad": unary(jnp.deg2rad),
     "round": (lambda a, b: ri(jnp.round(cx(a, b) * 2.0)), [(2, 5), (2, 5)], False),
+    "rint": (lambda a, b: ri(jnp.rint(cx(a, b) * 2.0)), [(2, 5), (2, 5)], False),
     "sqrt_real_axis": (lambda a: ri(jnp.sqrt(cx(a, jnp.zeros_like(a)))), [(7,)], False),
     "log_real_axis": (lambda a: ri(jnp.log(cx(a, jnp.zeros_like(a)))), [(7,)], False),
     "isfinite": (lambda a: jnp.isfinite(cx(IN[:, None] + a, IN[None, :] + a)), [()], False),

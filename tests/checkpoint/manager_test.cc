@@ -181,7 +181,9 @@ TEST(Manager, AsyncSnapshotSurvivesDonation) {
   const bool in_flight = mgr->is_saving_in_progress();
   Array q = step(p);
   eval(q);
-  if (in_flight && mgr->is_saving_in_progress()) EXPECT_NE(q.buffer()->data(), p_data);
+  if (in_flight && mgr->is_saving_in_progress()) {
+    EXPECT_NE(q.buffer()->data(), p_data);
+  }
   ASSERT_TRUE(mgr->wait_until_finished().ok());
   EXPECT_FALSE(mgr->is_saving_in_progress());
   auto got = mgr->restore(1, {{"p", Item::tree(expect)}});

@@ -75,7 +75,7 @@ Array vdot(const Array& a, const Array& b) {
   if (a.size() != b.size()) {
     fail("vdot", "sizes differ: ", shape_str(a.shape()), " and ", shape_str(b.shape()));
   }
-  return tensordot(ravel(a), ravel(b), Axes{0}, Axes{0});
+  return tensordot(conj(ravel(a)), ravel(b), Axes{0}, Axes{0});  // a conjugated, as jnp
 }
 
 Array kron(const Array& a_in, const Array& b_in) {

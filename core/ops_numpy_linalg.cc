@@ -25,7 +25,10 @@ Array matrix_transpose(const Array& x) {
   return swapaxes(x, -2, -1);
 }
 
-Array vecdot(const Array& x1, const Array& x2, int64_t axis) { return sum(x1 * x2, {axis}); }
+// x1 conjugated, as jnp.vecdot (conj of a real array is itself).
+Array vecdot(const Array& x1, const Array& x2, int64_t axis) {
+  return sum(conj(x1) * x2, {axis});
+}
 
 Array matvec(const Array& x1, const Array& x2) {
   require_matrix("matvec", x1);

@@ -146,6 +146,10 @@ CASES = {
     "cumsum": (lambda a, b: ri(jnp.cumsum(cx(a, b), axis=1)), [(2, 5), (2, 5)], True),
     "cumprod": (lambda a, b: ri(jnp.cumprod(cx(a, b), axis=0)), [(4, 3), (4, 3)], True),
     "norm": (lambda a, b: jnp.linalg.norm(cx(a, b)), [(7,), (7,)], True),
+    "vdot": (lambda a, b, c, d: ri(jnp.vdot(cx(a, b), cx(c, d))), [(2, 3), (2, 3), (6,), (6,)],
+             True),
+    "vecdot": (lambda a, b, c, d: ri(jnp.vecdot(cx(a, b), cx(c, d))),
+               [(3, 4), (3, 4), (3, 4), (3, 4)], True),
     "norm_fro": (lambda a, b: jnp.linalg.norm(cx(a, b), "fro"), [(3, 4), (3, 4)], True),
     "norm_inf": (lambda a, b: jnp.linalg.norm(cx(a, b), jnp.inf), [(5,), (5,)], True),
     # sorting and indexing

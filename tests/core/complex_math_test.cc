@@ -115,6 +115,8 @@ const std::map<std::string, Fn>& cases() {
       {"cumsum", [](auto& x) { return ri(cumsum(cx(x), 1)); }},
       {"cumprod", [](auto& x) { return ri(cumprod(cx(x), 0)); }},
       {"norm", [](auto& x) { return linalg::norm(cx(x)); }},
+      {"vdot", [](auto& x) { return ri(vdot(cx(x), cx(x, 2))); }},
+      {"vecdot", [](auto& x) { return ri(vecdot(cx(x), cx(x, 2))); }},
       {"norm_fro", [](auto& x) { return linalg::norm(cx(x), "fro"); }},
       {"norm_inf", [](auto& x) { return linalg::norm(cx(x), "inf"); }},
       // sorting and indexing
@@ -147,8 +149,8 @@ const std::map<std::string, Fn>& cases() {
 }
 
 TEST(ComplexMathTest, ValuesAndGradientsMatchJax) {
-  EXPECT_EQ(cases().size(), 72u);
-  EXPECT_EQ(expect_cases_match(cases()), 54);  // cases with gradients
+  EXPECT_EQ(cases().size(), 74u);
+  EXPECT_EQ(expect_cases_match(cases()), 56);  // cases with gradients
 }
 
 // c128 keeps f64 precision: each function against std::complex<double> at a few points.

@@ -16,10 +16,11 @@ constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
 // promote_dtypes_inexact for one operand.
-// Complex values are refused: these statistics order or square real values.
-Array inexact(const char* op, const Array& x) {
+// Complex values are refused unless the statistic has a complex case (the quantiles order
+// real values).
+Array inexact(const char* op, const Array& x, bool complex_ok = false) {
   detail::check_valid(op, x);
-  detail::refuse_complex(op, x);
+  if (!complex_ok) detail::refuse_complex(op, x);
   return detail::convert(x, detail::float_dtype_for(x), x.weak_type());
 }
 
@@ -32,7 +33,7 @@ template <typename Reduce>
 Array nan_reduction(const char* op, const Array& x, double init, bool nan_if_all_nan,
                     const Axes& axes, bool keepdims, Reduce reduce) {
   detail::check_valid(op, x);
-  if (!is_floating(x.dtype())) return reduce(x, axes, keepdims);
+  if (!is_inexact(x.dtype())) return reduce(x, axes, keepdims);
   Array nan = isnan(x);
   Array out = reduce(where(nan, fill_like(x, init), x), axes, keepdims);
   if (!nan_if_all_nan) return out;
@@ -157,19 +158,22 @@ Array nanmin(const Array& x, const Axes& axes, bool keepdims) {
 
 Array nanmean(const Array& x, const Axes& axes, bool keepdims) {
   detail::check_valid("nanmean", x);
-  if (!is_floating(x.dtype())) return mean(x, axes, keepdims);
+  if (!is_inexact(x.dtype())) return mean(x, axes, keepdims);
   Array count = sum(astype(logical_not(isnan(x)), x.dtype()), axes, keepdims);
   return divide(nansum(x, axes, keepdims), count);
 }
 
 Array nanvar(const Array& x_in, const Axes& axes, bool keepdims, int64_t ddof) {
-  Array x = inexact("nanvar", x_in);
+  Array x = inexact("nanvar", x_in, /*complex_ok=*/true);
   Array nan = isnan(x);
   Array centered = where(nan, zeros_like(x), x - nanmean(x, axes, /*keepdims=*/true));
   Array normalizer = sum(astype(logical_not(nan), DType::kI32), axes, keepdims) -
                      scalar(static_cast<double>(ddof), DType::kI32);
   Array bad = less_equal(normalizer, 0);
-  Array result = sum(square(centered), axes, keepdims);
+  // |centered|^2: real for complex x, as jnp.nanvar.
+  Array result = is_complex(x.dtype())
+                     ? sum(square(real(centered)) + square(imag(centered)), axes, keepdims)
+                     : sum(square(centered), axes, keepdims);
   result = where(bad, fill_like(result, kNaN), result);
   Array divisor = where(bad, ones_like(normalizer), normalizer);
   return divide(result, astype(divisor, result.dtype()));
@@ -218,12 +222,12 @@ Array nanmedian(const Array& a, std::optional<int64_t> axis, bool keepdims) {
 
 Array cov(const Array& m, const std::optional<Array>& y, bool rowvar, bool bias,
           std::optional<int64_t> ddof) {
-  Array x = inexact("cov", m);
+  Array x = inexact("cov", m, /*complex_ok=*/true);
   if (x.ndim() > 2) fail("cov", "m has more than 2 dimensions: ", shape_str(x.shape()));
   x = atleast_2d(x);
   if (!rowvar && x.shape()[0] != 1) x = transpose(x);
   if (y) {
-    Array yy = inexact("cov", *y);
+    Array yy = inexact("cov", *y, /*complex_ok=*/true);
     if (yy.ndim() > 2) fail("cov", "y has more than 2 dimensions: ", shape_str(yy.shape()));
     yy = atleast_2d(yy);
     if (!rowvar && yy.shape()[0] != 1) yy = transpose(yy);
@@ -238,7 +242,7 @@ Array cov(const Array& m, const std::optional<Array>& y, bool rowvar, bool bias,
   const int64_t d = ddof.value_or(bias ? 0 : 1);
   const double f = static_cast<double>(x.shape()[1] - d);
   Array xc = x - mean(x, {1}, /*keepdims=*/true);
-  return squeeze(divide(matmul(xc, transpose(xc)), f));
+  return squeeze(divide(matmul(xc, conj(transpose(xc))), f));  // conj: as jnp, for complex x
 }
 
 Array corrcoef(const Array& x, const std::optional<Array>& y, bool rowvar) {
@@ -246,7 +250,9 @@ Array corrcoef(const Array& x, const std::optional<Array>& y, bool rowvar) {
   if (c.ndim() == 0) return divide(c, c);
   Array s = sqrt(diagonal(c));
   c = divide(divide(c, expand_dims(s, {1})), expand_dims(s, {0}));
-  return clip(c, full_like(c, -1.0), full_like(c, 1.0));
+  auto unit = [](const Array& v) { return clip(v, full_like(v, -1.0), full_like(v, 1.0)); };
+  // Complex coefficients are clipped part by part, as jnp.corrcoef.
+  return is_complex(c.dtype()) ? complex(unit(real(c)), unit(imag(c))) : unit(c);
 }
 
 }  // namespace graft

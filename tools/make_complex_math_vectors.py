@@ -62,6 +62,11 @@ def _arccosh_jvp(primals, tangents):
   return jnp.arccosh(z), t / (jnp.sqrt(z - 1) * jnp.sqrt(z + 1))
 
 
+def with_nans(a, b):
+  """complex(a, b) with NaN real parts where a > 0.8."""
+  return cx(jnp.where(a > 0.8, jnp.nan, a), b)
+
+
 IN = jnp.array([0.0, np.inf, -np.inf, np.nan], jnp.float32)
 
 CASES = {
@@ -146,6 +151,12 @@ CASES = {
     "cumsum": (lambda a, b: ri(jnp.cumsum(cx(a, b), axis=1)), [(2, 5), (2, 5)], True),
     "cumprod": (lambda a, b: ri(jnp.cumprod(cx(a, b), axis=0)), [(4, 3), (4, 3)], True),
     "norm": (lambda a, b: jnp.linalg.norm(cx(a, b)), [(7,), (7,)], True),
+    "nansum": (lambda a, b: ri(jnp.nansum(with_nans(a, b), axis=1)), [(3, 5), (3, 5)], False),
+    "nanmean": (lambda a, b: ri(jnp.nanmean(with_nans(a, b), axis=0)), [(4, 3), (4, 3)], False),
+    "nanvar": (lambda a, b: jnp.nanvar(with_nans(a, b), axis=1), [(3, 6), (3, 6)], False),
+    "nanstd": (lambda a, b: jnp.nanstd(with_nans(a, b), ddof=1), [(9,), (9,)], False),
+    "cov": (lambda a, b: ri(jnp.cov(cx(a, b))), [(3, 6), (3, 6)], True),
+    "corrcoef": (lambda a, b: ri(jnp.corrcoef(cx(a, b))), [(3, 6), (3, 6)], False),
     "vdot": (lambda a, b, c, d: ri(jnp.vdot(cx(a, b), cx(c, d))), [(2, 3), (2, 3), (6,), (6,)],
              True),
     "vecdot": (lambda a, b, c, d: ri(jnp.vecdot(cx(a, b), cx(c, d))),

@@ -31,6 +31,10 @@ using namespace jnp_vectors;
 using Fn = std::function<Array(const std::vector<Array>&)>;
 
 Array ties(const std::vector<Array>& x, int i = 0) { return complex(round(x[i]), round(x[i + 1])); }
+// complex(a, b) with NaN real parts where a > 0.8.
+Array with_nans(const std::vector<Array>& x) {
+  return complex(where(x[0] > 0.8, full_like(x[0], NAN), x[0]), x[1]);
+}
 // [0, inf, -inf, nan] as the real parts down the rows and the imaginary parts across (+ a).
 Array specials(const Array& a) {
   const Array s = array<float>({0.0f, INFINITY, -INFINITY, NAN});
@@ -115,6 +119,12 @@ const std::map<std::string, Fn>& cases() {
       {"cumsum", [](auto& x) { return ri(cumsum(cx(x), 1)); }},
       {"cumprod", [](auto& x) { return ri(cumprod(cx(x), 0)); }},
       {"norm", [](auto& x) { return linalg::norm(cx(x)); }},
+      {"nansum", [](auto& x) { return ri(nansum(with_nans(x), {1})); }},
+      {"nanmean", [](auto& x) { return ri(nanmean(with_nans(x), {0})); }},
+      {"nanvar", [](auto& x) { return nanvar(with_nans(x), {1}); }},
+      {"nanstd", [](auto& x) { return nanstd(with_nans(x), {}, false, 1); }},
+      {"cov", [](auto& x) { return ri(cov(cx(x))); }},
+      {"corrcoef", [](auto& x) { return ri(corrcoef(cx(x))); }},
       {"vdot", [](auto& x) { return ri(vdot(cx(x), cx(x, 2))); }},
       {"vecdot", [](auto& x) { return ri(vecdot(cx(x), cx(x, 2))); }},
       {"norm_fro", [](auto& x) { return linalg::norm(cx(x), "fro"); }},
@@ -149,8 +159,8 @@ const std::map<std::string, Fn>& cases() {
 }
 
 TEST(ComplexMathTest, ValuesAndGradientsMatchJax) {
-  EXPECT_EQ(cases().size(), 74u);
-  EXPECT_EQ(expect_cases_match(cases()), 56);  // cases with gradients
+  EXPECT_EQ(cases().size(), 80u);
+  EXPECT_EQ(expect_cases_match(cases()), 57);  // cases with gradients
 }
 
 // c128 keeps f64 precision: each function against std::complex<double> at a few points.

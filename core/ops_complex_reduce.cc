@@ -56,4 +56,36 @@ Array complex_argsort(const Array& z, int axis) {
   return take_along_axis(first, argsort(re, axis), axis);
 }
 
+Array complex_scatter_reduce(const Array& x, const Array& positions, const Array& updates,
+                             PrimitiveId id) {
+  const int64_t n = x.size(), m = positions.size();
+  if (m == 0 || n == 0) return x;
+  auto op = [id](const Array& a, const Array& b) {
+    return id == PrimitiveId::kScatterMul   ? a * b
+           : id == PrimitiveId::kScatterMin ? minimum(a, b)
+                                            : maximum(a, b);
+  };
+  // Updates sorted by target (stably: index order kept within a target; dropped ones last,
+  // under key n), combined by a segmented scan: a segment restarts where the key changes.
+  Array p = astype(positions, DType::kI64);
+  p = where(less(p, 0), p + scalar(static_cast<double>(n), DType::kI64), p);
+  const Array none = full_like(p, static_cast<double>(n));
+  Array key = where(logical_and(greater_equal(p, 0), less(p, none)), p, none);
+  Array order = argsort(key);
+  Array ks = take(key, order), us = take(updates, order);
+  Array changed = not_equal(slice_axis(ks, 0, 1, m), slice_axis(ks, 0, 0, m - 1));
+  const Array yes = full({1}, 1, DType::kBool);
+  Array start = concatenate({yes, changed}, 0), end = concatenate({changed, yes}, 0);
+  std::vector<Array> seg = associative_scan(
+      [&op](const std::vector<Array>& a, const std::vector<Array>& b) {
+        return std::vector<Array>{where(b[1], b[0], op(a[0], b[0])), logical_or(a[1], b[1])};
+      },
+      std::vector<Array>{us, start});
+  // Each segment's last element carries its combined updates; it alone writes x's element.
+  Array last = logical_and(end, less(ks, none));
+  Array target = where(last, ks, full_like(ks, -static_cast<double>(n) - 1));
+  Array current = take(x, minimum(ks, full_like(ks, static_cast<double>(n - 1))));
+  return scatter_combine(x, target, op(current, seg[0]), PrimitiveId::kScatter);
+}
+
 }  // namespace graft::detail

@@ -113,7 +113,7 @@ namespace detail {
 Array scatter_combine(const Array& x, const Array& positions, const Array& updates,
                       PrimitiveId id) {
   if (is_complex(x.dtype())) {
-    if (id != PrimitiveId::kScatter) refuse_complex(kPrimitiveNames[static_cast<int>(id)], x);
+    if (id != PrimitiveId::kScatter) return complex_scatter_reduce(x, positions, updates, id);
     return complex(scatter_combine(real(x), positions, real(updates), id),
                    scatter_combine(imag(x), positions, imag(updates), id));
   }

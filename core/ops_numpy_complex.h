@@ -54,6 +54,10 @@ Array complex_compare(PrimitiveId id, const Array& a, const Array& b);
 // and the lexicographic argsort along `axis` (stable, as jnp.argsort).
 Array complex_reduce(PrimitiveId id, const Array& z, const std::vector<int>& axes, bool keepdims);
 Array complex_argsort(const Array& z, int axis);
+// scatter_mul / min / max of complex updates into a flat complex x at flat positions (negative
+// ones wrap once, the rest out of range are dropped), as the primitives do for real values.
+Array complex_scatter_reduce(const Array& x, const Array& positions, const Array& updates,
+                             PrimitiveId id);
 // f applied to the real and imaginary parts apart: the data-movement ops (gather, scatter set /
 // add, cumsum) on complex values.
 template <typename F>

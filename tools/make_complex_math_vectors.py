@@ -42,6 +42,11 @@ def unary(f, scale=1.0):
   return (lambda a, b: ri(f(cx(a, b) * scale)), [(2, 5), (2, 5)], True)
 
 
+def ties_of(a, b):
+  """As ties(), at half the scale: rounded parts of complex(a, b) * 2, halved."""
+  return cx(jnp.round(a * 2), jnp.round(b * 2)) * 0.5
+
+
 def ties(a, b):
   """Rounded parts, so comparisons and sorts meet equal real parts."""
   return cx(jnp.round(a), jnp.round(b))
@@ -176,6 +181,15 @@ CASES = {
                [(6,), (6,), (2,), (2,)], True),
     "at_add": (lambda a, b, c, d: ri(cx(a, b).at[jnp.array([2, 2, 0])].add(cx(c, d))),
                [(5,), (5,), (3,), (3,)], True),
+    "at_multiply": (lambda a, b, c, d: ri(cx(a, b).at[jnp.array([2, -1, 2, 0, 2])].multiply(
+        cx(c, d))), [(5,), (5,), (5,), (5,)], False),
+    # JAX differentiates scatter_mul only with unique indices.
+    "at_multiply_unique": (lambda a, b, c, d: ri(cx(a, b).at[jnp.array([3, 0])].multiply(
+        cx(c, d), unique_indices=True)), [(5,), (5,), (2,), (2,)], True),
+    "at_min": (lambda a, b, c, d: ri(cx(a, b).at[jnp.array([1, 3, 1, -2])].min(ties_of(c, d))),
+               [(5,), (5,), (4,), (4,)], False),
+    "at_max": (lambda a, b, c, d: ri(cx(a, b).at[jnp.array([4, 0, 4, 4])].max(cx(c, d))),
+               [(5,), (5,), (4,), (4,)], True),
 }
 
 

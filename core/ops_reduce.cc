@@ -174,10 +174,13 @@ Array logsumexp(const Array& x, const Axes& axes, bool keepdims) {
   std::vector<int> ax = detail::reduction_axes("logsumexp", x, axes);
   Array xf = to_dtype(x, detail::float_dtype_for(x));
   // Shift by the max where it is finite (an all -inf or empty slice shifts by 0, so it
-  // gives log(0) = -inf rather than NaN), like jax.nn.logsumexp.
-  Array m = stable_shift(xf, ax);
+  // gives log(0) = -inf rather than NaN), like jax.nn.logsumexp; complex values by the max of
+  // their real parts, summed through the parts and taken the complex log of, as JAX.
+  const bool cplx = is_complex(xf.dtype());
+  Array m = stable_shift(cplx ? real(xf) : xf, ax);
   m = where(isfinite(m), m, zeros_like(m));
-  Array s = reduce_keep(PrimitiveId::kReduceSum, exp(xf - m), ax, /*keepdims=*/true);
+  Array s = cplx ? sum(exp(xf - m), Axes(ax.begin(), ax.end()), /*keepdims=*/true)
+                 : reduce_keep(PrimitiveId::kReduceSum, exp(xf - m), ax, /*keepdims=*/true);
   Array r = log(s) + m;
   if (keepdims || ax.empty()) return r;
   Shape out;

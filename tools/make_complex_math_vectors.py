@@ -160,6 +160,7 @@ CASES = {
     "nanmean": (lambda a, b: ri(jnp.nanmean(with_nans(a, b), axis=0)), [(4, 3), (4, 3)], False),
     "nanvar": (lambda a, b: jnp.nanvar(with_nans(a, b), axis=1), [(3, 6), (3, 6)], False),
     "nanstd": (lambda a, b: jnp.nanstd(with_nans(a, b), ddof=1), [(9,), (9,)], False),
+    "logsumexp": (lambda a, b: ri(jax.nn.logsumexp(cx(a, b), axis=1)), [(3, 5), (3, 5)], True),
     "cov": (lambda a, b: ri(jnp.cov(cx(a, b))), [(3, 6), (3, 6)], True),
     "corrcoef": (lambda a, b: ri(jnp.corrcoef(cx(a, b))), [(3, 6), (3, 6)], False),
     "vdot": (lambda a, b, c, d: ri(jnp.vdot(cx(a, b), cx(c, d))), [(2, 3), (2, 3), (6,), (6,)],

@@ -127,7 +127,9 @@ TEST(RandomStats, PermutationIsAPermutation) {
     std::vector<int> want(n);
     std::iota(want.begin(), want.end(), 0);
     EXPECT_EQ(s, want);
-    if (n >= 10) EXPECT_NE(p, want);
+    if (n >= 10) {
+      EXPECT_NE(p, want);
+    }
   }
 }
 

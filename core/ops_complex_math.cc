@@ -173,12 +173,11 @@ Array complex_unary(const char* op, PrimitiveId id, const Array& z) {
 // a ** b with a complex operand. A concrete integer scalar exponent multiplies (as
 // jnp.power's integer_pow); otherwise exp(b log a), with 0 ** b = 0 (b != 0) and x ** 0 = 1.
 Array complex_power(const Array& a, const Array& b) {
-  if (is_integral(b.dtype()) && b.ndim() == 0 && !b.is_tracer()) {
-    std::vector<Array> xs = promote_and_broadcast("power", {a, b});
-    return integer_power(xs[0], b.item<int64_t>());
-  }
   std::vector<Array> xs = promote_and_broadcast("power", {a, b});
   const Array &x = xs[0], &y = xs[1];
+  if (is_integral(b.dtype()) && b.ndim() == 0 && !b.is_tracer()) {
+    return integer_power(x, b.item<int64_t>());
+  }
   Array base_zero = equal(x, 0.0), exp_zero = equal(y, 0.0);
   Array safe = where(base_zero, ones_like(x), x);
   Array r = complex_exp(complex_multiply(y, complex_log(safe)));

@@ -1,5 +1,6 @@
 // Complex reductions and ordering (the reduce primitives and sort take real values): prod,
 // max and min as a pairwise tree over the reduced elements, and the lexicographic argsort.
+#include <algorithm>
 #include <vector>
 
 #include "core/error.h"
@@ -7,6 +8,24 @@
 #include "core/ops_util.h"
 
 namespace graft::detail {
+namespace {
+
+// The combiner of a reduction or scatter primitive, on complex values: a product, or the
+// lexicographic max / min.
+Array combine(PrimitiveId id, const Array& a, const Array& b) {
+  switch (id) {
+    case PrimitiveId::kReduceProd:
+    case PrimitiveId::kScatterMul:
+      return a * b;
+    case PrimitiveId::kReduceMax:
+    case PrimitiveId::kScatterMax:
+      return maximum(a, b);
+    default:
+      return minimum(a, b);
+  }
+}
+
+}  // namespace
 
 Array complex_reduce(PrimitiveId id, const Array& z, const std::vector<int>& axes, bool keepdims) {
   if (axes.empty()) return z;
@@ -15,9 +34,7 @@ Array complex_reduce(PrimitiveId id, const Array& z, const std::vector<int>& axe
   Shape kept, out_keep = z.shape();
   int64_t n = 1;
   for (int d = 0; d < z.ndim(); ++d) {
-    bool reduced = false;
-    for (int a : axes) reduced = reduced || a == d;
-    if (reduced) {
+    if (std::binary_search(axes.begin(), axes.end(), d)) {  // axes are sorted
       n *= z.shape()[d];
       out_keep[d] = 1;
     } else {
@@ -38,9 +55,7 @@ Array complex_reduce(PrimitiveId id, const Array& z, const std::vector<int>& axe
     while (n > 1) {
       const int64_t h = n / 2;
       Array a = slice_axis(y, last, 0, h), b = slice_axis(y, last, h, 2 * h);
-      Array c = id == PrimitiveId::kReduceProd  ? a * b
-                : id == PrimitiveId::kReduceMax ? maximum(a, b)
-                                                : minimum(a, b);
+      Array c = combine(id, a, b);
       y = n % 2 ? concatenate({c, slice_axis(y, last, 2 * h, n)}, last) : c;
       n = h + n % 2;
     }
@@ -60,11 +75,7 @@ Array complex_scatter_reduce(const Array& x, const Array& positions, const Array
                              PrimitiveId id) {
   const int64_t n = x.size(), m = positions.size();
   if (m == 0 || n == 0) return x;
-  auto op = [id](const Array& a, const Array& b) {
-    return id == PrimitiveId::kScatterMul   ? a * b
-           : id == PrimitiveId::kScatterMin ? minimum(a, b)
-                                            : maximum(a, b);
-  };
+  auto op = [id](const Array& a, const Array& b) { return combine(id, a, b); };
   // Updates sorted by target (stably: index order kept within a target; dropped ones last,
   // under key n), combined by a segmented scan: a segment restarts where the key changes.
   Array p = astype(positions, DType::kI64);

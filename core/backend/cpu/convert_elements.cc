@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <type_traits>
 
+#include "core/backend/cpu/bf16_convert.h"
 #include "core/backend/cpu/parallel.h"
 #include "core/convert.h"
 
@@ -49,6 +50,17 @@ void convert_from_wide(const void* in, WidenFn<W> widen, void* out, DType to, in
 }  // namespace
 
 void convert_elements(const void* in, DType from, void* out, DType to, int64_t n) {
+  // Mixed precision's conversions (weights and activations to bf16 and back) run vectorized.
+  if (from == DType::kF32 && to == DType::kBF16) {
+    return parallel_for(n, kGrain, [&](int64_t b, int64_t e) {
+      round_to_bf16(static_cast<const float*>(in) + b, static_cast<bf16*>(out) + b, e - b);
+    });
+  }
+  if (from == DType::kBF16 && to == DType::kF32) {
+    return parallel_for(n, kGrain, [&](int64_t b, int64_t e) {
+      widen_bf16(static_cast<const bf16*>(in) + b, static_cast<float*>(out) + b, e - b);
+    });
+  }
   dispatch_real_or_float8(from, [&]<typename S>() {
     using W = Wide<S>;
     convert_from_wide<W>(in, &widen_block<S, W>, out, to, n);

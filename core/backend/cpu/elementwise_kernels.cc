@@ -5,6 +5,7 @@
 #include <cstring>
 #include <type_traits>
 
+#include "core/backend/cpu/bf16_convert.h"
 #include "core/backend/cpu/convert_elements.h"
 #include "core/backend/cpu/elementwise_loops.h"
 #include "core/backend/cpu/elementwise_math.h"
@@ -26,7 +27,20 @@ constexpr bool is_half_v = std::is_same_v<T, f16> || std::is_same_v<T, bf16>;
 
 template <typename T>
 void widen(const T* x, float* w, int64_t n) {
-  for (int64_t i = 0; i < n; ++i) w[i] = static_cast<float>(x[i]);
+  if constexpr (std::is_same_v<T, bf16>) {
+    widen_bf16(x, w, n);
+  } else {
+    for (int64_t i = 0; i < n; ++i) w[i] = static_cast<float>(x[i]);
+  }
+}
+
+template <typename T>
+void round_back(const float* w, T* y, int64_t n) {
+  if constexpr (std::is_same_v<T, bf16>) {
+    round_to_bf16(w, y, n);
+  } else {
+    for (int64_t i = 0; i < n; ++i) y[i] = T(w[i]);
+  }
 }
 
 // Op on n values of storage type T into RT (T, or bool for comparisons and is_finite).
@@ -42,7 +56,7 @@ void unary_chunk(const T* x, RT* y, int64_t n) {
         map_unary<Op>(static_cast<const float*>(in), y + s, len);
       } else {
         map_unary<Op>(static_cast<const float*>(in), out, len);
-        for (int64_t i = 0; i < len; ++i) y[s + i] = T(out[i]);
+        round_back(out, y + s, len);
       }
     }
   } else {
@@ -64,7 +78,7 @@ void binary_chunk(const T* a, const T* b, RT* y, int64_t n) {
         map_binary<Op>(static_cast<const float*>(wa), static_cast<const float*>(wb), y + s, len);
       } else {
         map_binary<Op>(static_cast<const float*>(wa), static_cast<const float*>(wb), out, len);
-        for (int64_t i = 0; i < len; ++i) y[s + i] = T(out[i]);
+        round_back(out, y + s, len);
       }
     }
   } else {

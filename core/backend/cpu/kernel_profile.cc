@@ -41,7 +41,12 @@ Profile& profile() {
 // calling thread, so subtracting them gives the outer kernel's self time).
 thread_local int64_t nested_ns = 0;
 
-void print_at_exit() { std::fputs(profile_report().c_str(), stderr); }
+// GRAFT_PROFILE_TOP=n lists the n costliest (primitive, avals) rows instead of 25.
+void print_at_exit() {
+  const char* top = std::getenv("GRAFT_PROFILE_TOP");
+  const int n = top != nullptr ? std::atoi(top) : 0;
+  std::fputs(profile_report(n > 0 ? n : 25).c_str(), stderr);
+}
 
 bool read_flag() {
   const char* env = std::getenv("GRAFT_PROFILE");

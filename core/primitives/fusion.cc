@@ -16,18 +16,34 @@ const Program& checked(const ProgramPtr& body) {
 std::vector<Aval> input_avals(const ProgramPtr& body) { return checked(body).input_avals(); }
 std::vector<Aval> output_avals(const ProgramPtr& body) { return checked(body).output_avals(); }
 
-// A broadcast_in_dim of a rank-0 body input to the group's shape: the kernels read that input
-// as a scalar, so the instruction is no step.
-bool scalar_broadcast(const Program& b, const Instr& instr, const Shape& shape, int n_in) {
-  if (instr.prim->id() != PrimitiveId::kBroadcastInDim || instr.in.size() != 1) return false;
-  const int x = instr.in[0];
-  bool is_input = false;
-  for (int i = 0; i < n_in; ++i) is_input = is_input || b.inputs[i] == x;
-  const Aval &in = b.avals[x], &out = b.avals[instr.out.at(0)];
-  return is_input && in.shape.empty() && out.shape == shape && out.dtype == in.dtype;
+// The body input a broadcast_in_dim reads, or -1.
+int broadcast_input(const Program& b, const Instr& instr) {
+  if (instr.prim->id() != PrimitiveId::kBroadcastInDim || instr.in.size() != 1) return -1;
+  for (size_t i = 0; i < b.inputs.size(); ++i) {
+    if (b.inputs[i] == instr.in[0]) return static_cast<int>(i);
+  }
+  return -1;
 }
 
 }  // namespace
+
+std::optional<FusedRead> broadcast_read(const Shape& from, const Shape& to,
+                                        const std::vector<int>& dims) {
+  if (dims.size() != from.size()) return std::nullopt;
+  int first = -1, last = -1;  // the run of to's dims that from's non-unit dims fill
+  for (size_t k = 0; k < from.size(); ++k) {
+    if (from[k] == 1) continue;
+    const int d = dims[k];
+    if (d < 0 || d >= static_cast<int>(to.size()) || to[d] != from[k]) return std::nullopt;
+    if (first >= 0 && d != last + 1) return std::nullopt;
+    if (first < 0) first = d;
+    last = d;
+  }
+  FusedRead r{1, numel(from)};
+  if (first < 0) return r;  // one value
+  for (size_t d = last + 1; d < to.size(); ++d) r.div *= to[d];
+  return r;
+}
 
 bool rounds_to_half(PrimitiveId op, DType operand, DType result) {
   const bool half = result == DType::kF16 || result == DType::kBF16;
@@ -52,17 +68,28 @@ FusedElementwise::FusedElementwise(ProgramPtr body, Shape shape)
   const int n_in = static_cast<int>(b.inputs.size());
   if (!b.constants.empty()) fail(name(), "body has constants (they must be inputs)");
   std::vector<int> slot(b.avals.size(), -1);  // body value -> slot
+  const int64_t n = numel(shape_);
+  std::vector<bool> broadcast(n_in, false);
   for (int i = 0; i < n_in; ++i) {
-    const Aval& a = b.avals[b.inputs[i]];
-    if (a.shape != shape_ && !a.shape.empty()) {
-      fail(name(), "input ", i, " is ", a.str(), ", not of shape ", shape_str(shape_),
-           " or a scalar");
-    }
     slot[b.inputs[i]] = i;
+    reads_.push_back(FusedRead{1, n});
   }
   for (const Instr& instr : b.instrs) {
-    if (instr.out.size() == 1 && scalar_broadcast(b, instr, shape_, n_in)) {
-      slot[instr.out[0]] = slot[instr.in[0]];
+    const int i = broadcast_input(b, instr);
+    if (i >= 0) {
+      const auto& bc = static_cast<const BroadcastInDim&>(*instr.prim);
+      const Aval &in = b.avals[instr.in[0]], &out = b.avals[instr.out.at(0)];
+      std::optional<FusedRead> r = broadcast_read(in.shape, shape_, bc.dims());
+      if (out.shape != shape_ || out.dtype != in.dtype || !r) {
+        fail(name(), "input ", i, " (", in.str(), ") is broadcast to ", out.str(),
+             ", not read in place over ", shape_str(shape_));
+      }
+      if (broadcast[i] && (reads_[i].div != r->div || reads_[i].size != r->size)) {
+        fail(name(), "input ", i, " is broadcast in two ways");
+      }
+      broadcast[i] = true;
+      reads_[i] = *r;
+      slot[instr.out[0]] = i;
       continue;
     }
     std::vector<Aval> in;
@@ -72,12 +99,19 @@ FusedElementwise::FusedElementwise(ProgramPtr body, Shape shape)
     for (const Aval& a : in) ok = ok && a.shape == shape_;
     if (!ok) {
       fail(name(), "body instruction ", instr.prim->name(), " is not elementwise over ",
-           shape_str(shape_), " (only fusible ops and broadcasts of scalar inputs)");
+           shape_str(shape_), " (only fusible ops and broadcasts of inputs)");
     }
     FusedStep s{instr.prim, {}, b.avals[instr.out[0]]};
     for (int v : instr.in) s.args.push_back(slot[v]);
     slot[instr.out[0]] = n_in + static_cast<int>(steps_.size());
     steps_.push_back(std::move(s));
+  }
+  for (int i = 0; i < n_in; ++i) {
+    const Aval& a = b.avals[b.inputs[i]];
+    if (a.shape != shape_ && !broadcast[i]) {
+      fail(name(), "input ", i, " is ", a.str(), ", not of shape ", shape_str(shape_),
+           " nor broadcast to it");
+    }
   }
   for (int v : b.outputs) {
     const int o = slot[v];

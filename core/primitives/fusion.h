@@ -8,6 +8,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -39,10 +40,27 @@ struct FusedStep {
   Aval aval;  // the step's output
 };
 
-// Body inputs are the group's inputs: arrays of the group's shape, or rank-0 scalars that the
-// body broadcasts to it with a broadcast_in_dim (the kernels read them as scalars). Every
-// other body instruction is fusible (fusion_supports) on arrays of the group's shape; body
-// outputs are the group's outputs. No constants.
+// How the kernels read group input i at element e of the group (row-major): input element
+// (e / div) % size, size being the input's element count. An input of the group's shape is
+// read at e (div 1); a scalar (size 1) is one value; a broadcast one (a norm's per-row
+// statistic [B, T] over [B, T, D], a weight [D] over [B, T, D]) repeats its elements in runs
+// of div (its dims are a contiguous run of the group's, the group's dims after them making
+// div) and wraps around after size of them, so it is never materialized at the group's shape.
+struct FusedRead {
+  int64_t div = 1;
+  int64_t size = 0;
+};
+
+// The read of an operand of shape `from` broadcast by broadcast_in_dim(to, dims), when the
+// operand's dims of size > 1 map to a contiguous run of to's dims; else nullopt.
+std::optional<FusedRead> broadcast_read(const Shape& from, const Shape& to,
+                                        const std::vector<int>& dims);
+
+// Body inputs are the group's inputs: arrays of the group's shape, or arrays that one
+// broadcast_in_dim of the body spreads to it in the form broadcast_read accepts (scalars
+// among them; the kernels read them in place, see FusedRead). Every other body instruction is
+// fusible (fusion_supports) on arrays of the group's shape; body outputs are the group's
+// outputs. No constants.
 class FusedElementwise : public ControlPrimitive {
  public:
   // Fails (graft::Error "fused_elementwise: ...") on a body that breaks those rules.
@@ -56,10 +74,11 @@ class FusedElementwise : public ControlPrimitive {
   const Program& body() const { return *bodies()[0]; }
   const Shape& shape() const { return shape_; }
 
-  // The body as the kernels iterate it, derived once: its instructions but the scalar
-  // broadcasts, with operands as slots, and the slot of each output.
+  // The body as the kernels iterate it, derived once: its instructions but the broadcasts of
+  // inputs, with operands as slots, the slot of each output and how each input is read.
   const std::vector<FusedStep>& steps() const { return steps_; }
   const std::vector<int>& outputs() const { return outputs_; }
+  const std::vector<FusedRead>& reads() const { return reads_; }
 
   // The CPU backend keeps its compiled loop in ControlPrimitive::backend_data(0, ...): the
   // kernel never runs the body through the executor (run_body), whose buffer plan would
@@ -69,6 +88,7 @@ class FusedElementwise : public ControlPrimitive {
   Shape shape_;
   std::vector<FusedStep> steps_;
   std::vector<int> outputs_;
+  std::vector<FusedRead> reads_;
 };
 
 // A fused_elementwise of `body` over arrays of `shape` (see FusedElementwise for the rules).

@@ -7,8 +7,10 @@
 // closes (is emitted) when an instruction outside it reads one of its values, so the output
 // program stays in topological order; values read outside the group (or program outputs)
 // become the group's outputs.
-// A broadcast_in_dim of a scalar feeding a group is read as a scalar operand instead (the
-// group's body broadcasts it again, once).
+// A broadcast_in_dim feeding a group, of a scalar or of an array whose dims are a contiguous
+// run of the group's (a norm's statistic [B, T] or weight [D] over [B, T, D]), moves into the
+// group's body: the group reads the small operand in place (FusedRead) and the broadcast array
+// is never materialized (dead code elimination drops it when nothing else reads it).
 #include <algorithm>
 #include <memory>
 #include <unordered_map>
@@ -26,7 +28,7 @@ constexpr size_t kMaxSteps = 64;  // bounds the kernel's per-thread tile buffers
 struct Group {
   Shape shape;
   std::vector<int> members;            // instruction indices, in order
-  std::vector<std::vector<int>> args;  // per member: operand value ids (scalars absorbed)
+  std::vector<std::vector<int>> args;  // per member: operand value ids
   bool open = true;
 };
 
@@ -66,13 +68,14 @@ struct Fuser {
     return fusion_supports(*instr.prim, in, p.avals[instr.out[0]]);
   }
 
-  // The scalar a broadcast_in_dim spreads to `shape`, or v itself.
-  int absorb(int v, const Shape& shape) const {
-    int i = producer[v];
-    if (i < 0 || p.instrs[i].prim->id() != PrimitiveId::kBroadcastInDim) return v;
-    int x = p.instrs[i].in[0];
-    bool scalar = p.avals[x].shape.empty() && p.avals[x].dtype == p.avals[v].dtype;
-    return scalar && p.avals[v].shape == shape ? x : v;
+  // Whether v is a broadcast_in_dim to `shape` that groups read in place (broadcast_read).
+  bool absorbable(int v, const Shape& shape) const {
+    const int i = producer[v];
+    if (i < 0 || p.instrs[i].prim->id() != PrimitiveId::kBroadcastInDim) return false;
+    const auto& b = static_cast<const BroadcastInDim&>(*p.instrs[i].prim);
+    const Aval& x = p.avals[p.instrs[i].in[0]];
+    return p.avals[v].shape == shape && x.dtype == p.avals[v].dtype &&
+           broadcast_read(x.shape, shape, b.dims()).has_value();
   }
 
   void close(int g) {
@@ -92,23 +95,31 @@ struct Fuser {
       body->avals.push_back(a);
       return static_cast<int>(body->avals.size()) - 1;
     };
+    // One group input per distinct operand value; a broadcast one is its small operand, spread
+    // by the body's own broadcast_in_dim (one per broadcast value, first in the body).
+    std::vector<Instr> spreads;
     for (const std::vector<int>& args : grp.args) {
       for (int v : args) {
         if (group_of[v] == g || inner.count(v)) continue;
-        inputs.push_back(v);
-        inner[v] = new_value(p.avals[v]);
-        body->inputs.push_back(inner[v]);
+        if (!absorbable(v, grp.shape)) {
+          inputs.push_back(v);
+          inner[v] = new_value(p.avals[v]);
+          body->inputs.push_back(inner[v]);
+          continue;
+        }
+        const Instr& bc = p.instrs[producer[v]];
+        inputs.push_back(bc.in[0]);
+        const int x = new_value(p.avals[bc.in[0]]);
+        body->inputs.push_back(x);
+        Instr b;
+        b.prim = bc.prim;
+        b.in = {x};
+        b.out = {new_value(p.avals[v])};
+        inner[v] = b.out[0];
+        spreads.push_back(std::move(b));
       }
     }
-    for (int v : inputs) {
-      if (!p.avals[v].shape.empty() || grp.shape.empty()) continue;
-      Instr b;
-      b.prim = std::make_shared<const BroadcastInDim>(grp.shape, std::vector<int>{});
-      b.in = {inner[v]};
-      b.out = {new_value(Aval{grp.shape, p.avals[v].dtype, p.avals[v].weak})};
-      inner[v] = b.out[0];
-      body->instrs.push_back(std::move(b));
-    }
+    for (Instr& b : spreads) body->instrs.push_back(std::move(b));
     std::vector<int> out_values;
     for (size_t k = 0; k < grp.members.size(); ++k) {
       const Instr& instr = p.instrs[grp.members[k]];
@@ -169,8 +180,7 @@ struct Fuser {
       return;
     }
     const Shape& shape = p.avals[instr.out[0]].shape;
-    std::vector<int> args;
-    for (int v : instr.in) args.push_back(absorb(v, shape));
+    const std::vector<int>& args = instr.in;
     int g = -1;
     for (int v : args) {
       int h = group_of[v];
@@ -189,7 +199,7 @@ struct Fuser {
       groups.push_back(Group{shape, {}, {}, true});
     }
     groups[g].members.push_back(i);
-    groups[g].args.push_back(std::move(args));
+    groups[g].args.push_back(args);
     instr_group[i] = g;
     group_of[instr.out[0]] = g;
   }

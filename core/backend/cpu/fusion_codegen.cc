@@ -400,17 +400,25 @@ Jit* llvm_jit() {
   return j;
 }
 
-// Inputs of rank 0 in a group of higher rank: broadcast scalars
-// (as fused_kernel reads them).
+// Inputs read as one value for every element (as fused_kernel reads them).
 std::vector<bool> scalar_inputs(const FusedElementwise& f) {
   std::vector<bool> scalar;
-  for (const Aval& a : f.in_avals()) scalar.push_back(a.shape.empty() && !f.shape().empty());
+  const int64_t n = numel(f.shape());
+  for (const FusedRead& r : f.reads()) scalar.push_back(r.size == 1 && n > 1);
   return scalar;
 }
 
 std::string key_of(const FusedElementwise& f, const std::vector<bool>& scalar) {
   std::string k = absl::StrCat(f.in_avals().size(), ":");
-  for (bool s : scalar) k += s ? 's' : 'a';
+  const int64_t n = numel(f.shape());
+  for (size_t i = 0; i < scalar.size(); ++i) {
+    const FusedRead& r = f.reads()[i];
+    if (scalar[i] || r.size == n) {
+      k += scalar[i] ? 's' : 'a';
+    } else {
+      absl::StrAppend(&k, "b", r.div, "/", r.size);  // a broadcast: its read is structure
+    }
+  }
   for (const Aval& a : f.in_avals()) absl::StrAppend(&k, static_cast<int>(a.dtype), ",");
   for (const FusedStep& s : f.steps()) {
     absl::StrAppend(&k, ";", static_cast<int>(s.prim->id()), ":", static_cast<int>(s.aval.dtype));
@@ -474,6 +482,13 @@ class StepEmitter {
 std::unique_ptr<llvm::Module> build(llvm::LLVMContext& ctx, const llvm::DataLayout& layout,
                                     const std::string& name, int64_t block,
                                     const FusedElementwise& f, const std::vector<bool>& scalar) {
+  for (size_t k = 0; k < scalar.size(); ++k) {  // broadcast reads load_broadcast has no form for
+    const FusedRead& r = f.reads()[k];
+    const bool full = r.size == numel(f.shape());
+    if (!scalar[k] && !full && r.div % block != 0 && !(r.div == 1 && r.size % block == 0)) {
+      return nullptr;  // the interpreter runs the group
+    }
+  }
   auto mod = std::make_unique<llvm::Module>("graft_fused", ctx);
   mod->setDataLayout(layout);
   llvm::IRBuilder<> b(ctx);
@@ -560,16 +575,36 @@ std::unique_ptr<llvm::Module> build(llvm::LLVMContext& ctx, const llvm::DataLayo
   i->addIncoming(begin, entry);
   // Block i of an array: f32 lanes (from f32 or bf16 data), or
   // bool lanes from 0/1 bytes.
-  auto at = [&](llvm::Value* p, llvm::Type* elem, llvm::Type* block_type) {
-    return b.CreateBitCast(b.CreateGEP(elem, p, i), block_type->getPointerTo());
+  auto at = [&](llvm::Value* p, llvm::Type* elem, llvm::Type* block_type,
+                llvm::Value* index = nullptr) {
+    return b.CreateBitCast(b.CreateGEP(elem, p, index != nullptr ? index : i),
+                           block_type->getPointerTo());
   };
-  auto load = [&](llvm::Value* p, DType d) -> llvm::Value* {
-    if (d == DType::kF32) return b.CreateAlignedLoad(vt, at(p, f32, vt), llvm::Align(4));
+  auto load = [&](llvm::Value* p, DType d, llvm::Value* index = nullptr) -> llvm::Value* {
+    if (d == DType::kF32) return b.CreateAlignedLoad(vt, at(p, f32, vt, index), llvm::Align(4));
     if (d == DType::kBF16) {
-      return widen(b.CreateAlignedLoad(halves, at(p, i16, halves), llvm::Align(2)));
+      return widen(b.CreateAlignedLoad(halves, at(p, i16, halves, index), llvm::Align(2)));
     }
-    return b.CreateICmpNE(b.CreateAlignedLoad(bytes, at(p, i8, bytes), llvm::Align(1)),
+    return b.CreateICmpNE(b.CreateAlignedLoad(bytes, at(p, i8, bytes, index), llvm::Align(1)),
                           llvm::ConstantInt::get(bytes, 0));
+  };
+  // A broadcast input's block (FusedRead): one value splat when a block lies in one run
+  // (div a multiple of the block), or the input's block at e % size when it repeats whole
+  // (div 1, size a multiple of the block); other reads were refused before the loop.
+  auto load_broadcast = [&](llvm::Value* p, DType d, const FusedRead& r) -> llvm::Value* {
+    if (r.div % block == 0) {
+      llvm::Value* at_e = b.CreateURem(b.CreateUDiv(i, b.getInt64(r.div)), b.getInt64(r.size));
+      llvm::Value* one;
+      if (d == DType::kF32) {
+        one = b.CreateLoad(f32, b.CreateGEP(f32, p, at_e));
+      } else if (d == DType::kBF16) {
+        one = widen(b.CreateLoad(i16, b.CreateGEP(i16, p, at_e)));
+      } else {
+        one = b.CreateICmpNE(b.CreateLoad(i8, b.CreateGEP(i8, p, at_e)), b.getInt8(0));
+      }
+      return b.CreateVectorSplat(vt->getNumElements(), one);
+    }
+    return load(p, d, b.CreateURem(i, b.getInt64(r.size)));
   };
   auto store = [&](llvm::Value* v, llvm::Value* p, DType d) {
     if (d == DType::kF32) {
@@ -585,7 +620,13 @@ std::unique_ptr<llvm::Module> build(llvm::LLVMContext& ctx, const llvm::DataLayo
   std::vector<llvm::Value*> slot(n_in + f.steps().size());
   for (int s = 0; s < n_in; ++s) {  // every load before any store: outputs may alias
                                     // inputs
-    slot[s] = scalar[s] ? in_base[s] : load(in_base[s], dtype[s]);
+    if (scalar[s]) {
+      slot[s] = in_base[s];
+    } else if (f.reads()[s].size != numel(f.shape())) {
+      slot[s] = load_broadcast(in_base[s], dtype[s], f.reads()[s]);
+    } else {
+      slot[s] = load(in_base[s], dtype[s]);
+    }
   }
   StepEmitter emitter(b, vt, bufs);
   for (size_t k = 0; k < f.steps().size(); ++k) {

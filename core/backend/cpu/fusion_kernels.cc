@@ -15,6 +15,7 @@
 #include <cstring>
 #include <new>
 
+#include "core/backend/cpu/bf16_convert.h"
 #include "core/backend/cpu/fusion_codegen.h"
 #include "core/backend/cpu/kernel.h"
 #include "core/backend/cpu/parallel.h"
@@ -42,16 +43,20 @@ void convert(const S* x, D* y, int64_t n) {
 // Copies (widening f16/bf16) `n` elements of an input into a tile.
 void load(DType d, const void* src, void* dst, int64_t n) {
   if (d == DType::kF16) return convert(static_cast<const f16*>(src), static_cast<float*>(dst), n);
-  if (d == DType::kBF16) {
-    return convert(static_cast<const bf16*>(src), static_cast<float*>(dst), n);
-  }
+  if (d == DType::kBF16)
+    return widen_bf16(static_cast<const bf16*>(src), static_cast<float*>(dst), n);
   std::memcpy(dst, src, n * dtype_size(d));
+}
+
+// Bytes per element in a tile: f16 / bf16 are widened to f32.
+int64_t tile_width(DType d) {
+  const Kind k = kind_of(d);
+  return k == Kind::kF64 ? 8 : (k == Kind::kBool ? 1 : 4);
 }
 
 // Fills a tile with one (widened) scalar.
 void fill_scalar(DType d, const void* src, void* dst, int64_t n) {
-  Kind k = kind_of(d);
-  int64_t w = k == Kind::kF64 ? 8 : (k == Kind::kBool ? 1 : 4);
+  const int64_t w = tile_width(d);
   load(d, src, dst, 1);
   for (int64_t i = 1; i < n; ++i) std::memcpy(static_cast<char*>(dst) + i * w, dst, w);
 }
@@ -120,9 +125,32 @@ struct Input {
   const char* data;
   DType dtype;
   int64_t width;
-  bool scalar;   // rank 0, broadcast to the group's shape
+  bool scalar;     // one value for every element
+  bool broadcast;  // read at (e / read.div) % read.size (FusedRead), tile by tile
+  FusedRead read;
   bool aliased;  // an output took over its buffer: copy each tile before writing it
 };
+
+// Elements [s, s + len) of a broadcast input (FusedRead) into a tile, widened: runs of one
+// value when div > 1, contiguous pieces of the input when div == 1.
+void load_broadcast(const Input& in, int64_t s, int64_t len, void* dst) {
+  const int64_t div = in.read.div, size = in.read.size;
+  const int64_t w = tile_width(in.dtype);
+  char* out = static_cast<char*>(dst);
+  for (int64_t j = 0; j < len;) {
+    const int64_t e = s + j, at = (e / div) % size;
+    if (div == 1) {
+      const int64_t run = std::min(len - j, size - at);
+      load(in.dtype, in.data + at * in.width, out + j * w, run);
+      j += run;
+    } else {
+      const int64_t run = std::min(len - j, div - e % div);
+      load(in.dtype, in.data + at * in.width, out + j * w, 1);
+      for (int64_t k = 1; k < run; ++k) std::memcpy(out + (j + k) * w, out + j * w, w);
+      j += run;
+    }
+  }
+}
 
 // Runs f.steps(), never the body through the executor: run_body would plan body 0 into the
 // backend-data slot that holds the compiled loop (compiled_group).
@@ -151,7 +179,9 @@ void fused_kernel(Call& c) {
     in.data = static_cast<const char*>(c.in_raw(i));
     in.dtype = dtypes[i];
     in.width = dtype_size(in.dtype);
-    in.scalar = c.in_aval(i).shape.empty() && !f.shape().empty();
+    in.read = f.reads()[i];
+    in.scalar = in.read.size == 1 && n > 1;
+    in.broadcast = !in.scalar && in.read.size != n;
     in.aliased = false;
     for (char* o : outs) in.aliased = in.aliased || o == in.data;
   }
@@ -173,6 +203,9 @@ void fused_kernel(Call& c) {
         const char* src = in.data + s * in.width;
         if (in.scalar) {
           ptr[i] = tile(i);
+        } else if (in.broadcast) {
+          load_broadcast(in, s, len, tile(i));
+          ptr[i] = tile(i);
         } else if (is_half(in.dtype)) {
           load(in.dtype, src, tile(i), len);
           ptr[i] = tile(i);
@@ -191,7 +224,7 @@ void fused_kernel(Call& c) {
         fusion::run_step(steps[k], kinds.data(), ptr.data(), dst, kinds[slot], len);
         if (rounds_to_half(steps[k].prim->id(), dtypes[steps[k].args[0]], d)) {
           if (d == DType::kF16) round_as<f16>(static_cast<float*>(dst), len);
-          if (d == DType::kBF16) round_as<bf16>(static_cast<float*>(dst), len);
+          if (d == DType::kBF16) round_through_bf16(static_cast<float*>(dst), len);
         }
         ptr[slot] = dst;
         if (o >= 0 && is_half(d)) {
@@ -199,7 +232,7 @@ void fused_kernel(Call& c) {
           if (d == DType::kF16) {
             convert(v, reinterpret_cast<f16*>(outs[o]) + s, len);
           } else {
-            convert(v, reinterpret_cast<bf16*>(outs[o]) + s, len);
+            round_to_bf16(v, reinterpret_cast<bf16*>(outs[o]) + s, len);
           }
         }
       }

@@ -330,9 +330,14 @@ bool match_fused(const Uses& g, int d, MatmulEpilogue& m) {
   if (s0.prim->id() == PrimitiveId::kAdd && s0.args.size() == 2 && s0.aval.dtype == av.dtype &&
       (s0.args[0] == h) != (s0.args[1] == h)) {
     const int b = s0.args[0] == h ? s0.args[1] : s0.args[0];
-    m.bias = b < inputs ? g.bias_of(u.in[b], av.shape, av.dtype, user) : -1;
+    if (b < inputs && f.reads()[b].div == 1 && p.avals[u.in[b]].shape == Shape{av.shape[1]} &&
+        p.avals[u.in[b]].dtype == av.dtype) {
+      m.bias = u.in[b];  // the group spreads the [N] vector along the rows itself
+    } else if (b < inputs) {
+      m.bias = g.bias_of(u.in[b], av.shape, av.dtype, user);
+      if (m.bias >= 0) m.absorbed.push_back(g.producer[u.in[b]]);
+    }
     if (m.bias >= 0) {
-      m.absorbed.push_back(g.producer[u.in[b]]);
       h = inputs;
       covered = 1;
     }

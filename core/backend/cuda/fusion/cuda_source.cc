@@ -197,9 +197,12 @@ bool has_cuda_source(PrimitiveId op) {
 
 GroupSpec spec_of(const FusedElementwise& f) {
   GroupSpec g;
-  for (const Aval& a : f.in_avals()) {
-    g.inputs.push_back(a.dtype);
-    g.scalar.push_back(a.shape.empty() && !f.shape().empty());
+  const int64_t n = numel(f.shape());
+  for (size_t i = 0; i < f.in_avals().size(); ++i) {
+    const FusedRead& r = f.reads()[i];
+    g.inputs.push_back(f.in_avals()[i].dtype);
+    g.scalar.push_back(r.size == 1 && n > 1);
+    g.broadcast.push_back(r.size == 1 || r.size == n ? FusedRead{1, 0} : r);
   }
   for (const FusedStep& s : f.steps()) g.steps.push_back({s.prim->id(), s.args, s.aval.dtype});
   g.outputs = f.outputs();
@@ -210,6 +213,9 @@ std::string structure_key(const GroupSpec& g) {
   std::string k;
   for (size_t i = 0; i < g.inputs.size(); ++i) {
     k += g.scalar[i] ? 's' : 'a';
+    if (i < g.broadcast.size() && g.broadcast[i].size > 0) {
+      k += std::to_string(g.broadcast[i].div) + '/' + std::to_string(g.broadcast[i].size);
+    }
     k += std::to_string(static_cast<int>(g.inputs[i]));
   }
   for (const GroupSpec::Step& s : g.steps) {
@@ -227,6 +233,9 @@ std::string structure_key(const FusedElementwise& f) { return structure_key(spec
 std::string cuda_source(const GroupSpec& g) {
   const int n_in = static_cast<int>(g.inputs.size());
   if (g.scalar.size() != g.inputs.size()) fail_group("a scalar flag per input is needed");
+  if (!g.broadcast.empty() && g.broadcast.size() != g.inputs.size()) {
+    fail_group("a broadcast read per input, or none, is needed");
+  }
   if (g.outputs.empty()) fail_group("a group without outputs");
   std::vector<DType> dtype = g.inputs;
   for (const GroupSpec::Step& s : g.steps) dtype.push_back(s.dtype);
@@ -252,8 +261,14 @@ std::string cuda_source(const GroupSpec& g) {
      << "  for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; "
         "i += stride) {\n";
   for (int i = 0; i < n_in; ++i) {  // every load before any store: outputs may alias inputs
-    const std::string v =
-        g.scalar[i] ? "s" + std::to_string(i) : load(g.inputs[i], "in" + std::to_string(i) + "[i]");
+    std::string at = "i";           // a broadcast input: the element it spreads to i
+    if (i < static_cast<int>(g.broadcast.size()) && g.broadcast[i].size > 0) {
+      at = "(i / " + std::to_string(g.broadcast[i].div) + "LL) % " +
+           std::to_string(g.broadcast[i].size) + "LL";
+    }
+    const std::string v = g.scalar[i]
+                              ? "s" + std::to_string(i)
+                              : load(g.inputs[i], "in" + std::to_string(i) + "[" + at + "]");
     os << "    const " << lane(g.inputs[i]) << " " << slot(i) << " = " << v << ";\n";
   }
   for (size_t k = 0; k < g.steps.size(); ++k) {

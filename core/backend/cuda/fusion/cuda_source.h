@@ -40,6 +40,9 @@ struct GroupSpec {
   };
   std::vector<DType> inputs;
   std::vector<bool> scalar;  // input i is one value broadcast to every element
+  // Empty, or per input: a FusedRead with size > 0 for an input broadcast from a smaller array
+  // (read at element (i / div) % size), size 0 for one read at i or a scalar.
+  std::vector<FusedRead> broadcast;
   std::vector<Step> steps;
   std::vector<int> outputs;  // slots
 };

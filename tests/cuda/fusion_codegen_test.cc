@@ -127,6 +127,28 @@ TEST(FusionCudaSource, ConvertsFollowXlaAndScalarsOfJitGroupsLoadOnce) {
   EXPECT_EQ(scalars, 2) << src;
 }
 
+// Inputs the group broadcasts from smaller arrays (core/primitives/fusion.h's FusedRead) are
+// read in place at (i / div) % size, the others at i; the reads are part of the structure key.
+TEST(FusionCudaSource, BroadcastInputsAreReadInPlace) {
+  const Shape s{4, 6, 64};
+  auto body = [&](const std::vector<Array>& in) {
+    return std::vector<Array>{exp(in[0]) * broadcast_in_dim(in[1], s, {0, 1}) +
+                              broadcast_in_dim(in[2], s, {2})};
+  };
+  Group g = group(body,
+                  {Aval{s, DType::kF32, false}, Aval{{4, 6}, DType::kF32, false},
+                   Aval{{64}, DType::kF32, false}},
+                  s);
+  const std::string src = cf::cuda_source(*g);
+  EXPECT_TRUE(has(src, "in0[i]")) << src;
+  EXPECT_TRUE(has(src, "in1[(i / 64LL) % 24LL]")) << src;
+  EXPECT_TRUE(has(src, "in2[(i / 1LL) % 64LL]")) << src;
+  Group full = group(
+      [](const std::vector<Array>& in) { return std::vector<Array>{exp(in[0]) * in[1] + in[2]}; },
+      {Aval{s, DType::kF32, false}, Aval{s, DType::kF32, false}, Aval{s, DType::kF32, false}}, s);
+  EXPECT_NE(cf::structure_key(*g), cf::structure_key(*full));
+}
+
 void expect_error(const GroupSpec& g, const std::string& part) {
   try {
     cf::cuda_source(g);

@@ -40,11 +40,11 @@ struct GroupSpec {
   };
   std::vector<DType> inputs;
   std::vector<bool> scalar;  // input i is one value broadcast to every element
+  std::vector<Step> steps;
+  std::vector<int> outputs;  // slots
   // Empty, or per input: a FusedRead with size > 0 for an input broadcast from a smaller array
   // (read at element (i / div) % size), size 0 for one read at i or a scalar.
   std::vector<FusedRead> broadcast;
-  std::vector<Step> steps;
-  std::vector<int> outputs;  // slots
 };
 
 // The group's spec: its input dtypes, scalar inputs (rank 0 in a group of higher rank, as the

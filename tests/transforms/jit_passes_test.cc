@@ -1,9 +1,9 @@
 // Each jit pass on small programs: golden printed IR before and after.
 #include <cmath>
 
+#include "core/backend/backend.h"
 #include "core/ops.h"
 #include "gtest/gtest.h"
-#include "core/backend/backend.h"
 #include "tests/transforms/pass_test_util.h"
 #include "transforms/passes/passes.h"
 
@@ -152,6 +152,49 @@ TEST(JitPassesTest, TransposesAndReshapes) {
             "    b:f32[3,4,2] = transpose[permutation=(1, 2, 0)] a\n"
             "    c:f32[4,6] = reshape[new_sizes=(4, 6)] a\n"
             "  in (a, b, c, a) }");
+}
+
+// transpose(dot_general(a, b)) that swaps the product's free dims becomes dot_general(b, a)
+// (reverse mode's dW = (dy^T x)^T), batch dims kept first; not when the product has another
+// reader, nor for a transpose that moves the batch dims.
+TEST(JitPassesTest, TransposedProductsSwapTheirOperands) {
+  Program p = program_of(
+      [](const std::vector<Array>& x) {
+        Array w = transpose(dot_general(x[0], x[1], {{0}, {0}, {}, {}}), std::vector<int>{1, 0});
+        Array shared = dot_general(x[0], x[1], {{0}, {0}, {}, {}}, DType::kF32);
+        Array kept = transpose(shared, std::vector<int>{1, 0});
+        Array batched =
+            transpose(dot_general(x[2], x[3], {{2}, {1}, {0}, {0}}), std::vector<int>{0, 2, 1});
+        Array moved =
+            transpose(dot_general(x[2], x[3], {{2}, {1}, {0}, {0}}), std::vector<int>{2, 1, 0});
+        return std::vector<Array>{w, kept, shared * 2.0f, batched, moved};
+      },
+      {f32({6, 3}), f32({6, 5}), f32({2, 3, 4}), f32({2, 4, 7})});
+  EXPECT_EQ(print_program(eliminate_dead_code(simplify_algebra(p))),
+            "{ lambda ; a:f32[6,3] b:f32[6,5] c:f32[2,3,4] d:f32[2,4,7]. let\n"
+            "    e:f32[5,3] = dot_general[dimension_numbers=(((0), (0)), ((), ()))] b a\n"
+            "    f:f32[3,5] = dot_general[dimension_numbers=(((0), (0)), ((), ())) "
+            "preferred_element_type=f32] a b\n"
+            "    g:f32[5,3] = transpose[permutation=(1, 0)] f\n"
+            "    h:f32[] = convert_element_type[new_dtype=f32] 2.0:f32[]{weak}\n"
+            "    i:f32[3,5] = broadcast_in_dim[shape=(3, 5) broadcast_dimensions=()] h\n"
+            "    j:f32[3,5] = mul f i\n"
+            "    k:f32[2,7,3] = dot_general[dimension_numbers=(((1), (2)), ((0), (0)))] d c\n"
+            "    l:f32[2,3,7] = dot_general[dimension_numbers=(((2), (1)), ((0), (0)))] c d\n"
+            "    m:f32[7,3,2] = transpose[permutation=(2, 1, 0)] l\n"
+            "  in (e, g, j, k, m) }");
+  // The values: the swapped products against the unrewritten program's, on integers (exact).
+  Array a = astype(reshape(arange(18), {6, 3}), DType::kF32);
+  Array b = astype(reshape(arange(30), {6, 5}), DType::kF32) * 0.5f;
+  Array c = astype(reshape(arange(24), {2, 3, 4}), DType::kF32);
+  Array d = astype(reshape(arange(56), {2, 4, 7}), DType::kF32) - 20.0f;
+  std::vector<Array> got = run_program(eliminate_dead_code(simplify_algebra(p)), {a, b, c, d});
+  std::vector<Array> want = run_program(p, {a, b, c, d});
+  ASSERT_EQ(got.size(), want.size());
+  for (size_t i = 0; i < got.size(); ++i) {
+    EXPECT_EQ(got[i].shape(), want[i].shape()) << i;
+    EXPECT_EQ(got[i].to_vector<float>(), want[i].to_vector<float>()) << i;
+  }
 }
 
 TEST(JitPassesTest, ExecuteRunsTheProgram) {

@@ -32,7 +32,8 @@ Program fold_constants(const Program& p);
 // x*1, 1*x, x+0, 0+x, x-0 -> x (1 and 0: constants, or broadcasts of constants); transpose of
 // transpose -> one transpose (or x when the permutations compose to the identity); reshape of
 // reshape -> one reshape; reshape to the same shape, identity transposes and conversions to the
-// same dtype -> x.
+// same dtype -> x; transpose(dot_general(a, b)) swapping the free dims, when nothing else reads
+// the product -> dot_general(b, a).
 Program simplify_algebra(const Program& p);
 // Groups connected elementwise instructions of one shape into fused_elementwise instructions
 // (transforms/passes/fuse_elementwise.cc); values read outside a group become its outputs.

@@ -1,9 +1,10 @@
 // Algebraic simplification: the one pass that knows what some primitives mean, so it matches
-// them by id (and reads the parameters of transpose and reshape).
+// them by id (and reads the parameters of transpose, reshape and dot_general).
 #include <memory>
 #include <numeric>
 #include <vector>
 
+#include "core/primitives/linalg.h"
 #include "core/primitives/shape.h"
 #include "transforms/passes/passes.h"
 
@@ -28,7 +29,14 @@ struct Rewriter {
   std::vector<int> rename;
   std::vector<int> producer;  // value id -> index in out.instrs, or -1
 
-  explicit Rewriter(const Program& prog) : p(prog), producer(prog.avals.size(), -1) {
+  std::vector<int> uses;  // value id -> how many instruction operands and outputs read it in p
+
+  explicit Rewriter(const Program& prog)
+      : p(prog), producer(prog.avals.size(), -1), uses(prog.avals.size(), 0) {
+    for (const Instr& i : p.instrs) {
+      for (int v : i.in) ++uses[v];
+    }
+    for (int v : p.outputs) ++uses[v];
     rename.resize(p.avals.size());
     std::iota(rename.begin(), rename.end(), 0);
     out.avals = p.avals;
@@ -56,6 +64,30 @@ struct Rewriter {
     return i >= 0 && out.instrs[i].prim->id() == id ? &out.instrs[i] : nullptr;
   }
 
+  // transpose(dot_general(a, b)) that puts b's free dims before a's -> dot_general(b, a),
+  // when the transpose is the product's only reader: reverse mode's cotangent of a matmul's
+  // right operand (dW = x^T dy) is computed as (dy^T x)^T, and the GEMM writes either
+  // layout at the same cost, so the transpose's pass over memory goes.
+  void swap_dot_operands(Instr& instr, const std::vector<int>& perm) {
+    const int x = instr.in[0];
+    const Instr* dot = produced_by(x, PrimitiveId::kDotGeneral);
+    if (dot == nullptr || uses[x] != 1) return;
+    const auto& prim = static_cast<const DotGeneral&>(*dot->prim);
+    const DotDims& d = prim.dims();
+    const int nb = static_cast<int>(d.lhs_batch.size());
+    const int nl = static_cast<int>(p.avals[dot->in[0]].shape.size()) - nb -
+                   static_cast<int>(d.lhs_contract.size());
+    const int nr = static_cast<int>(perm.size()) - nb - nl;
+    std::vector<int> swapped;  // batch dims, then b's free dims, then a's
+    for (int i = 0; i < nb; ++i) swapped.push_back(i);
+    for (int i = 0; i < nr; ++i) swapped.push_back(nb + nl + i);
+    for (int i = 0; i < nl; ++i) swapped.push_back(nb + i);
+    if (nl <= 0 || nr <= 0 || perm != swapped) return;
+    instr.prim = std::make_shared<const DotGeneral>(
+        DotDims{d.rhs_contract, d.lhs_contract, d.rhs_batch, d.lhs_batch}, prim.preferred());
+    instr.in = {dot->in[1], dot->in[0]};
+  }
+
   bool rewrite(Instr& instr) {
     const std::vector<int>& in = instr.in;
     switch (instr.prim->id()) {
@@ -79,7 +111,9 @@ struct Rewriter {
         }
         bool identity = true;
         for (size_t i = 0; i < perm.size(); ++i) identity = identity && perm[i] == int(i);
-        return identity && forward(instr, instr.in[0]);
+        if (identity) return forward(instr, instr.in[0]);
+        swap_dot_operands(instr, perm);
+        return false;
       }
       case PrimitiveId::kReshape:
         if (const Instr* inner = produced_by(in[0], PrimitiveId::kReshape)) {

@@ -74,10 +74,17 @@ Array apply_rope(const Array& x, const RopeTables& tables, int64_t offset) {
   auto window = [&](const Array& t) {
     return reshape(slice(t, {offset, 0}, {offset + T, D}), {1, T, 1, D});
   };
-  Array xf = x.dtype() == DType::kF32 ? x : astype(x, DType::kF32);
-  std::vector<Array> halves = split(xf, 2, 3);
-  Array rotated = concatenate({-halves[1], halves[0]}, 3);
-  Array y = xf * window(tables.cos) + rotated * window(tables.sin);
+  // rotate_half(x) * sin = swap_halves(x) * signed_sin, signed_sin = concat(-sin[:, :D/2],
+  // sin[:, D/2:]): the swap is one rev over a [B, T, H, 2, D/2] view of x, in x's dtype (its
+  // transpose is itself), where concat(-x2, x1) took two slices, a neg and a concat forward and
+  // two pads, a neg and an add backward. The same bits: (-a) * s == a * (-s).
+  const Shape& s = x.shape();
+  const int64_t half = D / 2;
+  Array sign = concatenate({full({half}, -1.0f), ones({half}, DType::kF32)}, 0);
+  Array signed_sin = tables.sin * sign;
+  Array swapped = reshape(flip(reshape(x, {s[0], s[1], s[2], 2, half}), {3}), s);
+  auto f32 = [](const Array& a) { return a.dtype() == DType::kF32 ? a : astype(a, DType::kF32); };
+  Array y = f32(x) * window(tables.cos) + f32(swapped) * window(signed_sin);
   return astype(y, x.dtype());
 }
 

@@ -9,6 +9,7 @@
 #include "core/error.h"
 #include "core/ops.h"
 #include "core/ops_util.h"
+#include "core/primitives/elementwise.h"
 #include "core/primitives/reduce.h"
 
 namespace graft {
@@ -99,9 +100,12 @@ Array arg_public(std::string_view op, PrimitiveId id, const Array& x, std::optio
 }
 
 // The max over `axes` (keeping dims) to shift by before exp. Unlike the public max, the
-// primitive gives -inf for an empty slice, as jax's max(initial=-inf) does.
+// primitive gives -inf for an empty slice, as jax's max(initial=-inf) does. Its gradient is
+// stopped, as in jax.nn.logsumexp / softmax: the shift cancels out of the value, so its exact
+// derivative is zero, and reverse mode then skips max's pass over x (the mask of the maxima).
 Array stable_shift(const Array& xf, const std::vector<int>& axes) {
-  return reduce_keep(PrimitiveId::kReduceMax, xf, axes, /*keepdims=*/true);
+  return bind1(std::make_shared<const StopGradient>(),
+               {reduce_keep(PrimitiveId::kReduceMax, xf, axes, /*keepdims=*/true)});
 }
 
 }  // namespace

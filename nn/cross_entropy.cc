@@ -4,10 +4,27 @@
 
 #include "core/error.h"
 #include "core/ops.h"
+#include "transforms/autodiff.h"
 #include "transforms/control_flow.h"
 #include "transforms/remat.h"
 
 namespace graft::nn {
+
+namespace {
+
+// logsumexp over the last axis, computed as graft::logsumexp computes it (the max shift, with
+// its gradient stopped, where finite), with the shift and the sum of exponentials marked by
+// checkpoint_name: chunked_cross_entropy's checkpoint saves them (two floats per token), so
+// its backward pass recomputes a chunk's logits but not their max and sum (two passes over
+// [chunk, vocab] floats).
+Array marked_logsumexp(const Array& lf) {
+  Array m = stop_gradient(max(lf, {-1}, /*keepdims=*/true));
+  m = checkpoint_name(where(isfinite(m), m, zeros_like(m)), "cross_entropy_max");
+  Array s = checkpoint_name(sum(exp(lf - m), {-1}, /*keepdims=*/true), "cross_entropy_sum");
+  return squeeze(log(s) + m, {-1});
+}
+
+}  // namespace
 
 Array softmax_cross_entropy(const Array& logits, const Array& labels) {
   if (logits.ndim() < 1 || labels.ndim() != logits.ndim() - 1) {
@@ -19,7 +36,7 @@ Array softmax_cross_entropy(const Array& logits, const Array& labels) {
   }
   Array lf = logits.dtype() == DType::kF32 ? logits : astype(logits, DType::kF32);
   Array picked = squeeze(take_along_axis(lf, expand_dims(labels, {-1}), -1), {-1});
-  return logsumexp(lf, {-1}) - picked;
+  return marked_logsumexp(lf) - picked;
 }
 
 Array chunked_cross_entropy(const Array& hidden, const Array& w_out, const Array& labels,
@@ -58,13 +75,14 @@ Array chunked_cross_entropy(const Array& hidden, const Array& w_out, const Array
   auto xs = std::tuple{reshape(h, {n_chunks, chunk, D}), reshape(lab, {n_chunks, chunk}),
                        reshape(weight, {n_chunks, chunk})};
 
-  // One chunk's weighted loss sum. Checkpointed: the backward pass recomputes its logits.
+  // One chunk's weighted loss sum. Checkpointed: the backward pass recomputes its logits (and
+  // reads their max and sum of exponentials, saved).
   auto chunk_loss = checkpoint(
       [](const Array& hc, const Array& wc, const Array& lc, const Array& mc) {
         Array logits = dot_general(hc, wc, {{1}, {0}, {}, {}}, DType::kF32);
         return sum(softmax_cross_entropy(logits, lc) * mc);
       },
-      nothing_saveable(), "cross_entropy_chunk");
+      save_only_these_names({"cross_entropy_max", "cross_entropy_sum"}), "cross_entropy_chunk");
   auto [total, unused] = scan(
       [&](const Array& acc, const std::tuple<Array, Array, Array>& x) {
         auto& [hc, lc, mc] = x;

@@ -4,7 +4,8 @@
 // the output weight without ever holding the full [tokens, vocab] logits for the backward
 // pass: tokens are cut into chunks, a `scan` runs over the chunks, and its body (logits of
 // one chunk, log-sum-exp, the label's logit) is wrapped in `checkpoint`, so the backward pass
-// recomputes one chunk's logits at a time. Peak extra memory is O(chunk * vocab) instead of
+// recomputes one chunk's logits at a time (saved: each token's max logit and sum of
+// exponentials, so those are not recomputed). Peak extra memory is O(chunk * vocab) instead of
 // O(tokens * vocab). Logits and the softmax are computed in f32 even for bf16 hidden states.
 #pragma once
 

@@ -86,8 +86,13 @@ TEST(CrossEntropyTest, ChunkedKeepsOnlyOneChunkOfLogits) {
     return chunked_cross_entropy(hh, ww, labels, std::nullopt, {.chunk_tokens = 16});
   };
   int64_t biggest = 0;
-  for (const SavedResidual& r : saved_residuals(loss, h, w)) biggest = std::max(biggest, r.bytes);
+  int per_token = 0;  // the max logit and sum of exponentials of each token, for each chunk
+  for (const SavedResidual& r : saved_residuals(loss, h, w)) {
+    biggest = std::max(biggest, r.bytes);
+    per_token += r.aval.shape == Shape{N / 16, 16, 1} && r.aval.dtype == DType::kF32;
+  }
   EXPECT_LT(biggest, N * V * 4 / 2) << print_saved_residuals(loss, h, w);
+  EXPECT_EQ(per_token, 2) << print_saved_residuals(loss, h, w);
 }
 
 TEST(CrossEntropyTest, AllMaskedGivesZeroAndErrors) {

@@ -70,9 +70,13 @@ Array apply_rope(const Array& x, const RopeTables& tables, int64_t offset) {
     fail("apply_rope", "positions ", offset, " .. ", offset + T - 1, " outside the tables (",
          tables.cos.shape()[0], " positions)");
   }
-  // [T, D] -> [1, T, 1, D] to broadcast over batch and heads.
+  // [T, D] -> [1, T, H, D]: repeated over the heads here (T H D floats, folded into a constant
+  // under jit), so that the broadcast over the batch is one contiguous run of dims, which a
+  // fused group reads in place instead of a [B, T, H, D] copy of the table.
+  const int64_t H = x.shape()[2];
   auto window = [&](const Array& t) {
-    return reshape(slice(t, {offset, 0}, {offset + T, D}), {1, T, 1, D});
+    Array rows = slice(t, {offset, 0}, {offset + T, D});
+    return reshape(broadcast_in_dim(rows, {T, H, D}, {0, 2}), {1, T, H, D});
   };
   // rotate_half(x) * sin = swap_halves(x) * signed_sin, signed_sin = concat(-sin[:, :D/2],
   // sin[:, D/2:]): the swap is one rev over a [B, T, H, 2, D/2] view of x, in x's dtype (its

@@ -59,6 +59,16 @@ bool closed_over(const Array& a, const std::vector<Array>& inputs) {
 
 namespace {
 
+// Whether n is a pending broadcast_in_dim whose output is over a MiB and larger than its
+// operand (set in *operand): what jit's fold_constants leaves unfolded.
+bool inflating_broadcast(Node& n, std::vector<Array>* operand) {
+  if (n.primitive == nullptr || n.primitive->id() != PrimitiveId::kBroadcastInDim) return false;
+  if (!n.pending_inputs(operand) || operand->size() != 1) return false;
+  auto bytes = [](const Aval& a) { return numel(a.shape) * dtype_size(a.dtype); };
+  const int64_t out = bytes(n.avals.at(0)), in = bytes((*operand)[0].aval());
+  return out > (int64_t{1} << 20) && out > in;
+}
+
 // With `lifted` set, tracers outside g (values of an outer trace) become leading inputs
 // (appended to *lifted); without, reaching one fails (nullopt).
 std::optional<Program> lower_impl(const Graph& g, const std::vector<Array>& effects,
@@ -114,7 +124,16 @@ std::optional<Program> lower_impl(const Graph& g, const std::vector<Array>& effe
       }
       // A pending value that depends on no tracer at all: computed now, once, as the graph's
       // shared node was before (a body's constant must not be recomputed per iteration).
-      eval(std::vector<Array>{Array(n, 0)});
+      // Except a broadcast to over a MiB that inflates its operand: only the operand is
+      // computed and the broadcast stays a body instruction, as jit's passes keep such
+      // broadcasts instructions (fold_constants) inside loop bodies (hoist), where fused groups
+      // read the small operand in place (a RoPE table spread over batch and heads).
+      std::vector<Array> operand;
+      if (inflating_broadcast(*n, &operand)) {
+        eval(operand);
+      } else {
+        eval(std::vector<Array>{Array(n, 0)});
+      }
     }
     Visit v{n, {}, 0};
     if (!n->pending_inputs(&v.inputs)) return;  // evaluated: a constant

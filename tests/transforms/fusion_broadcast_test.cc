@@ -20,6 +20,7 @@
 #include "gtest/gtest.h"
 #include "tests/transforms/expect_util.h"
 #include "transforms/autodiff.h"
+#include "transforms/control_flow.h"
 #include "transforms/jit.h"
 #include "transforms/passes/passes.h"
 
@@ -140,6 +141,40 @@ TEST(FusionBroadcastTest, GradThroughTheJittedNorm) {
   std::vector<Array> eager = grad(loss)(args);
   ASSERT_EQ(jitted.size(), eager.size());
   for (size_t i = 0; i < eager.size(); ++i) expect_same(jitted[i], eager[i], 1e-5);
+}
+
+// A scan body closing over a concrete table that it spreads over a batch of over a MiB keeps
+// that broadcast as an instruction (only the table is computed when the body is lowered), so
+// the optimized body's fused group reads the [T, D] table, not a [B, T, D] constant.
+TEST(FusionBroadcastTest, ScanBodiesKeepBigBroadcastsOfConstants) {
+  const int64_t B = 128, T = 64, D = 64;  // [B, T, D] f32: 2 MiB
+  Array table = random::normal(random::key(9), {T, D});
+  auto f = [table, B, T, D](const std::vector<Array>& a) {
+    auto [last, ys] = scan(
+        [&](const Array& c, const Array& x) {
+          Array y = tanh(x * broadcast_to(reshape(table, {1, T, D}), {B, T, D}) + c);
+          return std::pair{y, y};
+        },
+        zeros({B, T, D}), a[0]);
+    return std::vector<Array>{last};
+  };
+  Program p = optimize(program_of(f, {Aval{{2, B, T, D}, DType::kF32, false}}));
+  const Program* body = nullptr;
+  for (const Instr& i : p.instrs) {
+    if (i.prim->id() == PrimitiveId::kScan) body = i.prim->sub_programs().at(0).program.get();
+  }
+  ASSERT_NE(body, nullptr) << print_program(p);
+  for (const Array& c : body->constant_values) {
+    EXPECT_LT(c.size(), B * T * D) << "a spread table became a constant:\n" << print_program(p);
+  }
+  const FusedElementwise* g = group_over(*body, {B, T, D});
+  ASSERT_NE(g, nullptr) << print_program(p);
+  bool table_read = false;
+  for (const FusedRead& r : g->reads()) table_read = table_read || (r.div == 1 && r.size == T * D);
+  EXPECT_TRUE(table_read) << print_program(p);
+  Array xs = random::normal(random::key(10), {2, B, T, D});
+  EXPECT_EQ(jit(f)(std::vector<Array>{xs})[0].to_vector<float>(),
+            f(std::vector<Array>{xs})[0].to_vector<float>());
 }
 
 // The primitive itself refuses a body that broadcasts an input in another form.

@@ -21,10 +21,11 @@ namespace graft::cpu::fusion {
 
 constexpr int64_t kCodegenMinElements = 16384;
 
-// Processes elements [begin, end) of the group: ins[i] is input i's data (a rank-0 input's
-// single value), outs[o] output o's buffer; begin and end are multiples of `block` counted
-// from the array's start. An output may share its buffer with an input (donation): a block's
-// inputs are all loaded before its outputs are stored.
+// Processes elements [begin, end) of the group: ins[i] is input i's data (a scalar's single
+// value; a broadcast input's small array, read as FusedRead says), outs[o] output o's
+// buffer; begin and end are multiples of `block` counted from the array's start. An output
+// may share its buffer with an input (donation): a block's inputs are all loaded before its
+// outputs are stored.
 using CompiledLoop = void (*)(const void* const* ins, void* const* outs, int64_t begin,
                               int64_t end);
 

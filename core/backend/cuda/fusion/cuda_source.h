@@ -1,6 +1,7 @@
 // The CUDA C++ source of one kernel for a fused_elementwise group (core/primitives/fusion.h):
 // a grid-stride loop over the group's elements that loads each input (a broadcast scalar
-// once, before the loop), evaluates the steps in order in registers and stores the outputs.
+// once, before the loop; an input broadcast from a smaller array at (i / div) % size, see
+// FusedRead), evaluates the steps in order in registers and stores the outputs.
 // Values are held as the CPU backend holds them (core/backend/cpu/fusion_kernels.cc): f32,
 // f16 and bf16 in float lanes, carried in f32 and rounded where the CPU rounds them (at
 // explicit converts and on store: core/primitives/fusion.h's rounds_to_half); f64 in double lanes; bool in bool lanes (0 / 1 bytes in memory); integers in
@@ -47,8 +48,8 @@ struct GroupSpec {
   std::vector<FusedRead> broadcast;
 };
 
-// The group's spec: its input dtypes, scalar inputs (rank 0 in a group of higher rank, as the
-// CPU kernel reads them), steps and outputs.
+// The group's spec: its input dtypes, scalar and broadcast inputs (FusedRead, as the CPU
+// kernel reads them), steps and outputs.
 GroupSpec spec_of(const FusedElementwise& f);
 
 // A short string that identifies the kernel a group compiles to: equal keys, equal sources.

@@ -226,7 +226,9 @@ TEST(LaxGather, VmapMatchesALoopAndJitMatchesEager) {
     std::vector<double> eager = f(x0).to_vector<double>();
     ASSERT_EQ(jitted.size(), eager.size());
     for (size_t i = 0; i < jitted.size(); ++i) {
-      if (!std::isnan(eager[i])) EXPECT_NEAR(jitted[i], eager[i], 1e-5) << i;
+      if (!std::isnan(eager[i])) {
+        EXPECT_NEAR(jitted[i], eager[i], 1e-5) << i;
+      }
     }
   }
   // Batched indices, shared operand: every batch element gathers / scatters its own.

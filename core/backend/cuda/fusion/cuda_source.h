@@ -4,9 +4,10 @@
 // FusedRead), evaluates the steps in order in registers and stores the outputs.
 // Values are held as the CPU backend holds them (core/backend/cpu/fusion_kernels.cc): f32,
 // f16 and bf16 in float lanes, carried in f32 and rounded where the CPU rounds them (at
-// explicit converts and on store: core/primitives/fusion.h's rounds_to_half); f64 in double lanes; bool in bool lanes (0 / 1 bytes in memory); integers in
-// their own type with XLA's wrapping semantics. Exact ops give the CPU's bits (device_exact.cuh),
-// transcendental ones call CUDA's accurate libdevice functions (device_math.cuh).
+// explicit converts and on store: core/primitives/fusion.h's rounds_to_half); f64 in double lanes;
+// bool in bool lanes (0 / 1 bytes in memory); integers in their own type with XLA's wrapping
+// semantics. Exact ops give the CPU's bits (device_exact.cuh), transcendental ones call CUDA's
+// accurate libdevice functions (device_math.cuh).
 //
 // Plain C++: no CUDA headers, so the CPU build compiles and tests it too. NVRTC compiles the
 // text (nvrtc_compile.h) with -default-device and without fast math or FMA contraction.

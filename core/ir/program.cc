@@ -59,14 +59,14 @@ bool closed_over(const Array& a, const std::vector<Array>& inputs) {
 
 namespace {
 
-// Whether n is a pending broadcast_in_dim whose output is over a MiB and larger than its
-// operand (set in *operand): what jit's fold_constants leaves unfolded.
+// Whether n is a pending broadcast_in_dim too big to fold (too_big_to_fold) from its operand
+// (set in *operand).
 bool inflating_broadcast(Node& n, std::vector<Array>* operand) {
   if (n.primitive == nullptr || n.primitive->id() != PrimitiveId::kBroadcastInDim) return false;
   if (!n.pending_inputs(operand) || operand->size() != 1) return false;
   auto bytes = [](const Aval& a) { return numel(a.shape) * dtype_size(a.dtype); };
   const int64_t out = bytes(n.avals.at(0)), in = bytes((*operand)[0].aval());
-  return out > (int64_t{1} << 20) && out > in;
+  return too_big_to_fold(in, out);
 }
 
 // With `lifted` set, tracers outside g (values of an outer trace) become leading inputs
@@ -170,6 +170,10 @@ bool same_constant(const Array& a, const Array& b) {
 }
 
 }  // namespace
+
+bool too_big_to_fold(int64_t in_bytes, int64_t out_bytes) {
+  return out_bytes > (int64_t{1} << 20) && out_bytes > in_bytes;
+}
 
 std::optional<Program> lower(const Graph& g, const std::vector<Array>& effects) {
   return lower_impl(g, effects, nullptr);

@@ -64,6 +64,11 @@ size_t hash_program(const Program& p);
 // that depend only on g's inputs and constants become instructions too.
 std::optional<Program> lower(const Graph& g, const std::vector<Array>& effects = {});
 
+// Whether a result is too big to bake into a program as a constant: over a MiB and larger
+// than its operands (broadcasts, iotas). jit's fold_constants leaves such instructions
+// unfolded, and lowering a loop body keeps such broadcasts as body instructions.
+bool too_big_to_fold(int64_t in_bytes, int64_t out_bytes);
+
 // A function traced into a closed program: values of outer traces it used (tracers that do
 // not depend on its own arguments) are lifted into leading inputs, `consts`. program's inputs
 // are [consts, arguments].

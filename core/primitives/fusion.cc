@@ -17,7 +17,7 @@ std::vector<Aval> input_avals(const ProgramPtr& body) { return checked(body).inp
 std::vector<Aval> output_avals(const ProgramPtr& body) { return checked(body).output_avals(); }
 
 // The body input a broadcast_in_dim reads, or -1.
-int broadcast_input(const Program& b, const Instr& instr) {
+int broadcast_source(const Program& b, const Instr& instr) {
   if (instr.prim->id() != PrimitiveId::kBroadcastInDim || instr.in.size() != 1) return -1;
   for (size_t i = 0; i < b.inputs.size(); ++i) {
     if (b.inputs[i] == instr.in[0]) return static_cast<int>(i);
@@ -75,7 +75,7 @@ FusedElementwise::FusedElementwise(ProgramPtr body, Shape shape)
     reads_.push_back(FusedRead{1, n});
   }
   for (const Instr& instr : b.instrs) {
-    const int i = broadcast_input(b, instr);
+    const int i = broadcast_source(b, instr);
     if (i >= 0) {
       const auto& bc = static_cast<const BroadcastInDim&>(*instr.prim);
       const Aval &in = b.avals[instr.in[0]], &out = b.avals[instr.out.at(0)];

@@ -79,6 +79,12 @@ class FusedElementwise : public ControlPrimitive {
   const std::vector<FusedStep>& steps() const { return steps_; }
   const std::vector<int>& outputs() const { return outputs_; }
   const std::vector<FusedRead>& reads() const { return reads_; }
+  // How the kernels take input i: one value for every element, or a broadcast of a smaller
+  // array read as reads()[i] says; else at the group's own index.
+  bool scalar_input(size_t i) const { return reads_[i].size == 1 && numel(shape_) > 1; }
+  bool broadcast_input(size_t i) const {
+    return !scalar_input(i) && reads_[i].size != numel(shape_);
+  }
 
   // The CPU backend keeps its compiled loop in ControlPrimitive::backend_data(0, ...): the
   // kernel never runs the body through the executor (run_body), whose buffer plan would

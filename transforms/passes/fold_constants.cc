@@ -6,10 +6,6 @@ namespace graft {
 
 namespace {
 
-// Results larger than this that are also larger than their inputs (broadcasts, iotas) stay
-// instructions: baking them in would cost memory for little gain.
-constexpr int64_t kMaxGrowingBytes = 1 << 20;
-
 int64_t bytes(const Aval& a) { return numel(a.shape) * dtype_size(a.dtype); }
 
 }  // namespace
@@ -32,9 +28,10 @@ Program fold_constants(const Program& p) {
     int64_t in_bytes = 0, out_bytes = 0;
     for (int v : instr.in) in_bytes += bytes(p.avals[v]);
     for (int v : instr.out) out_bytes += bytes(p.avals[v]);
-    // A collective runs only inside its pmap, never here, even on constants.
+    // A collective runs only inside its pmap, never here, even on constants; a big inflating
+    // result (too_big_to_fold) would cost memory for little gain.
     if (args.size() != instr.in.size() || has_effects(*instr.prim) ||
-        instr.prim->axis_names() != 0 || (out_bytes > kMaxGrowingBytes && out_bytes > in_bytes)) {
+        instr.prim->axis_names() != 0 || too_big_to_fold(in_bytes, out_bytes)) {
       out.instrs.push_back(instr);
       continue;
     }

@@ -403,20 +403,18 @@ Jit* llvm_jit() {
 // Inputs read as one value for every element (as fused_kernel reads them).
 std::vector<bool> scalar_inputs(const FusedElementwise& f) {
   std::vector<bool> scalar;
-  const int64_t n = numel(f.shape());
-  for (const FusedRead& r : f.reads()) scalar.push_back(r.size == 1 && n > 1);
+  for (size_t i = 0; i < f.reads().size(); ++i) scalar.push_back(f.scalar_input(i));
   return scalar;
 }
 
 std::string key_of(const FusedElementwise& f, const std::vector<bool>& scalar) {
   std::string k = absl::StrCat(f.in_avals().size(), ":");
-  const int64_t n = numel(f.shape());
   for (size_t i = 0; i < scalar.size(); ++i) {
     const FusedRead& r = f.reads()[i];
-    if (scalar[i] || r.size == n) {
-      k += scalar[i] ? 's' : 'a';
-    } else {
+    if (f.broadcast_input(i)) {
       absl::StrAppend(&k, "b", r.div, "/", r.size);  // a broadcast: its read is structure
+    } else {
+      k += scalar[i] ? 's' : 'a';
     }
   }
   for (const Aval& a : f.in_avals()) absl::StrAppend(&k, static_cast<int>(a.dtype), ",");
@@ -484,8 +482,7 @@ std::unique_ptr<llvm::Module> build(llvm::LLVMContext& ctx, const llvm::DataLayo
                                     const FusedElementwise& f, const std::vector<bool>& scalar) {
   for (size_t k = 0; k < scalar.size(); ++k) {  // broadcast reads load_broadcast has no form for
     const FusedRead& r = f.reads()[k];
-    const bool full = r.size == numel(f.shape());
-    if (!scalar[k] && !full && r.div % block != 0 && !(r.div == 1 && r.size % block == 0)) {
+    if (f.broadcast_input(k) && r.div % block != 0 && !(r.div == 1 && r.size % block == 0)) {
       return nullptr;  // the interpreter runs the group
     }
   }
@@ -622,7 +619,7 @@ std::unique_ptr<llvm::Module> build(llvm::LLVMContext& ctx, const llvm::DataLayo
                                     // inputs
     if (scalar[s]) {
       slot[s] = in_base[s];
-    } else if (f.reads()[s].size != numel(f.shape())) {
+    } else if (f.broadcast_input(s)) {
       slot[s] = load_broadcast(in_base[s], dtype[s], f.reads()[s]);
     } else {
       slot[s] = load(in_base[s], dtype[s]);

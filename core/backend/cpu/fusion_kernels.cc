@@ -180,8 +180,8 @@ void fused_kernel(Call& c) {
     in.dtype = dtypes[i];
     in.width = dtype_size(in.dtype);
     in.read = f.reads()[i];
-    in.scalar = in.read.size == 1 && n > 1;
-    in.broadcast = !in.scalar && in.read.size != n;
+    in.scalar = f.scalar_input(i);
+    in.broadcast = f.broadcast_input(i);
     in.aliased = false;
     for (char* o : outs) in.aliased = in.aliased || o == in.data;
   }

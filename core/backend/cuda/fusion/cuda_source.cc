@@ -197,12 +197,10 @@ bool has_cuda_source(PrimitiveId op) {
 
 GroupSpec spec_of(const FusedElementwise& f) {
   GroupSpec g;
-  const int64_t n = numel(f.shape());
   for (size_t i = 0; i < f.in_avals().size(); ++i) {
-    const FusedRead& r = f.reads()[i];
     g.inputs.push_back(f.in_avals()[i].dtype);
-    g.scalar.push_back(r.size == 1 && n > 1);
-    g.broadcast.push_back(r.size == 1 || r.size == n ? FusedRead{1, 0} : r);
+    g.scalar.push_back(f.scalar_input(i));
+    g.broadcast.push_back(f.broadcast_input(i) ? f.reads()[i] : FusedRead{1, 0});
   }
   for (const FusedStep& s : f.steps()) g.steps.push_back({s.prim->id(), s.args, s.aval.dtype});
   g.outputs = f.outputs();

@@ -68,7 +68,7 @@ struct Named {
 };
 
 // Every unary f32 op the code generator accepts (inline: neg abs sign square sqrt floor ceil
-// round rsqrt; called: the rest).
+// round rsqrt exp tanh logistic; called: the rest).
 std::vector<Named> unary_ops() {
   return {{"neg", [](const Array& x) { return -x; }},
           {"abs", [](const Array& x) { return abs(x); }},
@@ -122,6 +122,31 @@ TEST(FusionCodegenTest, UnaryOpsEqualEagerBitForBit) {
       y = array<float>(ys, Shape{n});
       expect_bitwise(j(x, y), fn(x, y), std::string(u.name) + " n=" + std::to_string(n));
     }
+  }
+}
+
+// exp, tanh and the logistic function are emitted inline as Eigen's packet algorithms
+// (core/backend/cpu/eigen_math_ir.cc): every 2^-10 step over [-128, 128] (each range of their
+// clamps, cut-offs and polynomials) and 2^18 random bit patterns (every magnitude, subnormals,
+// infinities, NaNs) equal eager bit for bit.
+TEST(FusionCodegenTest, InlineTranscendentalsEqualEagerOverTheirRange) {
+  std::vector<float> v;
+  for (int i = -(128 << 10); i <= (128 << 10); ++i) v.push_back(static_cast<float>(i) / 1024.0f);
+  std::vector<uint32_t> bits = random::bits(random::key(7), {1 << 18}).to_vector<uint32_t>();
+  for (uint32_t b : bits) {
+    float f;
+    std::memcpy(&f, &b, 4);
+    v.push_back(f);
+  }
+  const int64_t n = static_cast<int64_t>(v.size());
+  Array x = array<float>(v, Shape{n});
+  const std::pair<const char*, Unary> ops[] = {
+      {"exp", [](const Array& x) { return exp(x); }},
+      {"tanh", [](const Array& x) { return tanh(x); }},
+      {"logistic", [](const Array& x) { return sigmoid(x); }}};
+  for (const auto& [name, op] : ops) {
+    auto fn = [&](const Array& x) { return op(x) * 2.0f; };  // fused with an exact product
+    expect_bitwise(jit(fn)(x), fn(x), name);
   }
 }
 

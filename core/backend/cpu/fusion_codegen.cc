@@ -6,9 +6,10 @@
 // exact IEEE operations written as the interpreter's Eigen packets compute them (max/min
 // propagate a NaN first operand and order -0 below +0, sign of NaN or +-0 is the operand, sqrt
 // and 1 / sqrt correctly rounded: core/primitives/elementwise_math.h; comparisons and logic as the
-// C++ of the interpreter), and LLVM does not contract a mul and an add into an FMA without
-// fast-math flags, so compiled and interpreted groups give the same bits; the rest call their
-// functor on the block (call_unary / call_binary). Bool lanes are i1 vectors, loaded from and
+// C++ of the interpreter; exp, tanh and logistic as Eigen's packet algorithms, eigen_math_ir.h),
+// and LLVM does not contract a mul and an add into an FMA without fast-math flags, so compiled
+// and interpreted groups give the same bits; the rest call their functor on the block
+// (call_unary / call_binary). Bool lanes are i1 vectors, loaded from and
 // stored to 0/1 bytes.
 #include "core/backend/cpu/fusion_codegen.h"
 
@@ -34,6 +35,7 @@
 #include <unordered_map>
 
 #include "absl/strings/str_cat.h"
+#include "core/backend/cpu/eigen_math_ir.h"
 #include "core/backend/cpu/elementwise_loops.h"
 #include "core/backend/cpu/fusion_kernels.h"
 #include "core/env.h"
@@ -64,12 +66,42 @@ std::atomic<Codegen>& mode() {
 bool is_f32(DType d) { return d == DType::kF32 || d == DType::kBF16; }
 bool is_bool(DType d) { return d == DType::kBool; }
 
+// What a compiled loop calls for an f32 step it does not emit
+// inline: the functor on a block.
+using BlockFn = void (*)(const float* a, const float* b, float* y, int64_t n);
+template <typename Op>
+void call_unary(const float* a, const float*, float* y, int64_t n) noexcept {
+  map_unary<Op>(a, y, n);
+}
+template <typename Op>
+void call_binary(const float* a, const float* b, float* y, int64_t n) noexcept {
+  map_binary<Op>(a, b, y, n);
+}
+
+using V = llvm::Value*;
+
 struct Ir {
   llvm::IRBuilder<>& b;
-  llvm::VectorType* vt;  // a block of f32 lanes
-  llvm::Value* f(double v) { return llvm::ConstantFP::get(vt, v); }
+  llvm::VectorType* vt;           // a block of f32 lanes
+  llvm::AllocaInst* const* bufs;  // three blocks on the stack, for call()
+  V f(double v) { return llvm::ConstantFP::get(vt, v); }
+
+  // Stores the operands to stack blocks, calls fn on them, loads
+  // its result.
+  V call(BlockFn fn, V u, V v) {
+    llvm::Type* f32p = b.getFloatTy()->getPointerTo();
+    auto* fty = llvm::FunctionType::get(b.getVoidTy(), {f32p, f32p, f32p, b.getInt64Ty()}, false);
+    V callee = b.CreateIntToPtr(b.getInt64(reinterpret_cast<uint64_t>(fn)), fty->getPointerTo());
+    const llvm::Align align(64);
+    b.CreateAlignedStore(u, bufs[0], align);
+    if (v != nullptr) b.CreateAlignedStore(v, bufs[1], align);
+    auto ptr = [&](int i) { return b.CreateBitCast(bufs[i], f32p); };
+    const auto lanes =
+        static_cast<uint64_t>(llvm::cast<llvm::FixedVectorType>(vt)->getNumElements());
+    b.CreateCall(fty, callee, {ptr(0), ptr(1), ptr(2), b.getInt64(lanes)});
+    return b.CreateAlignedLoad(vt, bufs[2], align);
+  }
 };
-using V = llvm::Value*;
 
 // The ops emitted inline, as exact IEEE operations written as the functors compute them:
 // Inline<Op>::f32 on f32 lanes (giving f32 lanes, or bool lanes for comparisons and
@@ -166,6 +198,32 @@ struct Inline<ew::Sign> {  // u > 0 ? 1 : u < 0 ? -1 : u (NaN and +-0 are kept)
     return b.CreateSelect(b.CreateFCmpOGT(u, ir.f(0.0)), ir.f(1.0), s1);
   }
 };
+// Eigen's packet algorithms, as eigen_math_ir.h writes them (emitted only where
+// eigen_ir::kEigenMathIr says they are the functors' algorithms; else called).
+template <typename Op>
+constexpr bool kEigenAlgorithm = false;
+template <>
+struct Inline<ew::Exp> {  // pexp_value: lanes below -87 (subnormal results) take the functor
+  static V f32(Ir& ir, V u) {
+    V y = eigen_ir::exp(ir.b, u);
+    return eigen_ir::if_any(ir.b, ir.b.CreateFCmpOLT(u, ir.f(-87.0)), y,
+                            [&] { return ir.call(&call_unary<ew::Exp>, u, nullptr); });
+  }
+};
+template <>
+constexpr bool kEigenAlgorithm<ew::Exp> = true;
+template <>
+struct Inline<ew::Tanh> {
+  static V f32(Ir& ir, V u) { return eigen_ir::tanh(ir.b, u); }
+};
+template <>
+constexpr bool kEigenAlgorithm<ew::Tanh> = true;
+template <>
+struct Inline<ew::Logistic> {
+  static V f32(Ir& ir, V u) { return eigen_ir::logistic(ir.b, u); }
+};
+template <>
+constexpr bool kEigenAlgorithm<ew::Logistic> = true;
 // Comparisons are IEEE (ne is true on NaN), as the functors' C++.
 template <>
 struct Inline<ew::Eq> {
@@ -237,18 +295,6 @@ constexpr bool kInlineF32 = n == 1 ? InlineF32x1<Op> : InlineF32x2<Op>;
 template <typename Op, int n>
 constexpr bool kInlineI1 = n == 1 ? InlineI1x1<Op> : InlineI1x2<Op>;
 
-// What a compiled loop calls for an f32 step it does not emit
-// inline: the functor on a block.
-using BlockFn = void (*)(const float* a, const float* b, float* y, int64_t n);
-template <typename Op>
-void call_unary(const float* a, const float*, float* y, int64_t n) noexcept {
-  map_unary<Op>(a, y, n);
-}
-template <typename Op>
-void call_binary(const float* a, const float* b, float* y, int64_t n) noexcept {
-  map_binary<Op>(a, b, y, n);
-}
-
 // How an elementwise step of op `id` is compiled, its operands on
 // f32 lanes (`f32_in`) or bool lanes and its result on f32 lanes
 // (`f32_out`) or bool ones: inline, a call, or not at all.
@@ -258,7 +304,7 @@ How how(bool f32_in, bool f32_out) {
   using Op = ew::functor_t<id>;
   constexpr int n = primitive_facts(id).kind == OpKind::kUnary ? 1 : 2;
   if (!f32_in) return kInlineI1<Op, n> ? How::kInline : How::kNo;
-  if (kInlineF32<Op, n>) return How::kInline;
+  if (kInlineF32<Op, n> && (!kEigenAlgorithm<Op> || eigen_ir::kEigenMathIr)) return How::kInline;
   constexpr bool f32_result = ew::kAccepts<id, float> && !primitive_facts(id).has(kBoolOut);
   return f32_result && f32_out ? How::kCall : How::kNo;
 }
@@ -431,7 +477,7 @@ std::string key_of(const FusedElementwise& f, const std::vector<bool>& scalar) {
 class StepEmitter {
  public:
   StepEmitter(llvm::IRBuilder<>& b, llvm::VectorType* vt, llvm::AllocaInst* const* bufs)
-      : ir_{b, vt}, bufs_(bufs) {}
+      : ir_{b, vt, bufs} {}
 
   // The step's block value from its operands' (arg: their
   // dtypes).
@@ -450,29 +496,11 @@ class StepEmitter {
     }
     const bool f32_in = is_f32(arg[0]);
     if (how_step(s, arg) == How::kInline) return emit_inline_of(s.prim->id(), ir_, a, f32_in);
-    return call(block_fn_of(s.prim->id()), a[0], a.size() > 1 ? a[1] : nullptr);
+    return ir_.call(block_fn_of(s.prim->id()), a[0], a.size() > 1 ? a[1] : nullptr);
   }
 
  private:
-  // Stores the operands to stack blocks, calls fn on them, loads
-  // its result.
-  V call(BlockFn fn, V u, V v) {
-    auto& b = ir_.b;
-    llvm::Type* f32p = b.getFloatTy()->getPointerTo();
-    auto* fty = llvm::FunctionType::get(b.getVoidTy(), {f32p, f32p, f32p, b.getInt64Ty()}, false);
-    V callee = b.CreateIntToPtr(b.getInt64(reinterpret_cast<uint64_t>(fn)), fty->getPointerTo());
-    const llvm::Align align(64);
-    b.CreateAlignedStore(u, bufs_[0], align);
-    if (v != nullptr) b.CreateAlignedStore(v, bufs_[1], align);
-    auto ptr = [&](int i) { return b.CreateBitCast(bufs_[i], f32p); };
-    const auto lanes =
-        static_cast<uint64_t>(llvm::cast<llvm::FixedVectorType>(ir_.vt)->getNumElements());
-    b.CreateCall(fty, callee, {ptr(0), ptr(1), ptr(2), b.getInt64(lanes)});
-    return b.CreateAlignedLoad(ir_.vt, bufs_[2], align);
-  }
-
   Ir ir_;
-  llvm::AllocaInst* const* bufs_;
 };
 
 // Builds the loop's module: void name(i8** ins, i8** outs, i64
@@ -643,7 +671,7 @@ std::unique_ptr<llvm::Module> build(llvm::LLVMContext& ctx, const llvm::DataLayo
     store(slot[f.outputs()[o]], out_base[o], dtype[f.outputs()[o]]);
   }
   llvm::Value* next = b.CreateAdd(i, b.getInt64(block));
-  i->addIncoming(next, loop);
+  i->addIncoming(next, b.GetInsertBlock());  // steps may have branched (eigen_ir::if_any)
   b.CreateCondBr(b.CreateICmpSLT(next, end), loop, done);
   b.SetInsertPoint(done);
   b.CreateRetVoid();

@@ -5,7 +5,8 @@
 // fusion_kernels.cc moves each step's values through L1). Exact ops with an inline form
 // (fusion_codegen.cc's Inline<Op>: add, sub, mul, div, neg, square, abs, sign, max, min, floor,
 // ceil, round, sqrt, rsqrt as 1 / sqrt; comparisons, not / and / or / xor, is_finite; select_n
-// and converts between f32 and bool) are emitted inline; every other op with f32 operands and
+// and converts between f32 and bool) and exp, tanh and logistic (Eigen's packet algorithms
+// written as IR, eigen_math_ir.h) are emitted inline; every other op with f32 operands and
 // result calls its functor (core/primitives/elementwise_ops.h) on a block held on the stack,
 // with the interpreter's loop, so every element gets the interpreter's bits.
 //

@@ -1,0 +1,152 @@
+// Transcriptions of Eigen 3.4 (Eigen/src/Core/arch/Default/GenericPacketMathFunctions.h:
+// pexp_float, pldexp_generic; MathFunctionsImpl.h: generic_fast_tanh_float;
+// functors/UnaryFunctors.h: scalar_logistic_op<float>), with the AVX / AVX2 packet primitives
+// they use spelled as the instructions compute them:
+//   pmadd(a, b, c)  _mm256_fmadd_ps: fma(a, b, c), one rounding
+//   pmin(a, b)      _mm256_min_ps(b, a): b < a ? b : a
+//   pmax(a, b)      _mm256_max_ps(b, a): b > a ? b : a
+//   pfloor          _mm256_floor_ps;  pabs: the sign bit cleared
+//   pcmp_lt         _CMP_LT_OQ (false on NaN);  pselect(m, a, b): m ? a : b
+//   pcast f32->i32  _mm256_cvttps_epi32: truncation, INT_MIN for NaN
+// Constants are the float literals Eigen writes (the FMA build's clamps).
+#include "core/backend/cpu/eigen_math_ir.h"
+
+#include <llvm/IR/MDBuilder.h>
+
+#include <Eigen/Core>
+#include <cstdint>
+
+namespace graft::cpu::fusion::eigen_ir {
+
+#if EIGEN_WORLD_VERSION == 3 && EIGEN_MAJOR_VERSION == 4 && defined(EIGEN_VECTORIZE_AVX2) && \
+    defined(EIGEN_VECTORIZE_FMA) && !defined(EIGEN_VECTORIZE_AVX512)
+const bool kEigenMathIr = true;
+#else
+const bool kEigenMathIr = false;
+#endif
+
+namespace {
+
+using V = llvm::Value*;
+
+// The packet primitives on a block of f32 lanes.
+struct Packet {
+  llvm::IRBuilder<>& b;
+  llvm::Type* type;  // the block's f32 vector type
+
+  V k(float v) const { return llvm::ConstantFP::get(type, v); }
+  V ki(int32_t v) const {
+    return llvm::ConstantInt::get(llvm::VectorType::getInteger(llvm::cast<llvm::VectorType>(type)),
+                                  static_cast<uint64_t>(static_cast<uint32_t>(v)));
+  }
+  V madd(V x, V y, V z) const { return b.CreateIntrinsic(llvm::Intrinsic::fma, {type}, {x, y, z}); }
+  V mul(V x, V y) const { return b.CreateFMul(x, y); }
+  V add(V x, V y) const { return b.CreateFAdd(x, y); }
+  V div(V x, V y) const { return b.CreateFDiv(x, y); }
+  V min(V x, V y) const { return b.CreateSelect(b.CreateFCmpOLT(y, x), y, x); }
+  V max(V x, V y) const { return b.CreateSelect(b.CreateFCmpOGT(y, x), y, x); }
+  V lt(V x, V y) const { return b.CreateFCmpOLT(x, y); }
+  V abs(V x) const { return b.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, x); }
+  V floor(V x) const { return b.CreateUnaryIntrinsic(llvm::Intrinsic::floor, x); }
+  // cvttps2dq; fptosi alone would make NaN lanes poison.
+  V to_int(V x) const {
+    V nan = b.CreateFCmpUNO(x, x);
+    llvm::Type* it = llvm::VectorType::getInteger(llvm::cast<llvm::VectorType>(type));
+    V i = b.CreateFPToSI(b.CreateSelect(nan, k(0.0f), x), it);
+    return b.CreateSelect(nan, ki(INT32_MIN), i);
+  }
+  // The f32 whose bits are (e + 127) << 23: 2^e for e in [-126, 127].
+  V pow2(V e) const { return b.CreateBitCast(b.CreateShl(b.CreateAdd(e, ki(127)), 23), type); }
+};
+
+// pldexp_generic: a * 2^exponent, in four factors so that no intermediate overflows.
+V ldexp(const Packet& p, V a, V exponent) {
+  auto& b = p.b;
+  V e = p.to_int(p.min(p.max(exponent, p.k(-278.0f)), p.k(278.0f)));
+  V q = b.CreateAShr(e, 2);  // floor(e / 4)
+  V c = p.pow2(q);
+  V out = p.mul(p.mul(p.mul(a, c), c), c);
+  q = b.CreateSub(b.CreateSub(b.CreateSub(e, q), q), q);  // e - 3 floor(e / 4)
+  return p.mul(out, p.pow2(q));
+}
+
+}  // namespace
+
+V exp(llvm::IRBuilder<>& b, V x_in) {
+  Packet p{b, x_in->getType()};
+  V x = p.max(p.min(x_in, p.k(88.723f)), p.k(-88.723f));
+  // exp(x) = 2^m exp(r), m = floor(x / ln 2 + 1/2), r = x - m ln 2 (ln 2 in two parts).
+  V m = p.floor(p.madd(x, p.k(1.44269504088896341f), p.k(0.5f)));
+  V r = p.madd(m, p.k(-0.693359375f), x);
+  r = p.madd(m, p.k(2.12194440e-4f), r);
+  V r2 = p.mul(r, r);
+  V r3 = p.mul(r2, r);
+  V y = p.madd(p.k(1.9875691500E-4f), r, p.k(1.3981999507E-3f));
+  V y1 = p.madd(p.k(4.1665795894E-2f), r, p.k(1.6666665459E-1f));
+  V y2 = p.add(r, p.k(1.0f));
+  y = p.madd(y, r, p.k(8.3334519073E-3f));
+  y1 = p.madd(y1, r, p.k(5.0000001201E-1f));
+  y = p.madd(y, r3, y1);
+  y = p.madd(y, r2, y2);
+  return p.max(ldexp(p, y, m), x_in);
+}
+
+V tanh(llvm::IRBuilder<>& b, V a_x) {
+  Packet p{b, a_x->getType()};
+  V x = p.max(p.min(a_x, p.k(7.99881172180175781f)), p.k(-7.99881172180175781f));
+  V tiny = p.lt(p.abs(a_x), p.k(0.0004f));
+  V x2 = p.mul(x, x);
+  // An odd numerator over an even denominator.
+  V num = p.madd(x2, p.k(-2.76076847742355e-16f), p.k(2.00018790482477e-13f));
+  num = p.madd(x2, num, p.k(-8.60467152213735e-11f));
+  num = p.madd(x2, num, p.k(5.12229709037114e-08f));
+  num = p.madd(x2, num, p.k(1.48572235717979e-05f));
+  num = p.madd(x2, num, p.k(6.37261928875436e-04f));
+  num = p.madd(x2, num, p.k(4.89352455891786e-03f));
+  num = p.mul(x, num);
+  V den = p.madd(x2, p.k(1.19825839466702e-06f), p.k(1.18534705686654e-04f));
+  den = p.madd(x2, den, p.k(2.26843463243900e-03f));
+  den = p.madd(x2, den, p.k(4.89352518554385e-03f));
+  return b.CreateSelect(tiny, x, p.div(num, den));
+}
+
+V logistic(llvm::IRBuilder<>& b, V x_in) {
+  Packet p{b, x_in->getType()};
+  V small = p.lt(x_in, p.k(-9.0f));
+  // The smallest x at which the rational function reaches 1: no clamp of the result needed.
+  V x = p.min(x_in, p.k(15.7243833541870117f));
+  V x2 = p.mul(x, x);
+  V num = p.madd(x2, p.k(4.37031012579801e-11f), p.k(1.15627324459942e-07f));
+  num = p.madd(x2, num, p.k(6.08574864600143e-05f));
+  num = p.madd(x2, num, p.k(8.51377133304701e-03f));
+  num = p.madd(x2, num, p.k(2.48287947061529e-01f));
+  num = p.mul(x, num);
+  V den = p.madd(x2, p.k(6.10247389755681e-13f), p.k(5.76102136993427e-09f));
+  den = p.madd(x2, den, p.k(6.29106785017040e-06f));
+  den = p.madd(x2, den, p.k(1.70198817374094e-03f));
+  den = p.madd(x2, den, p.k(1.16817656904453e-01f));
+  den = p.madd(x2, den, p.k(9.93151921023180e-01f));
+  V rational = p.add(p.div(num, den), p.k(0.5f));
+  return if_any(b, small, rational, [&] { return b.CreateSelect(small, exp(b, x_in), rational); });
+}
+
+V if_any(llvm::IRBuilder<>& b, V mask, V otherwise, const std::function<V()>& then) {
+  llvm::LLVMContext& ctx = b.getContext();
+  llvm::BasicBlock* from = b.GetInsertBlock();
+  llvm::Function* fn = from->getParent();
+  auto* rare = llvm::BasicBlock::Create(ctx, "rare", fn);
+  auto* join = llvm::BasicBlock::Create(ctx, "join", fn);
+  b.CreateCondBr(b.CreateOrReduce(mask), rare, join,
+                 llvm::MDBuilder(ctx).createBranchWeights(1, 1000));
+  b.SetInsertPoint(rare);
+  V taken = then();
+  llvm::BasicBlock* rare_end = b.GetInsertBlock();
+  b.CreateBr(join);
+  b.SetInsertPoint(join);
+  llvm::PHINode* phi = b.CreatePHI(otherwise->getType(), 2);
+  phi->addIncoming(otherwise, from);
+  phi->addIncoming(taken, rare_end);
+  return phi;
+}
+
+}  // namespace graft::cpu::fusion::eigen_ir

@@ -50,13 +50,25 @@ GRAFT_INLINE void pack_keys(const Geometry& g, const In* k, int64_t b, int64_t j
                             int64_t ns, T* rows, T* cols) {
   if (cols != nullptr) std::fill(cols, cols + g.Dp * g.Np, T(0));
   if (rows != nullptr) std::fill(rows, rows + g.Np * g.Dp, T(0));
-  for (int64_t c = 0; c < ns; ++c) {
-    const In* src = k + g.k_at(b, s0 + c, j);
-    for (int64_t d = 0; d < g.D; ++d) {
-      const T x = widen<T>(src[d]);
-      if (cols != nullptr) cols[d * g.Np + c] = x;
-      if (rows != nullptr) rows[c * g.Dp + d] = x;
+  if (rows != nullptr) {
+    for (int64_t c = 0; c < ns; ++c) widen_copy(rows + c * g.Dp, k + g.k_at(b, s0 + c, j), g.D);
+  }
+  if (cols == nullptr) return;
+  int64_t c0 = 0, d0 = 0;  // f32: whole 16 x 16 blocks transposed in registers
+  if constexpr (std::is_same_v<In, float> && std::is_same_v<T, float>) {
+    for (; c0 + 16 <= ns; c0 += 16) {
+      for (d0 = 0; d0 + 16 <= g.D; d0 += 16) {
+        transpose16(k + g.k_at(b, s0 + c0, j) + d0, g.KV * g.D, cols + d0 * g.Np + c0, g.Np);
+      }
+      for (int64_t c = c0; c < c0 + 16; ++c) {  // the last D % 16 dims
+        const In* src = k + g.k_at(b, s0 + c, j);
+        for (int64_t d = d0; d < g.D; ++d) cols[d * g.Np + c] = src[d];
+      }
     }
+  }
+  for (int64_t c = c0; c < ns; ++c) {
+    const In* src = k + g.k_at(b, s0 + c, j);
+    for (int64_t d = 0; d < g.D; ++d) cols[d * g.Np + c] = widen<T>(src[d]);
   }
 }
 
@@ -80,9 +92,8 @@ GRAFT_INLINE void forward_tile(const Geometry& g, const In* q, const In* k, cons
   const int64_t t1 = std::min(g.T, t0 + g.bq), M = (t1 - t0) * g.G;
   const T scale = static_cast<T>(g.scale);
   for (int64_t r = 0; r < M; ++r) {
-    const In* src = q + g.q_at(b, t0 + r / g.G, j, r % g.G);
     T* dst = w.q.data() + r * g.Dp;
-    for (int64_t d = 0; d < g.D; ++d) dst[d] = widen<T>(src[d]) * scale;
+    widen_scaled(dst, q + g.q_at(b, t0 + r / g.G, j, r % g.G), g.D, scale);
     std::fill(dst + g.D, dst + g.Dp, T(0));
   }
   std::fill(w.o.begin(), w.o.begin() + M * g.Dp, T(0));
@@ -92,7 +103,7 @@ GRAFT_INLINE void forward_tile(const Geometry& g, const In* q, const In* k, cons
   for (int64_t s0 = 0; s0 <= last && s0 < g.S; s0 += g.bk) {
     const int64_t ns = std::min(g.S, s0 + g.bk) - s0;
     pack_keys(g, k, b, j, s0, ns, static_cast<T*>(nullptr), w.kt.data());
-    gemm<T>(M, g.Np, g.D, w.q.data(), g.Dp, w.kt.data(), g.Np, w.s.data(), g.Np, false);
+    gemm<T>(M, g.Np, g.D, w.q.data(), g.Dp, 1, w.kt.data(), g.Np, w.s.data(), g.Np, false);
     for (int64_t r = 0; r < M; ++r) {
       T* row = w.s.data() + r * g.Np;
       const int64_t visible = std::min(ns, g.pos(t0 + r / g.G) - s0 + 1);
@@ -107,21 +118,15 @@ GRAFT_INLINE void forward_tile(const Geometry& g, const In* q, const In* k, cons
       const T alpha = std::exp(w.m[r] - m_new);  // 0 on the first tile (m = -inf)
       const T sum = exp_row(row, g.Np, visible, m_new);
       w.l[r] = w.l[r] * alpha + sum;
-      if (alpha != T(1)) {
-        T* orow = w.o.data() + r * g.Dp;
-        for (int64_t d = 0; d < g.Dp; ++d) orow[d] *= alpha;
-      }
+      if (alpha != T(1)) scale_row(w.o.data() + r * g.Dp, g.Dp, alpha);
       w.m[r] = m_new;
     }
     pack_keys(g, v, b, j, s0, ns, w.v.data(), static_cast<T*>(nullptr));
-    gemm<T>(M, g.Dp, ns, w.s.data(), g.Np, w.v.data(), g.Dp, w.o.data(), g.Dp, true);
+    gemm<T>(M, g.Dp, ns, w.s.data(), g.Np, 1, w.v.data(), g.Dp, w.o.data(), g.Dp, true);
   }
   for (int64_t r = 0; r < M; ++r) {
     const int64_t t = t0 + r / g.G, gi = r % g.G;
-    const T inv = T(1) / w.l[r];
-    In* dst = o + g.q_at(b, t, j, gi);
-    const T* src = w.o.data() + r * g.Dp;
-    for (int64_t d = 0; d < g.D; ++d) dst[d] = narrow<In>(src[d] * inv);
+    narrow_scaled(o + g.q_at(b, t, j, gi), w.o.data() + r * g.Dp, g.D, T(1) / w.l[r]);
     lse[g.lse_at(b, t, j, gi)] = w.m[r] + std::log(w.l[r]);
   }
 }
@@ -158,7 +163,7 @@ GRAFT_CLONES void forward_f16(const Geometry& g, const f16* q, const f16* k, con
 template <typename T>
 struct BackwardScratch {
   std::vector<T> q, d_o, dq, lse, delta;  // all T * G rows of the (b, j) pair
-  std::vector<T> k, kt, vt, s, dp, t, dk, dv;
+  std::vector<T> k, kt, vt, s, dp, dk, dv;
   explicit BackwardScratch(const Geometry& g)
       : q(g.T * g.G * g.Dp),
         d_o(g.T * g.G * g.Dp),
@@ -170,7 +175,6 @@ struct BackwardScratch {
         vt(g.Dp * g.Np),
         s(g.bq * g.G * g.Np),
         dp(g.bq * g.G * g.Np),
-        t(g.Np * g.bq * g.G),
         dk(g.Np * g.Dp),
         dv(g.Np * g.Dp) {}
 };
@@ -188,16 +192,12 @@ GRAFT_INLINE void backward_pair(const Geometry& g, const GradArgs& a, int64_t b,
   for (int64_t r = 0; r < R; ++r) {
     const int64_t t = r / g.G, gi = r % g.G, at = g.q_at(b, t, j, gi);
     T *qd = w.q.data() + r * g.Dp, *dod = w.d_o.data() + r * g.Dp;
-    T delta = 0;
-    for (int64_t d = 0; d < g.D; ++d) {
-      qd[d] = widen<T>(q[at + d]) * scale;
-      dod[d] = widen<T>(d_o[at + d]);
-      delta += dod[d] * widen<T>(o[at + d]);
-    }
+    widen_scaled(qd, q + at, g.D, scale);
+    widen_copy(dod, d_o + at, g.D);
     std::fill(qd + g.D, qd + g.Dp, T(0));
     std::fill(dod + g.D, dod + g.Dp, T(0));
     w.lse[r] = lse[g.lse_at(b, t, j, gi)];
-    w.delta[r] = delta - d_lse[g.lse_at(b, t, j, gi)];
+    w.delta[r] = dot_row(dod, o + at, g.D) - d_lse[g.lse_at(b, t, j, gi)];
   }
   std::fill(w.dq.begin(), w.dq.end(), T(0));
   for (int64_t s0 = 0; s0 < g.S; s0 += g.bk) {
@@ -211,8 +211,8 @@ GRAFT_INLINE void backward_pair(const Geometry& g, const GradArgs& a, int64_t b,
       const int64_t t1 = std::min(g.T, t0 + g.bq), M = (t1 - t0) * g.G, r0 = t0 * g.G;
       const T* qt = w.q.data() + r0 * g.Dp;
       const T* dot = w.d_o.data() + r0 * g.Dp;
-      gemm<T>(M, g.Np, g.D, qt, g.Dp, w.kt.data(), g.Np, w.s.data(), g.Np, false);
-      gemm<T>(M, g.Np, g.D, dot, g.Dp, w.vt.data(), g.Np, w.dp.data(), g.Np, false);
+      gemm<T>(M, g.Np, g.D, qt, g.Dp, 1, w.kt.data(), g.Np, w.s.data(), g.Np, false);
+      gemm<T>(M, g.Np, g.D, dot, g.Dp, 1, w.vt.data(), g.Np, w.dp.data(), g.Np, false);
       for (int64_t r = 0; r < M; ++r) {
         T *p = w.s.data() + r * g.Np, *ds = w.dp.data() + r * g.Np;
         const int64_t visible = std::min(ns, g.pos(t0 + r / g.G) - s0 + 1);
@@ -223,31 +223,26 @@ GRAFT_INLINE void backward_pair(const Geometry& g, const GradArgs& a, int64_t b,
         }
         exp_row(p, g.Np, visible, w.lse[r0 + r]);
         const T delta = w.delta[r0 + r];
-        for (int64_t c = 0; c < g.Np; ++c) ds[c] = p[c] * (ds[c] - delta);
+        for (int64_t c = 0; c < g.Np; c += kLanes<T>)
+          store(ds + c, load(p + c) * (load(ds + c) - delta));
       }
-      // dv += p^T do, dk += ds^T q (over the tile's M rows: the G heads' sum too).
-      transpose_tile(M, ns, w.s.data(), g.Np, w.t.data(), M);
-      gemm<T>(ns, g.Dp, M, w.t.data(), M, dot, g.Dp, w.dv.data(), g.Dp, true);
-      transpose_tile(M, ns, w.dp.data(), g.Np, w.t.data(), M);
-      gemm<T>(ns, g.Dp, M, w.t.data(), M, qt, g.Dp, w.dk.data(), g.Dp, true);
+      // dv += p^T do, dk += ds^T q (over the tile's M rows: the G heads' sum too), p and ds
+      // read transposed in place.
+      gemm<T>(ns, g.Dp, M, w.s.data(), 1, g.Np, dot, g.Dp, w.dv.data(), g.Dp, true);
+      gemm<T>(ns, g.Dp, M, w.dp.data(), 1, g.Np, qt, g.Dp, w.dk.data(), g.Dp, true);
       // dq += ds k (scaled once at the end).
-      gemm<T>(M, g.Dp, ns, w.dp.data(), g.Np, w.k.data(), g.Dp, w.dq.data() + r0 * g.Dp, g.Dp,
+      gemm<T>(M, g.Dp, ns, w.dp.data(), g.Np, 1, w.k.data(), g.Dp, w.dq.data() + r0 * g.Dp, g.Dp,
               true);
     }
     In *dk = static_cast<In*>(a.dk), *dv = static_cast<In*>(a.dv);
     for (int64_t c = 0; c < ns; ++c) {
-      In *dkc = dk + g.k_at(b, s0 + c, j), *dvc = dv + g.k_at(b, s0 + c, j);
-      for (int64_t d = 0; d < g.D; ++d) {
-        dkc[d] = narrow<In>(w.dk[c * g.Dp + d]);
-        dvc[d] = narrow<In>(w.dv[c * g.Dp + d]);
-      }
+      narrow_copy(dk + g.k_at(b, s0 + c, j), w.dk.data() + c * g.Dp, g.D);
+      narrow_copy(dv + g.k_at(b, s0 + c, j), w.dv.data() + c * g.Dp, g.D);
     }
   }
   In* dq = static_cast<In*>(a.dq);
   for (int64_t r = 0; r < R; ++r) {
-    In* dst = dq + g.q_at(b, r / g.G, j, r % g.G);
-    const T* src = w.dq.data() + r * g.Dp;
-    for (int64_t d = 0; d < g.D; ++d) dst[d] = narrow<In>(src[d] * scale);
+    narrow_scaled(dq + g.q_at(b, r / g.G, j, r % g.G), w.dq.data() + r * g.Dp, g.D, scale);
   }
 }
 

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <type_traits>
 
 #include "core/backend/cpu/compute_type.h"
 #include "core/backend/cpu/kernel.h"
@@ -102,10 +103,11 @@ GRAFT_INLINE VD vexp(const VD& x) {  // f64: exact, lane by lane (tests and f64 
   return y;
 }
 
-// C[r, :NV*L] (+)= A[r, :K] @ B[:K, :NV*L] for R rows; A, B, C row-major with the given strides.
+// C[r, :NV*L] (+)= A[r, :K] @ B[:K, :NV*L] for R rows; A's element (r, k) at A[r * ar + k * ak]
+// (ak = 1: row-major; ar = 1: A read transposed), B and C row-major with the given strides.
 template <typename T, int R, int NV>
-GRAFT_INLINE void micro(int64_t K, const T* A, int64_t lda, const T* B, int64_t ldb, T* C,
-                        int64_t ldc, bool acc) {
+GRAFT_INLINE void micro(int64_t K, const T* A, int64_t ar, int64_t ak, const T* B, int64_t ldb,
+                        T* C, int64_t ldc, bool acc) {
   constexpr int64_t L = kLanes<T>;
   // Fully unrolled, so that the R x NV accumulators live in registers.
   Vec<T> c[R][NV];
@@ -119,7 +121,7 @@ GRAFT_INLINE void micro(int64_t K, const T* A, int64_t lda, const T* B, int64_t 
     for (int v = 0; v < NV; ++v) b[v] = load(B + k * ldb + v * L);
 #pragma GCC unroll 8
     for (int r = 0; r < R; ++r) {
-      const T a = A[r * lda + k];
+      const T a = A[r * ar + k * ak];
 #pragma GCC unroll 8
       for (int v = 0; v < NV; ++v) c[r][v] += b[v] * a;
     }
@@ -131,54 +133,136 @@ GRAFT_INLINE void micro(int64_t K, const T* A, int64_t lda, const T* B, int64_t 
 }
 
 template <typename T, int NV>
-GRAFT_INLINE void row_blocks(int64_t M, int64_t K, const T* A, int64_t lda, const T* B, int64_t ldb,
-                             T* C, int64_t ldc, bool acc) {
+GRAFT_INLINE void row_blocks(int64_t M, int64_t K, const T* A, int64_t ar, int64_t ak, const T* B,
+                             int64_t ldb, T* C, int64_t ldc, bool acc) {
   int64_t m = 0;
-  for (; m + 4 <= M; m += 4) micro<T, 4, NV>(K, A + m * lda, lda, B, ldb, C + m * ldc, ldc, acc);
+  for (; m + 4 <= M; m += 4) micro<T, 4, NV>(K, A + m * ar, ar, ak, B, ldb, C + m * ldc, ldc, acc);
   switch (M - m) {
     case 3:
-      micro<T, 3, NV>(K, A + m * lda, lda, B, ldb, C + m * ldc, ldc, acc);
+      micro<T, 3, NV>(K, A + m * ar, ar, ak, B, ldb, C + m * ldc, ldc, acc);
       break;
     case 2:
-      micro<T, 2, NV>(K, A + m * lda, lda, B, ldb, C + m * ldc, ldc, acc);
+      micro<T, 2, NV>(K, A + m * ar, ar, ak, B, ldb, C + m * ldc, ldc, acc);
       break;
     case 1:
-      micro<T, 1, NV>(K, A + m * lda, lda, B, ldb, C + m * ldc, ldc, acc);
+      micro<T, 1, NV>(K, A + m * ar, ar, ak, B, ldb, C + m * ldc, ldc, acc);
       break;
     default:
       break;
   }
 }
 
-// C [M, N] (+)= A [M, K] @ B [K, N], N a multiple of the vector width.
+// C [M, N] (+)= A [M, K] @ B [K, N], N a multiple of the vector width; A's element (m, k) at
+// A[m * ar + k * ak], so a transposed A needs no copy.
 template <typename T>
-GRAFT_INLINE void gemm(int64_t M, int64_t N, int64_t K, const T* A, int64_t lda, const T* B,
-                       int64_t ldb, T* C, int64_t ldc, bool acc) {
+GRAFT_INLINE void gemm(int64_t M, int64_t N, int64_t K, const T* A, int64_t ar, int64_t ak,
+                       const T* B, int64_t ldb, T* C, int64_t ldc, bool acc) {
   constexpr int64_t L = kLanes<T>;
   for (int64_t n = 0; n < N; n += 4 * L) {
     switch (std::min<int64_t>(4, (N - n) / L)) {
       case 4:
-        row_blocks<T, 4>(M, K, A, lda, B + n, ldb, C + n, ldc, acc);
+        row_blocks<T, 4>(M, K, A, ar, ak, B + n, ldb, C + n, ldc, acc);
         break;
       case 3:
-        row_blocks<T, 3>(M, K, A, lda, B + n, ldb, C + n, ldc, acc);
+        row_blocks<T, 3>(M, K, A, ar, ak, B + n, ldb, C + n, ldc, acc);
         break;
       case 2:
-        row_blocks<T, 2>(M, K, A, lda, B + n, ldb, C + n, ldc, acc);
+        row_blocks<T, 2>(M, K, A, ar, ak, B + n, ldb, C + n, ldc, acc);
         break;
       default:
-        row_blocks<T, 1>(M, K, A, lda, B + n, ldb, C + n, ldc, acc);
+        row_blocks<T, 1>(M, K, A, ar, ak, B + n, ldb, C + n, ldc, acc);
         break;
     }
   }
 }
 
-// dst [cols, rows] = src [rows, cols]^T (dst row stride ldd).
+// Row loops on whole vectors where the operand is already of the tile's type (the scalar
+// statement on the rest, and on f16 / bf16 operands; a lane is the same IEEE operation).
+// dst[d] = widen(src[d]) * s for d < n.
+template <typename T, typename In>
+GRAFT_INLINE void widen_scaled(T* dst, const In* src, int64_t n, T s) {
+  int64_t d = 0;
+  if constexpr (std::is_same_v<In, T>) {
+    for (; d + kLanes<T> <= n; d += kLanes<T>) store(dst + d, load(src + d) * s);
+  }
+  for (; d < n; ++d) dst[d] = widen<T>(src[d]) * s;
+}
+// dst[d] = widen(src[d]) for d < n.
+template <typename T, typename In>
+GRAFT_INLINE void widen_copy(T* dst, const In* src, int64_t n) {
+  if constexpr (std::is_same_v<In, T>) {
+    std::memcpy(dst, src, n * sizeof(T));
+  } else {
+    for (int64_t d = 0; d < n; ++d) dst[d] = widen<T>(src[d]);
+  }
+}
+// dst[d] = narrow(src[d] * s) for d < n.
+template <typename In, typename T>
+GRAFT_INLINE void narrow_scaled(In* dst, const T* src, int64_t n, T s) {
+  int64_t d = 0;
+  if constexpr (std::is_same_v<In, T>) {
+    for (; d + kLanes<T> <= n; d += kLanes<T>) store(dst + d, load(src + d) * s);
+  }
+  for (; d < n; ++d) dst[d] = narrow<In>(src[d] * s);
+}
+// dst[d] = narrow(src[d]) for d < n.
+template <typename In, typename T>
+GRAFT_INLINE void narrow_copy(In* dst, const T* src, int64_t n) {
+  if constexpr (std::is_same_v<In, T>) {
+    std::memcpy(dst, src, n * sizeof(T));
+  } else {
+    for (int64_t d = 0; d < n; ++d) dst[d] = narrow<In>(src[d]);
+  }
+}
+// The sum of x[d] * widen(y[d]) for d < n (per-lane partial sums, then across the lanes).
+template <typename T, typename In>
+GRAFT_INLINE T dot_row(const T* x, const In* y, int64_t n) {
+  int64_t d = 0;
+  T out = 0;
+  if constexpr (std::is_same_v<In, T>) {
+    Vec<T> acc{};
+    for (; d + kLanes<T> <= n; d += kLanes<T>) acc += load(x + d) * load(y + d);
+    for (int i = 0; i < kLanes<T>; ++i) out += acc[i];
+  }
+  for (; d < n; ++d) out += x[d] * widen<T>(y[d]);
+  return out;
+}
+// x[d] *= s for d < n, n a multiple of the vector width.
 template <typename T>
-GRAFT_INLINE void transpose_tile(int64_t rows, int64_t cols, const T* src, int64_t lds, T* dst,
-                                 int64_t ldd) {
-  for (int64_t r = 0; r < rows; ++r)
-    for (int64_t c = 0; c < cols; ++c) dst[c * ldd + r] = src[r * lds + c];
+GRAFT_INLINE void scale_row(T* x, int64_t n, T s) {
+  for (int64_t d = 0; d < n; d += kLanes<T>) store(x + d, load(x + d) * s);
+}
+
+// dst [16, 16] (row stride ldd) = src [16, 16]^T (row stride lds), in four rounds that swap the
+// off-diagonal 8x8, 4x4, 2x2 and 1x1 blocks of the row pairs (i, i + b): the element at (i, j)
+// moves once for each bit in which i and j differ, and ends at (j, i).
+GRAFT_INLINE void transpose16(const float* src, int64_t lds, float* dst, int64_t ldd) {
+  // Lane j of the new row i: (j & b) ? row(i + b)[j - b] : row(i)[j]; of the new row i + b:
+  // (j & b) ? row(i + b)[j] : row(i)[j + b] (indices from 16 on name the second operand).
+  static constexpr VI kLo[4] = {{0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23},
+                                {0, 1, 2, 3, 16, 17, 18, 19, 8, 9, 10, 11, 24, 25, 26, 27},
+                                {0, 1, 16, 17, 4, 5, 20, 21, 8, 9, 24, 25, 12, 13, 28, 29},
+                                {0, 16, 2, 18, 4, 20, 6, 22, 8, 24, 10, 26, 12, 28, 14, 30}};
+  static constexpr VI kHi[4] = {{8, 9, 10, 11, 12, 13, 14, 15, 24, 25, 26, 27, 28, 29, 30, 31},
+                                {4, 5, 6, 7, 20, 21, 22, 23, 12, 13, 14, 15, 28, 29, 30, 31},
+                                {2, 3, 18, 19, 6, 7, 22, 23, 10, 11, 26, 27, 14, 15, 30, 31},
+                                {1, 17, 3, 19, 5, 21, 7, 23, 9, 25, 11, 27, 13, 29, 15, 31}};
+  VF r[16];
+#pragma GCC unroll 16
+  for (int i = 0; i < 16; ++i) r[i] = load(src + i * lds);
+#pragma GCC unroll 4
+  for (int round = 0; round < 4; ++round) {
+    const int b = 8 >> round;
+#pragma GCC unroll 16
+    for (int i = 0; i < 16; ++i) {
+      if ((i & b) != 0) continue;
+      const VF lo = r[i], hi = r[i + b];
+      r[i] = __builtin_shuffle(lo, hi, kLo[round]);
+      r[i + b] = __builtin_shuffle(lo, hi, kHi[round]);
+    }
+  }
+#pragma GCC unroll 16
+  for (int i = 0; i < 16; ++i) store(dst + i * ldd, r[i]);
 }
 
 template <typename T>

@@ -51,7 +51,7 @@ GRAFT_INLINE void pack_keys(const Geometry& g, const In* k, int64_t b, int64_t j
   if (cols != nullptr) std::fill(cols, cols + g.Dp * g.Np, T(0));
   if (rows != nullptr) std::fill(rows, rows + g.Np * g.Dp, T(0));
   if (rows != nullptr) {
-    for (int64_t c = 0; c < ns; ++c) widen_copy(rows + c * g.Dp, k + g.k_at(b, s0 + c, j), g.D);
+    for (int64_t c = 0; c < ns; ++c) copy_as(rows + c * g.Dp, k + g.k_at(b, s0 + c, j), g.D);
   }
   if (cols == nullptr) return;
   int64_t c0 = 0, d0 = 0;  // f32: whole 16 x 16 blocks transposed in registers
@@ -193,7 +193,7 @@ GRAFT_INLINE void backward_pair(const Geometry& g, const GradArgs& a, int64_t b,
     const int64_t t = r / g.G, gi = r % g.G, at = g.q_at(b, t, j, gi);
     T *qd = w.q.data() + r * g.Dp, *dod = w.d_o.data() + r * g.Dp;
     widen_scaled(qd, q + at, g.D, scale);
-    widen_copy(dod, d_o + at, g.D);
+    copy_as(dod, d_o + at, g.D);
     std::fill(qd + g.D, qd + g.Dp, T(0));
     std::fill(dod + g.D, dod + g.Dp, T(0));
     w.lse[r] = lse[g.lse_at(b, t, j, gi)];
@@ -236,8 +236,8 @@ GRAFT_INLINE void backward_pair(const Geometry& g, const GradArgs& a, int64_t b,
     }
     In *dk = static_cast<In*>(a.dk), *dv = static_cast<In*>(a.dv);
     for (int64_t c = 0; c < ns; ++c) {
-      narrow_copy(dk + g.k_at(b, s0 + c, j), w.dk.data() + c * g.Dp, g.D);
-      narrow_copy(dv + g.k_at(b, s0 + c, j), w.dv.data() + c * g.Dp, g.D);
+      copy_as(dk + g.k_at(b, s0 + c, j), w.dk.data() + c * g.Dp, g.D);
+      copy_as(dv + g.k_at(b, s0 + c, j), w.dv.data() + c * g.Dp, g.D);
     }
   }
   In* dq = static_cast<In*>(a.dq);

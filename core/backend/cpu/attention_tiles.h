@@ -187,13 +187,13 @@ GRAFT_INLINE void widen_scaled(T* dst, const In* src, int64_t n, T s) {
   }
   for (; d < n; ++d) dst[d] = widen<T>(src[d]) * s;
 }
-// dst[d] = widen(src[d]) for d < n.
-template <typename T, typename In>
-GRAFT_INLINE void widen_copy(T* dst, const In* src, int64_t n) {
-  if constexpr (std::is_same_v<In, T>) {
-    std::memcpy(dst, src, n * sizeof(T));
+// dst[d] = src[d] as To (widened, or narrowed to nearest even) for d < n.
+template <typename To, typename From>
+GRAFT_INLINE void copy_as(To* dst, const From* src, int64_t n) {
+  if constexpr (std::is_same_v<To, From>) {
+    std::memcpy(dst, src, n * sizeof(To));
   } else {
-    for (int64_t d = 0; d < n; ++d) dst[d] = widen<T>(src[d]);
+    for (int64_t d = 0; d < n; ++d) dst[d] = static_cast<To>(src[d]);
   }
 }
 // dst[d] = narrow(src[d] * s) for d < n.
@@ -204,15 +204,6 @@ GRAFT_INLINE void narrow_scaled(In* dst, const T* src, int64_t n, T s) {
     for (; d + kLanes<T> <= n; d += kLanes<T>) store(dst + d, load(src + d) * s);
   }
   for (; d < n; ++d) dst[d] = narrow<In>(src[d] * s);
-}
-// dst[d] = narrow(src[d]) for d < n.
-template <typename In, typename T>
-GRAFT_INLINE void narrow_copy(In* dst, const T* src, int64_t n) {
-  if constexpr (std::is_same_v<In, T>) {
-    std::memcpy(dst, src, n * sizeof(T));
-  } else {
-    for (int64_t d = 0; d < n; ++d) dst[d] = narrow<In>(src[d]);
-  }
 }
 // The sum of x[d] * widen(y[d]) for d < n (per-lane partial sums, then across the lanes).
 template <typename T, typename In>

@@ -15,6 +15,7 @@
 
 #include <Eigen/Core>
 #include <cstdint>
+#include <initializer_list>
 
 namespace graft::cpu::fusion::eigen_ir {
 
@@ -70,6 +71,14 @@ V ldexp(const Packet& p, V a, V exponent) {
   return p.mul(out, p.pow2(q));
 }
 
+// Eigen's Horner steps on x2: madd(x2, c[0], c[1]), then madd(x2, sum, c[i]) for the rest.
+V horner(const Packet& p, V x2, std::initializer_list<float> c) {
+  const float* k = c.begin();
+  V sum = p.madd(x2, p.k(k[0]), p.k(k[1]));
+  for (size_t i = 2; i < c.size(); ++i) sum = p.madd(x2, sum, p.k(k[i]));
+  return sum;
+}
+
 }  // namespace
 
 V exp(llvm::IRBuilder<>& b, V x_in) {
@@ -97,16 +106,13 @@ V tanh(llvm::IRBuilder<>& b, V a_x) {
   V tiny = p.lt(p.abs(a_x), p.k(0.0004f));
   V x2 = p.mul(x, x);
   // An odd numerator over an even denominator.
-  V num = p.madd(x2, p.k(-2.76076847742355e-16f), p.k(2.00018790482477e-13f));
-  num = p.madd(x2, num, p.k(-8.60467152213735e-11f));
-  num = p.madd(x2, num, p.k(5.12229709037114e-08f));
-  num = p.madd(x2, num, p.k(1.48572235717979e-05f));
-  num = p.madd(x2, num, p.k(6.37261928875436e-04f));
-  num = p.madd(x2, num, p.k(4.89352455891786e-03f));
-  num = p.mul(x, num);
-  V den = p.madd(x2, p.k(1.19825839466702e-06f), p.k(1.18534705686654e-04f));
-  den = p.madd(x2, den, p.k(2.26843463243900e-03f));
-  den = p.madd(x2, den, p.k(4.89352518554385e-03f));
+  V num = p.mul(x, horner(p, x2,
+                          {-2.76076847742355e-16f, 2.00018790482477e-13f, -8.60467152213735e-11f,
+                           5.12229709037114e-08f, 1.48572235717979e-05f, 6.37261928875436e-04f,
+                           4.89352455891786e-03f}));
+  V den = horner(
+      p, x2,
+      {1.19825839466702e-06f, 1.18534705686654e-04f, 2.26843463243900e-03f, 4.89352518554385e-03f});
   return b.CreateSelect(tiny, x, p.div(num, den));
 }
 
@@ -116,16 +122,12 @@ V logistic(llvm::IRBuilder<>& b, V x_in) {
   // The smallest x at which the rational function reaches 1: no clamp of the result needed.
   V x = p.min(x_in, p.k(15.7243833541870117f));
   V x2 = p.mul(x, x);
-  V num = p.madd(x2, p.k(4.37031012579801e-11f), p.k(1.15627324459942e-07f));
-  num = p.madd(x2, num, p.k(6.08574864600143e-05f));
-  num = p.madd(x2, num, p.k(8.51377133304701e-03f));
-  num = p.madd(x2, num, p.k(2.48287947061529e-01f));
-  num = p.mul(x, num);
-  V den = p.madd(x2, p.k(6.10247389755681e-13f), p.k(5.76102136993427e-09f));
-  den = p.madd(x2, den, p.k(6.29106785017040e-06f));
-  den = p.madd(x2, den, p.k(1.70198817374094e-03f));
-  den = p.madd(x2, den, p.k(1.16817656904453e-01f));
-  den = p.madd(x2, den, p.k(9.93151921023180e-01f));
+  V num = p.mul(x, horner(p, x2,
+                          {4.37031012579801e-11f, 1.15627324459942e-07f, 6.08574864600143e-05f,
+                           8.51377133304701e-03f, 2.48287947061529e-01f}));
+  V den = horner(p, x2,
+                 {6.10247389755681e-13f, 5.76102136993427e-09f, 6.29106785017040e-06f,
+                  1.70198817374094e-03f, 1.16817656904453e-01f, 9.93151921023180e-01f});
   V rational = p.add(p.div(num, den), p.k(0.5f));
   return if_any(b, small, rational, [&] { return b.CreateSelect(small, exp(b, x_in), rational); });
 }

@@ -1,12 +1,15 @@
 // The kernels of the control-flow and call primitives, shared by the backends: they run the
 // bodies' programs through the backend's executor (`Backend` below says how) on concrete
 // buffers, with a plan made once per primitive. scan hands its body each x slice as a view of
-// its stacked input (a copy only where a slice would break 64-byte alignment) and copies each
-// y into its stacked output; cond's index and while_loop's predicate are read on the host
-// (for a GPU, a synchronizing copy of one element, as XLA's GPU backend does).
+// its stacked input (a copy only where a slice would break 64-byte alignment) and each y's row
+// of its stacked output as the place to compute that y in (copied there only where the body
+// gave it elsewhere: an alias of an input, a backend that ignores the offer); cond's index and
+// while_loop's predicate are read on the host (for a GPU, a synchronizing copy of one element, as
+// XLA's GPU backend does).
 //
 // `Call` is the backend's kernel call (a KernelCall with out<T>(i)); `Backend` provides
-//   Buffers run_body(const ControlPrimitive&, size_t body, Buffers args, size_t first_donated)
+//   Buffers run_body(const ControlPrimitive&, size_t body, Buffers args, size_t first_donated,
+//                    const Buffers* dests)                 (dests: see cpu/executable.h)
 //   std::shared_ptr<Buffer> allocate(size_t bytes)          (a scan x slice)
 //   void copy(void* dst, const void* src, size_t bytes)     (within the backend's memory)
 #pragma once
@@ -49,6 +52,18 @@ void scan(Call& c, const Backend& backend) {
   std::vector<size_t> x_bytes(nx), y_bytes(ny);
   for (int j = 0; j < nx; ++j) x_bytes[j] = row_bytes(c.in_aval(nc + nk + j), p.length());
   for (int j = 0; j < ny; ++j) y_bytes[j] = row_bytes(c.out_aval(nk + j), p.length());
+  // ys computed in place: rows that keep 64-byte alignment, of stacked outputs that share no
+  // input's buffer. scan is not an in-place primitive (core/primitives/list.h), so its outputs
+  // are fresh today; the check keeps a y row from ever landing on an x slice the body reads.
+  std::vector<bool> in_place(ny, false);
+  for (int j = 0; j < ny; ++j) {
+    if (y_bytes[j] == 0 || y_bytes[j] % 64 != 0) continue;
+    const char* out = c.template out<char>(nk + j);
+    bool shared = false;
+    for (int k = 0; k < c.num_inputs(); ++k) shared = shared || c.in_raw(k) == out;
+    in_place[j] = !shared;
+  }
+  Buffers dests(static_cast<size_t>(nk + ny));
   for (int64_t step = 0; step < p.length(); ++step) {
     const int64_t i = p.reverse() ? p.length() - 1 - step : step;
     Buffers args;
@@ -68,12 +83,18 @@ void scan(Call& c, const Backend& backend) {
       }
       args.push_back(std::move(slice));
     }
-    Buffers outs = backend.run_body(p, 0, std::move(args), static_cast<size_t>(nc));
+    for (int j = 0; j < ny; ++j) {
+      if (!in_place[j]) continue;
+      dests[nk + j] =
+          Buffer::view(c.out_buffer(nk + j), static_cast<size_t>(i) * y_bytes[j], y_bytes[j]);
+    }
+    Buffers outs = backend.run_body(p, 0, std::move(args), static_cast<size_t>(nc), &dests);
     check_count(p, outs, static_cast<size_t>(nk + ny));
     carry.assign(std::make_move_iterator(outs.begin()), std::make_move_iterator(outs.begin() + nk));
     for (int j = 0; j < ny; ++j) {
-      if (y_bytes[j] == 0) continue;
-      backend.copy(c.template out<char>(nk + j) + i * y_bytes[j], outs[nk + j]->data(), y_bytes[j]);
+      char* row = c.template out<char>(nk + j) + i * y_bytes[j];
+      if (y_bytes[j] == 0 || outs[nk + j]->data() == row) continue;  // computed in place
+      backend.copy(row, outs[nk + j]->data(), y_bytes[j]);
     }
   }
   for (int k = 0; k < nk; ++k) c.set_output(k, std::move(carry[k]));

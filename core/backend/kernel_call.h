@@ -57,6 +57,8 @@ class KernelCall {
   }
   int num_outputs() const { return num_outputs_; }
   bool has_output(int o) const { return outputs_[o] != nullptr; }
+  // Output o's buffer once the kernel has allocated or set it (null before).
+  const std::shared_ptr<Buffer>& out_buffer(int o) const { return outputs_[o]; }
   // Output `o` is `buffer` (computed elsewhere, e.g. by a body's program).
   void set_output(int o, std::shared_ptr<Buffer> buffer) { outputs_[o] = std::move(buffer); }
   // Output `o` shares input `i`'s buffer (same bytes; e.g. reshape).

@@ -9,6 +9,7 @@
 #include "gtest/gtest.h"
 #include "tests/transforms/expect_util.h"
 #include "transforms/autodiff.h"
+#include "transforms/jit.h"
 #include "transforms/vmap.h"
 
 namespace graft {
@@ -87,6 +88,85 @@ TEST(ScanTest, BodyNeverWritesIntoTheStackedXs) {
       total += want;
     }
     EXPECT_NEAR(cv[j], total, 1e-5 * total);
+  }
+}
+
+// The body computes each y straight into its row of the stacked output where it can (an
+// instruction's result, rows of whole 64 bytes, an output that shares no input's buffer);
+// ys that are an x slice, an alias of one, the new carry, or read again later in the body,
+// rows of 24 bytes, a reversed scan, and a jitted scan over donated xs of the ys' aval all
+// still give a plain loop's values.
+TEST(ScanTest, YsComputedInTheirStackedRowsMatchALoop) {
+  constexpr int kT = 5, kW = 64;
+  std::vector<float> xv(kT * kW);
+  for (int i = 0; i < kT * kW; ++i) xv[i] = static_cast<float>((i * 37) % 101) * 0.01f - 0.5f;
+  auto body = [](const Array& c, const Array& x) {
+    Array y = x * c + 1.0f;     // an instruction's result
+    Array next = c + y * 0.5f;  // y is read again after it was computed
+    return std::pair{next, std::vector<Array>{y, x, reshape(x, {2, kW / 2}), next, -y}};
+  };
+  auto loop = [&](bool reverse) {
+    std::vector<std::vector<float>> ys(5, std::vector<float>(kT * kW));
+    std::vector<float> c(kW, 0.25f);
+    for (int s = 0; s < kT; ++s) {
+      const int t = reverse ? kT - 1 - s : s;
+      for (int j = 0; j < kW; ++j) {
+        const float x = xv[t * kW + j], y = x * c[j] + 1.0f;
+        c[j] = c[j] + y * 0.5f;
+        const float row[5] = {y, x, x, c[j], -y};
+        for (int k = 0; k < 5; ++k) ys[k][t * kW + j] = row[k];
+      }
+    }
+    return ys;
+  };
+  for (bool reverse : {false, true}) {
+    Array xs = array<float>(xv, Shape{kT, kW});
+    auto [c, ys] = scan(body, full({kW}, 0.25f), xs, {.reverse = reverse});
+    std::vector<std::vector<float>> want = loop(reverse);
+    for (int k = 0; k < 5; ++k) {  // near: the loop's x * c + 1 may be one FMA here
+      std::vector<float> got = ys[k].to_vector<float>();
+      ASSERT_EQ(got.size(), want[k].size());
+      for (size_t i = 0; i < got.size(); ++i) {
+        EXPECT_NEAR(got[i], want[k][i], 1e-5) << "y " << k << " at " << i << " rev " << reverse;
+      }
+    }
+    EXPECT_EQ(xs.to_vector<float>(), xv);
+  }
+  {  // rows of three doubles: 24 bytes, copied
+    Array xs = reshape(astype(iota(DType::kI32, {15}), DType::kF64), {5, 3});
+    auto [c, ys] = scan(
+        [](const Array& c, const Array& x) {
+          return std::pair{c + x, c * x};
+        },
+        ones({3}, DType::kF64), xs);
+    std::vector<double> cv(3, 1.0), want;
+    for (int t = 0; t < 5; ++t) {
+      for (int j = 0; j < 3; ++j) {
+        want.push_back(cv[j] * (t * 3 + j));
+        cv[j] += t * 3 + j;
+      }
+    }
+    EXPECT_EQ(ys.to_vector<double>(), want);
+  }
+  // Jitted with xs donated: ys of xs' aval, computed in their rows while the body reads xs'.
+  auto f = [](const Array& xs) {
+    return scan(
+               [](const Array& c, const Array& x) {
+                 return std::pair{c + x, x * 2.0f + c};
+               },
+               zeros({kW}), xs)
+        .second;
+  };
+  auto j = jit(f, {.donate_argnums = {0}});
+  std::vector<float> want(kT * kW), c(kW, 0.0f);
+  for (int t = 0; t < kT; ++t) {
+    for (int i = 0; i < kW; ++i) {
+      want[t * kW + i] = xv[t * kW + i] * 2.0f + c[i];
+      c[i] += xv[t * kW + i];
+    }
+  }
+  for (int call = 0; call < 2; ++call) {
+    EXPECT_EQ(j(array<float>(xv, Shape{kT, kW})).to_vector<float>(), want) << "call " << call;
   }
 }
 

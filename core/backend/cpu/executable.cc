@@ -40,10 +40,11 @@ void give_back(const Program& p, Buffers& env, const OutSlots& partial, Buffers&
   }
 }
 
-// Runs `instr` over the slots `in` point at, into `outs` (resized to its outputs).
+// Runs `instr` over the slots `in` point at, into `outs` (resized to its outputs; preset to
+// dest_of[v] for an output value v that has one).
 void run_instr(const Program& p, const Instr& instr, uint64_t reusable,
                Small<std::shared_ptr<Buffer>*>& in, OutSlots& outs, InstrRunner run,
-               const void* ctx) {
+               const void* ctx, const Buffers* dest_of = nullptr) {
   if (run != nullptr) {
     outs.assign(instr.out.size(), nullptr);
     run(ctx, p, instr, reusable, in.data(), outs.data());
@@ -53,18 +54,21 @@ void run_instr(const Program& p, const Instr& instr, uint64_t reusable,
   for (int v : instr.in) in_avals.push_back(&p.avals[v]);
   for (int v : instr.out) out_avals.push_back(&p.avals[v]);
   outs.assign(instr.out.size(), nullptr);
+  if (dest_of != nullptr) {
+    for (size_t k = 0; k < outs.size(); ++k) outs[k] = (*dest_of)[instr.out[k]];
+  }
   cpu::Call call(*instr.prim, in.data(), in_avals.data(), static_cast<int>(in.size()),
                  out_avals.data(), outs.data(), static_cast<int>(outs.size()), reusable);
   cpu::run_kernel(*instr.prim, call);
 }
 
 Buffers execute_one(const Program& p, const BufferPlan& plan, Buffers& args, InstrRunner run,
-                    const void* ctx) {
+                    const void* ctx, const Buffers* dest_of) {
   Small<std::shared_ptr<Buffer>*> in;
   for (std::shared_ptr<Buffer>& a : args) in.push_back(&a);
   OutSlots outs;
   try {
-    run_instr(p, p.instrs[0], plan.reusable[0], in, outs, run, ctx);
+    run_instr(p, p.instrs[0], plan.reusable[0], in, outs, run, ctx, dest_of);
   } catch (...) {
     for (std::shared_ptr<Buffer>& a : args) {
       if (taken_by(outs, a)) a = nullptr;  // written in place (donated) before the throw
@@ -72,6 +76,25 @@ Buffers execute_one(const Program& p, const BufferPlan& plan, Buffers& args, Ins
     throw;
   }
   return Buffers(std::make_move_iterator(outs.begin()), std::make_move_iterator(outs.end()));
+}
+
+// dests (one per program output) by value, for the outputs an instruction computes that are
+// no other output; empty when none applies.
+Buffers dests_by_value(const Program& p, const Buffers& dests) {
+  Buffers by_value;
+  std::vector<int> times(p.avals.size(), 0);
+  for (int v : p.outputs) ++times[v];
+  std::vector<bool> computed(p.avals.size(), false);
+  for (const Instr& instr : p.instrs) {
+    for (int v : instr.out) computed[v] = true;
+  }
+  for (size_t o = 0; o < p.outputs.size() && o < dests.size(); ++o) {
+    const int v = p.outputs[o];
+    if (!dests[o] || times[v] != 1 || !computed[v]) continue;
+    if (by_value.empty()) by_value.resize(p.avals.size());
+    by_value[v] = dests[o];
+  }
+  return by_value;
 }
 
 }  // namespace
@@ -90,11 +113,14 @@ void execute_one_reading(const Instr& instr, const InstrAvals& avals,
 }
 
 Buffers execute(const Program& p, const BufferPlan& plan, Buffers& args, InstrRunner run,
-                const void* ctx) {
+                const void* ctx, const Buffers* dests) {
   if (args.size() != p.inputs.size()) {
     fail("jit", "program takes ", p.inputs.size(), " arrays, got ", args.size());
   }
-  if (is_one_instruction(p)) return execute_one(p, plan, args, run, ctx);
+  Buffers dest_of;
+  if (dests != nullptr && run == nullptr) dest_of = dests_by_value(p, *dests);
+  const Buffers* dest = dest_of.empty() ? nullptr : &dest_of;
+  if (is_one_instruction(p)) return execute_one(p, plan, args, run, ctx, dest);
   Buffers env(p.avals.size());
   for (size_t i = 0; i < args.size(); ++i) env[p.inputs[i]] = std::move(args[i]);
   for (size_t i = 0; i < p.constants.size(); ++i) {
@@ -109,7 +135,7 @@ Buffers execute(const Program& p, const BufferPlan& plan, Buffers& args, InstrRu
     in.clear();
     for (int v : instr.in) in.push_back(&env[v]);
     try {
-      run_instr(p, instr, plan.reusable[i], in, outs, run, ctx);
+      run_instr(p, instr, plan.reusable[i], in, outs, run, ctx, dest);
     } catch (...) {
       give_back(p, env, outs, args);
       throw;

@@ -47,8 +47,13 @@ uint64_t reusable_inputs(const Program& p, const BufferPlan& plan, size_t i,
 using InstrRunner = void (*)(const void* ctx, const Program& p, const Instr& instr,
                              uint64_t reusable, std::shared_ptr<Buffer>* const* in,
                              std::shared_ptr<Buffer>* outs);
-Buffers execute(const Program& p, const BufferPlan& plan, Buffers& args,
-                InstrRunner run = nullptr, const void* ctx = nullptr);
+//
+// `dests` (optional, one per program output, null for none): a buffer of the output's size
+// that the instruction computing that output writes into, when it is computed by an
+// instruction and is no other output; the kernel may still give its result elsewhere (an
+// alias, say): callers compare what comes back. CPU kernels only (ignored with `run`).
+Buffers execute(const Program& p, const BufferPlan& plan, Buffers& args, InstrRunner run = nullptr,
+                const void* ctx = nullptr, const Buffers* dests = nullptr);
 
 // A program that is one instruction over its inputs in order, giving its outputs in order
 // (an eager op): it can run with no table of values.

@@ -11,8 +11,9 @@
 namespace graft::cpu {
 
 struct HostControl {
-  Buffers run_body(const ControlPrimitive& p, size_t i, Buffers args, size_t first_donated) const {
-    return cpu::run_body(p, i, std::move(args), first_donated);
+  Buffers run_body(const ControlPrimitive& p, size_t i, Buffers args, size_t first_donated,
+                   const Buffers* dests = nullptr) const {
+    return cpu::run_body(p, i, std::move(args), first_donated, nullptr, nullptr, dests);
   }
   std::shared_ptr<Buffer> allocate(size_t bytes) const { return Buffer::make(bytes); }
   void copy(void* dst, const void* src, size_t n) const {

@@ -9,7 +9,7 @@
 namespace graft::cpu {
 
 Buffers run_body(const ControlPrimitive& p, size_t i, Buffers args, size_t first_donated,
-                 InstrRunner run, const void* ctx) {
+                 InstrRunner run, const void* ctx, const Buffers* dests) {
   const Program& body = *p.bodies()[i];
   const auto* plan = static_cast<const BufferPlan*>(p.backend_data(i, [&] {
     std::vector<bool> donated(body.inputs.size());
@@ -19,7 +19,7 @@ Buffers run_body(const ControlPrimitive& p, size_t i, Buffers args, size_t first
   if (args.size() != body.inputs.size()) {
     fail(p.name(), "body ", i, " takes ", body.inputs.size(), " arrays, got ", args.size());
   }
-  return execute(body, *plan, args, run, ctx);
+  return execute(body, *plan, args, run, ctx, dests);
 }
 
 }  // namespace graft::cpu

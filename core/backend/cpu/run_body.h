@@ -18,8 +18,9 @@ namespace graft::cpu {
 // Never for fused_elementwise: its backend-data slot 0 holds its compiled loop, not a plan.
 // Another backend's kernels run bodies through here too, with its own `run` (executable.h);
 // the plan kept with the primitive does not depend on who runs it.
+// `dests`: as execute's (buffers a body's outputs may be computed into).
 Buffers run_body(const ControlPrimitive& p, size_t i, Buffers args,
                  size_t first_donated = static_cast<size_t>(-1), InstrRunner run = nullptr,
-                 const void* ctx = nullptr);
+                 const void* ctx = nullptr, const Buffers* dests = nullptr);
 
 }  // namespace graft::cpu

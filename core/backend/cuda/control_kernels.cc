@@ -17,7 +17,10 @@ namespace {
 
 struct DeviceControl {
   const Call& call;
-  Buffers run_body(const ControlPrimitive& p, size_t i, Buffers args, size_t first_donated) const {
+  // dests unused: device bodies compute their outputs into their own buffers, which scan
+  // then copies.
+  Buffers run_body(const ControlPrimitive& p, size_t i, Buffers args, size_t first_donated,
+                   const Buffers* /*dests*/ = nullptr) const {
     return run_body_on(call.device(), p, i, std::move(args), first_donated);
   }
   std::shared_ptr<Buffer> allocate(size_t bytes) const {

@@ -216,7 +216,8 @@ Buffer::Buffer(ViewOf v)
   if (!parent_ || v.offset + v.bytes > parent_->bytes() || v.offset % 64 != 0) {
     fail("buffer", "a view of ", v.bytes, " bytes at ", v.offset, " does not fit its buffer");
   }
-  // The parent is only read through a view (is_view() keeps kernels from writing in place).
+  // Kernels never take a view over as an in-place output (is_view()); one is written only
+  // where its owner offers it as an output's destination (a scan's y rows).
   data_ = const_cast<char*>(static_cast<const char*>(parent_->data())) + v.offset;
 }
 

@@ -1,5 +1,6 @@
 // Transcriptions of Eigen 3.4 (Eigen/src/Core/arch/Default/GenericPacketMathFunctions.h:
-// pexp_float, pldexp_generic; MathFunctionsImpl.h: generic_fast_tanh_float;
+// pexp_float, with its pldexp_generic in two factors (ldexp below says why that is the same);
+// MathFunctionsImpl.h: generic_fast_tanh_float;
 // functors/UnaryFunctors.h: scalar_logistic_op<float>), with the AVX / AVX2 packet primitives
 // they use spelled as the instructions compute them:
 //   pmadd(a, b, c)  _mm256_fmadd_ps: fma(a, b, c), one rounding
@@ -60,15 +61,18 @@ struct Packet {
   V pow2(V e) const { return b.CreateBitCast(b.CreateShl(b.CreateAdd(e, ki(127)), 23), type); }
 };
 
-// pldexp_generic: a * 2^exponent, in four factors so that no intermediate overflows.
-V ldexp(const Packet& p, V a, V exponent) {
+// pexp_float's pldexp(y, m): y * 2^m. Eigen's pldexp_generic clamps m to [-278, 278] and
+// multiplies by four powers of two so that any exponent works; here m is pexp_float's, an
+// integer in [-128, 128] (x is clamped to +-88.723) or NaN, and y is in [0.7, 1.5), so two
+// factors 2^(m >> 1) and 2^(m - (m >> 1)), both normal, give the same value: every product
+// but the last is exact in both, and the last rounds the same exact y * 2^m once (to a
+// subnormal below 2^-126). For a NaN m both take cvttps2dq's INT_MIN, whose factors are 1.0 in
+// both, so the NaN keeps its payload.
+V ldexp(const Packet& p, V y, V m) {
   auto& b = p.b;
-  V e = p.to_int(p.min(p.max(exponent, p.k(-278.0f)), p.k(278.0f)));
-  V q = b.CreateAShr(e, 2);  // floor(e / 4)
-  V c = p.pow2(q);
-  V out = p.mul(p.mul(p.mul(a, c), c), c);
-  q = b.CreateSub(b.CreateSub(b.CreateSub(e, q), q), q);  // e - 3 floor(e / 4)
-  return p.mul(out, p.pow2(q));
+  V e = p.to_int(m);
+  V half = b.CreateAShr(e, 1);
+  return p.mul(p.mul(y, p.pow2(half)), p.pow2(b.CreateSub(e, half)));
 }
 
 // Eigen's Horner steps on x2: madd(x2, c[0], c[1]), then madd(x2, sum, c[i]) for the rest.

@@ -48,8 +48,8 @@ std::vector<Case> cases() {
       {"single_query", 1, 1, 33, 4, 2, 8, 64, 8},
       {"block_larger_than_seq", 1, 10, 10, 2, 1, 4, 64, 64},
       {"block_one", 1, 5, 7, 4, 2, 4, 1, 1},
-      // f32 keys are packed transposed in 16 x 16 register blocks: whole blocks and tails of
-      // both the head dim and the key tile.
+      // f32 keys are packed transposed by the shape kernels' tiled copy (8 x 8 register
+      // blocks): whole blocks and tails of both the head dim and the key tile.
       {"head_dim_and_keys_past_16s", 1, 45, 45, 4, 2, 40, 16, 24},
   };
 }

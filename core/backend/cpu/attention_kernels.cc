@@ -28,6 +28,7 @@
 #include "core/backend/cpu/attention_tiles.h"
 #include "core/backend/cpu/kernel.h"
 #include "core/backend/cpu/parallel.h"
+#include "core/backend/cpu/strided_copy.h"
 #include "core/error.h"
 #include "core/half.h"
 #include "core/primitives/attention.h"
@@ -48,27 +49,19 @@ using namespace flash;
 template <typename In, typename T>
 GRAFT_INLINE void pack_keys(const Geometry& g, const In* k, int64_t b, int64_t j, int64_t s0,
                             int64_t ns, T* rows, T* cols) {
-  if (cols != nullptr) std::fill(cols, cols + g.Dp * g.Np, T(0));
-  if (rows != nullptr) std::fill(rows, rows + g.Np * g.Dp, T(0));
   if (rows != nullptr) {
+    std::fill(rows, rows + g.Np * g.Dp, T(0));
     for (int64_t c = 0; c < ns; ++c) copy_as(rows + c * g.Dp, k + g.k_at(b, s0 + c, j), g.D);
   }
   if (cols == nullptr) return;
-  int64_t c0 = 0, d0 = 0;  // f32: whole 16 x 16 blocks transposed in registers
-  if constexpr (std::is_same_v<In, float> && std::is_same_v<T, float>) {
-    for (; c0 + 16 <= ns; c0 += 16) {
-      for (d0 = 0; d0 + 16 <= g.D; d0 += 16) {
-        transpose16(k + g.k_at(b, s0 + c0, j) + d0, g.KV * g.D, cols + d0 * g.Np + c0, g.Np);
-      }
-      for (int64_t c = c0; c < c0 + 16; ++c) {  // the last D % 16 dims
-        const In* src = k + g.k_at(b, s0 + c, j);
-        for (int64_t d = d0; d < g.D; ++d) cols[d * g.Np + c] = src[d];
-      }
+  std::fill(cols, cols + g.Dp * g.Np, T(0));
+  if constexpr (std::is_same_v<In, T>) {  // the shape kernels' tiled transpose
+    strided_copy(sizeof(T), Shape{ns, g.D}, k + g.k_at(b, s0, j), {g.KV * g.D, 1}, cols, {1, g.Np});
+  } else {
+    for (int64_t c = 0; c < ns; ++c) {
+      const In* src = k + g.k_at(b, s0 + c, j);
+      for (int64_t d = 0; d < g.D; ++d) cols[d * g.Np + c] = widen<T>(src[d]);
     }
-  }
-  for (int64_t c = c0; c < ns; ++c) {
-    const In* src = k + g.k_at(b, s0 + c, j);
-    for (int64_t d = 0; d < g.D; ++d) cols[d * g.Np + c] = widen<T>(src[d]);
   }
 }
 

@@ -224,38 +224,6 @@ GRAFT_INLINE void scale_row(T* x, int64_t n, T s) {
   for (int64_t d = 0; d < n; d += kLanes<T>) store(x + d, load(x + d) * s);
 }
 
-// dst [16, 16] (row stride ldd) = src [16, 16]^T (row stride lds), in four rounds that swap the
-// off-diagonal 8x8, 4x4, 2x2 and 1x1 blocks of the row pairs (i, i + b): the element at (i, j)
-// moves once for each bit in which i and j differ, and ends at (j, i).
-GRAFT_INLINE void transpose16(const float* src, int64_t lds, float* dst, int64_t ldd) {
-  // Lane j of the new row i: (j & b) ? row(i + b)[j - b] : row(i)[j]; of the new row i + b:
-  // (j & b) ? row(i + b)[j] : row(i)[j + b] (indices from 16 on name the second operand).
-  static constexpr VI kLo[4] = {{0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23},
-                                {0, 1, 2, 3, 16, 17, 18, 19, 8, 9, 10, 11, 24, 25, 26, 27},
-                                {0, 1, 16, 17, 4, 5, 20, 21, 8, 9, 24, 25, 12, 13, 28, 29},
-                                {0, 16, 2, 18, 4, 20, 6, 22, 8, 24, 10, 26, 12, 28, 14, 30}};
-  static constexpr VI kHi[4] = {{8, 9, 10, 11, 12, 13, 14, 15, 24, 25, 26, 27, 28, 29, 30, 31},
-                                {4, 5, 6, 7, 20, 21, 22, 23, 12, 13, 14, 15, 28, 29, 30, 31},
-                                {2, 3, 18, 19, 6, 7, 22, 23, 10, 11, 26, 27, 14, 15, 30, 31},
-                                {1, 17, 3, 19, 5, 21, 7, 23, 9, 25, 11, 27, 13, 29, 15, 31}};
-  VF r[16];
-#pragma GCC unroll 16
-  for (int i = 0; i < 16; ++i) r[i] = load(src + i * lds);
-#pragma GCC unroll 4
-  for (int round = 0; round < 4; ++round) {
-    const int b = 8 >> round;
-#pragma GCC unroll 16
-    for (int i = 0; i < 16; ++i) {
-      if ((i & b) != 0) continue;
-      const VF lo = r[i], hi = r[i + b];
-      r[i] = __builtin_shuffle(lo, hi, kLo[round]);
-      r[i + b] = __builtin_shuffle(lo, hi, kHi[round]);
-    }
-  }
-#pragma GCC unroll 16
-  for (int i = 0; i < 16; ++i) store(dst + i * ldd, r[i]);
-}
-
 template <typename T>
 GRAFT_INLINE T row_max(const T* x, int64_t n) {
   constexpr int64_t L = kLanes<T>;

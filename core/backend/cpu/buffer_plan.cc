@@ -25,6 +25,16 @@ BufferPlan plan_buffers(const Program& p, const std::vector<bool>& donated) {
   for (size_t i = 0; i < p.instrs.size(); ++i) {
     for (int v : p.instrs[i].in) plan.last_use[v] = static_cast<int>(i);
   }
+  plan.output_index.assign(n, -1);
+  std::vector<int> times(n, 0);
+  for (int v : p.outputs) ++times[v];
+  for (const Instr& instr : p.instrs) {
+    for (int v : instr.out) {
+      if (times[v] != 1) continue;
+      const auto at = std::find(p.outputs.begin(), p.outputs.end(), v) - p.outputs.begin();
+      plan.output_index[v] = static_cast<int>(at);
+    }
+  }
   // Simulate the schedule: outputs allocate (or take over a dying input), then the inputs
   // whose last use this was are freed.
   int64_t live = 0;

@@ -36,10 +36,12 @@ struct Packet {
   llvm::IRBuilder<>& b;
   llvm::Type* type;  // the block's f32 vector type
 
+  llvm::Type* int_type() const {  // i32 lanes, as many
+    return llvm::VectorType::getInteger(llvm::cast<llvm::VectorType>(type));
+  }
   V k(float v) const { return llvm::ConstantFP::get(type, v); }
   V ki(int32_t v) const {
-    return llvm::ConstantInt::get(llvm::VectorType::getInteger(llvm::cast<llvm::VectorType>(type)),
-                                  static_cast<uint64_t>(static_cast<uint32_t>(v)));
+    return llvm::ConstantInt::get(int_type(), static_cast<uint64_t>(static_cast<uint32_t>(v)));
   }
   V madd(V x, V y, V z) const { return b.CreateIntrinsic(llvm::Intrinsic::fma, {type}, {x, y, z}); }
   V mul(V x, V y) const { return b.CreateFMul(x, y); }
@@ -53,8 +55,7 @@ struct Packet {
   // cvttps2dq; fptosi alone would make NaN lanes poison.
   V to_int(V x) const {
     V nan = b.CreateFCmpUNO(x, x);
-    llvm::Type* it = llvm::VectorType::getInteger(llvm::cast<llvm::VectorType>(type));
-    V i = b.CreateFPToSI(b.CreateSelect(nan, k(0.0f), x), it);
+    V i = b.CreateFPToSI(b.CreateSelect(nan, k(0.0f), x), int_type());
     return b.CreateSelect(nan, ki(INT32_MIN), i);
   }
   // The f32 whose bits are (e + 127) << 23: 2^e for e in [-126, 127].

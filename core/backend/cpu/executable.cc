@@ -40,11 +40,13 @@ void give_back(const Program& p, Buffers& env, const OutSlots& partial, Buffers&
   }
 }
 
-// Runs `instr` over the slots `in` point at, into `outs` (resized to its outputs; preset to
-// dest_of[v] for an output value v that has one).
-void run_instr(const Program& p, const Instr& instr, uint64_t reusable,
+// Runs `instr` over the slots `in` point at, into `outs` (resized to its outputs; an output
+// the plan lets `dests` place starts as its destination).
+void run_instr(const Program& p, const BufferPlan& plan, size_t i,
                Small<std::shared_ptr<Buffer>*>& in, OutSlots& outs, InstrRunner run,
-               const void* ctx, const Buffers* dest_of = nullptr) {
+               const void* ctx, const Buffers* dests) {
+  const Instr& instr = p.instrs[i];
+  const uint64_t reusable = plan.reusable[i];
   if (run != nullptr) {
     outs.assign(instr.out.size(), nullptr);
     run(ctx, p, instr, reusable, in.data(), outs.data());
@@ -54,8 +56,11 @@ void run_instr(const Program& p, const Instr& instr, uint64_t reusable,
   for (int v : instr.in) in_avals.push_back(&p.avals[v]);
   for (int v : instr.out) out_avals.push_back(&p.avals[v]);
   outs.assign(instr.out.size(), nullptr);
-  if (dest_of != nullptr) {
-    for (size_t k = 0; k < outs.size(); ++k) outs[k] = (*dest_of)[instr.out[k]];
+  if (dests != nullptr) {
+    for (size_t k = 0; k < outs.size(); ++k) {
+      const int o = plan.output_index[instr.out[k]];
+      if (o >= 0 && static_cast<size_t>(o) < dests->size()) outs[k] = (*dests)[o];
+    }
   }
   cpu::Call call(*instr.prim, in.data(), in_avals.data(), static_cast<int>(in.size()),
                  out_avals.data(), outs.data(), static_cast<int>(outs.size()), reusable);
@@ -63,12 +68,12 @@ void run_instr(const Program& p, const Instr& instr, uint64_t reusable,
 }
 
 Buffers execute_one(const Program& p, const BufferPlan& plan, Buffers& args, InstrRunner run,
-                    const void* ctx, const Buffers* dest_of) {
+                    const void* ctx, const Buffers* dests) {
   Small<std::shared_ptr<Buffer>*> in;
   for (std::shared_ptr<Buffer>& a : args) in.push_back(&a);
   OutSlots outs;
   try {
-    run_instr(p, p.instrs[0], plan.reusable[0], in, outs, run, ctx, dest_of);
+    run_instr(p, plan, 0, in, outs, run, ctx, dests);
   } catch (...) {
     for (std::shared_ptr<Buffer>& a : args) {
       if (taken_by(outs, a)) a = nullptr;  // written in place (donated) before the throw
@@ -76,25 +81,6 @@ Buffers execute_one(const Program& p, const BufferPlan& plan, Buffers& args, Ins
     throw;
   }
   return Buffers(std::make_move_iterator(outs.begin()), std::make_move_iterator(outs.end()));
-}
-
-// dests (one per program output) by value, for the outputs an instruction computes that are
-// no other output; empty when none applies.
-Buffers dests_by_value(const Program& p, const Buffers& dests) {
-  Buffers by_value;
-  std::vector<int> times(p.avals.size(), 0);
-  for (int v : p.outputs) ++times[v];
-  std::vector<bool> computed(p.avals.size(), false);
-  for (const Instr& instr : p.instrs) {
-    for (int v : instr.out) computed[v] = true;
-  }
-  for (size_t o = 0; o < p.outputs.size() && o < dests.size(); ++o) {
-    const int v = p.outputs[o];
-    if (!dests[o] || times[v] != 1 || !computed[v]) continue;
-    if (by_value.empty()) by_value.resize(p.avals.size());
-    by_value[v] = dests[o];
-  }
-  return by_value;
 }
 
 }  // namespace
@@ -117,10 +103,7 @@ Buffers execute(const Program& p, const BufferPlan& plan, Buffers& args, InstrRu
   if (args.size() != p.inputs.size()) {
     fail("jit", "program takes ", p.inputs.size(), " arrays, got ", args.size());
   }
-  Buffers dest_of;
-  if (dests != nullptr && run == nullptr) dest_of = dests_by_value(p, *dests);
-  const Buffers* dest = dest_of.empty() ? nullptr : &dest_of;
-  if (is_one_instruction(p)) return execute_one(p, plan, args, run, ctx, dest);
+  if (is_one_instruction(p)) return execute_one(p, plan, args, run, ctx, dests);
   Buffers env(p.avals.size());
   for (size_t i = 0; i < args.size(); ++i) env[p.inputs[i]] = std::move(args[i]);
   for (size_t i = 0; i < p.constants.size(); ++i) {
@@ -135,7 +118,7 @@ Buffers execute(const Program& p, const BufferPlan& plan, Buffers& args, InstrRu
     in.clear();
     for (int v : instr.in) in.push_back(&env[v]);
     try {
-      run_instr(p, instr, plan.reusable[i], in, outs, run, ctx, dest);
+      run_instr(p, plan, i, in, outs, run, ctx, dests);
     } catch (...) {
       give_back(p, env, outs, args);
       throw;

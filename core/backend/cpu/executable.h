@@ -23,6 +23,9 @@ struct BufferPlan {
   std::vector<int> last_use;       // per value: last instruction reading it, -1 if none
   std::vector<int> input_index;    // per value: its position in p.inputs, or -1
   std::vector<bool> keep;          // per value: a program output or a constant (never reused)
+  // per value: its position in p.outputs when an instruction computes it and it is no other
+  // output (execute's `dests` may place it), else -1
+  std::vector<int> output_index;
   std::vector<uint64_t> reusable;  // per instruction: reusable_inputs under the donation
   int64_t peak_bytes = 0;          // max over the schedule of live bytes
   int64_t total_bytes = 0;         // sum of every defined value's bytes (no freeing, no reuse)
@@ -49,9 +52,9 @@ using InstrRunner = void (*)(const void* ctx, const Program& p, const Instr& ins
                              std::shared_ptr<Buffer>* outs);
 //
 // `dests` (optional, one per program output, null for none): a buffer of the output's size
-// that the instruction computing that output writes into, when it is computed by an
-// instruction and is no other output; the kernel may still give its result elsewhere (an
-// alias, say): callers compare what comes back. CPU kernels only (ignored with `run`).
+// that the instruction computing that output writes into (BufferPlan::output_index says which
+// outputs may be placed); the kernel may still give its result elsewhere (an alias, say):
+// callers compare what comes back. CPU kernels only (ignored with `run`).
 Buffers execute(const Program& p, const BufferPlan& plan, Buffers& args, InstrRunner run = nullptr,
                 const void* ctx = nullptr, const Buffers* dests = nullptr);
 

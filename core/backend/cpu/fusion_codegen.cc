@@ -198,12 +198,11 @@ struct Inline<ew::Sign> {  // u > 0 ? 1 : u < 0 ? -1 : u (NaN and +-0 are kept)
     return b.CreateSelect(b.CreateFCmpOGT(u, ir.f(0.0)), ir.f(1.0), s1);
   }
 };
-// Eigen's packet algorithms, as eigen_math_ir.h writes them (emitted only where
+// Eigen's packet algorithms, as eigen_math_ir.h writes them (kEigen: emitted only where
 // eigen_ir::kEigenMathIr says they are the functors' algorithms; else called).
-template <typename Op>
-constexpr bool kEigenAlgorithm = false;
 template <>
 struct Inline<ew::Exp> {  // pexp_value: lanes below -87 (subnormal results) take the functor
+  static constexpr bool kEigen = true;
   static V f32(Ir& ir, V u) {
     V y = eigen_ir::exp(ir.b, u);
     return eigen_ir::if_any(ir.b, ir.b.CreateFCmpOLT(u, ir.f(-87.0)), y,
@@ -211,19 +210,19 @@ struct Inline<ew::Exp> {  // pexp_value: lanes below -87 (subnormal results) tak
   }
 };
 template <>
-constexpr bool kEigenAlgorithm<ew::Exp> = true;
-template <>
 struct Inline<ew::Tanh> {
+  static constexpr bool kEigen = true;
   static V f32(Ir& ir, V u) { return eigen_ir::tanh(ir.b, u); }
 };
 template <>
-constexpr bool kEigenAlgorithm<ew::Tanh> = true;
-template <>
 struct Inline<ew::Logistic> {
+  static constexpr bool kEigen = true;
   static V f32(Ir& ir, V u) { return eigen_ir::logistic(ir.b, u); }
 };
-template <>
-constexpr bool kEigenAlgorithm<ew::Logistic> = true;
+template <typename Op>
+constexpr bool kEigenAlgorithm = requires {
+  Inline<Op>::kEigen;
+};
 // Comparisons are IEEE (ne is true on NaN), as the functors' C++.
 template <>
 struct Inline<ew::Eq> {

@@ -1,5 +1,5 @@
 // Transcriptions of Eigen 3.4 (Eigen/src/Core/arch/Default/GenericPacketMathFunctions.h:
-// pexp_float, with its pldexp_generic in two factors (ldexp below says why that is the same);
+// pexp_float, with its pldexp_generic as one scaling (ldexp below says why that is the same);
 // MathFunctionsImpl.h: generic_fast_tanh_float;
 // functors/UnaryFunctors.h: scalar_logistic_op<float>), with the AVX / AVX2 packet primitives
 // they use spelled as the instructions compute them:
@@ -8,15 +8,17 @@
 //   pmax(a, b)      _mm256_max_ps(b, a): b > a ? b : a
 //   pfloor          _mm256_floor_ps;  pabs: the sign bit cleared
 //   pcmp_lt         _CMP_LT_OQ (false on NaN);  pselect(m, a, b): m ? a : b
-//   pcast f32->i32  _mm256_cvttps_epi32: truncation, INT_MIN for NaN
 // Constants are the float literals Eigen writes (the FMA build's clamps).
 #include "core/backend/cpu/eigen_math_ir.h"
 
+#include <llvm/IR/IntrinsicsX86.h>
 #include <llvm/IR/MDBuilder.h>
 
 #include <Eigen/Core>
 #include <cstdint>
 #include <initializer_list>
+#include <numeric>
+#include <vector>
 
 namespace graft::cpu::fusion::eigen_ir {
 
@@ -35,6 +37,7 @@ using V = llvm::Value*;
 struct Packet {
   llvm::IRBuilder<>& b;
   llvm::Type* type;  // the block's f32 vector type
+  bool avx512;       // lanes a multiple of 16, vscalefps at hand
 
   llvm::Type* int_type() const {  // i32 lanes, as many
     return llvm::VectorType::getInteger(llvm::cast<llvm::VectorType>(type));
@@ -52,26 +55,57 @@ struct Packet {
   V lt(V x, V y) const { return b.CreateFCmpOLT(x, y); }
   V abs(V x) const { return b.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, x); }
   V floor(V x) const { return b.CreateUnaryIntrinsic(llvm::Intrinsic::floor, x); }
-  // cvttps2dq; fptosi alone would make NaN lanes poison.
-  V to_int(V x) const {
-    V nan = b.CreateFCmpUNO(x, x);
-    V i = b.CreateFPToSI(b.CreateSelect(nan, k(0.0f), x), int_type());
-    return b.CreateSelect(nan, ki(INT32_MIN), i);
+  // An integral f32 in [-2^22, 2^22] as i32 lanes: m + 1.5 * 2^23 is exact there and holds
+  // m + 2^22 in its low mantissa bits. (cvttps2dq's value; one add instead of a convert and
+  // the selects that keep fptosi from making NaN lanes poison.)
+  V integral_to_int(V m) const {
+    constexpr float kMagic = 12582912.0f;  // 1.5 * 2^23, whose bits are 0x4b400000
+    return b.CreateSub(b.CreateBitCast(add(m, k(kMagic)), int_type()), ki(0x4b400000));
   }
   // The f32 whose bits are (e + 127) << 23: 2^e for e in [-126, 127].
   V pow2(V e) const { return b.CreateBitCast(b.CreateShl(b.CreateAdd(e, ki(127)), 23), type); }
 };
 
-// pexp_float's pldexp(y, m): y * 2^m. Eigen's pldexp_generic clamps m to [-278, 278] and
-// multiplies by four powers of two so that any exponent works; here m is pexp_float's, an
-// integer in [-128, 128] (x is clamped to +-88.723) or NaN, and y is in [0.7, 1.5), so two
-// factors 2^(m >> 1) and 2^(m - (m >> 1)), both normal, give the same value: every product
-// but the last is exact in both, and the last rounds the same exact y * 2^m once (to a
-// subnormal below 2^-126). For a NaN m both take cvttps2dq's INT_MIN, whose factors are 1.0 in
-// both, so the NaN keeps its payload.
+// y * 2^m for y * 2^m of pexp_float's, m in [-128, 128] (x is clamped to +-88.723) and y in
+// [0.7, 1.5): the exact product rounded once, to a subnormal below 2^-126. Eigen's
+// pldexp_generic clamps m to [-278, 278] and multiplies by four powers of two so that any
+// exponent works; for these m every product but its last is exact and the last rounds that
+// same value once. Here AVX-512's vscalefps (y * 2^floor(m), one rounding) computes it, 16
+// lanes an instruction; without it two normal factors 2^(m >> 1) and 2^(m - (m >> 1)). Neither
+// form keeps a NaN m's payload: exp's callers take NaN lanes elsewhere.
+// vscalefps on each 16 lanes of the block, the results concatenated.
+V scalef(const Packet& p, V y, V m) {
+  auto& b = p.b;
+  const int lanes = static_cast<int>(llvm::cast<llvm::FixedVectorType>(p.type)->getNumElements());
+  auto* zmm = llvm::FixedVectorType::get(b.getFloatTy(), 16);
+  llvm::Function* fn = llvm::Intrinsic::getDeclaration(
+      b.GetInsertBlock()->getModule(), llvm::Intrinsic::x86_avx512_mask_scalef_ps_512);
+  std::vector<V> parts;
+  for (int q = 0; q < lanes; q += 16) {
+    std::vector<int> lane(16);
+    std::iota(lane.begin(), lane.end(), q);
+    // Every lane written (mask all ones), rounded as MXCSR says (4: _MM_FROUND_CUR_DIRECTION).
+    parts.push_back(
+        b.CreateCall(fn, {b.CreateShuffleVector(y, lane), b.CreateShuffleVector(m, lane),
+                          llvm::Constant::getNullValue(zmm), b.getInt16(0xffff), b.getInt32(4)}));
+  }
+  while (parts.size() > 1) {  // pairwise: the block is 16 times a power of two lanes
+    std::vector<V> joined;
+    for (size_t i = 0; i < parts.size(); i += 2) {
+      const auto n = llvm::cast<llvm::FixedVectorType>(parts[i]->getType())->getNumElements();
+      std::vector<int> both(2 * n);
+      std::iota(both.begin(), both.end(), 0);
+      joined.push_back(b.CreateShuffleVector(parts[i], parts[i + 1], both));
+    }
+    parts = std::move(joined);
+  }
+  return parts[0];
+}
+
 V ldexp(const Packet& p, V y, V m) {
   auto& b = p.b;
-  V e = p.to_int(m);
+  if (p.avx512) return scalef(p, y, m);
+  V e = p.integral_to_int(m);
   V half = b.CreateAShr(e, 1);
   return p.mul(p.mul(y, p.pow2(half)), p.pow2(b.CreateSub(e, half)));
 }
@@ -86,8 +120,8 @@ V horner(const Packet& p, V x2, std::initializer_list<float> c) {
 
 }  // namespace
 
-V exp(llvm::IRBuilder<>& b, V x_in) {
-  Packet p{b, x_in->getType()};
+V exp(llvm::IRBuilder<>& b, V x_in, bool avx512) {
+  Packet p{b, x_in->getType(), avx512};
   V x = p.max(p.min(x_in, p.k(88.723f)), p.k(-88.723f));
   // exp(x) = 2^m exp(r), m = floor(x / ln 2 + 1/2), r = x - m ln 2 (ln 2 in two parts).
   V m = p.floor(p.madd(x, p.k(1.44269504088896341f), p.k(0.5f)));
@@ -102,11 +136,13 @@ V exp(llvm::IRBuilder<>& b, V x_in) {
   y1 = p.madd(y1, r, p.k(5.0000001201E-1f));
   y = p.madd(y, r3, y1);
   y = p.madd(y, r2, y2);
-  return p.max(ldexp(p, y, m), x_in);
+  // Eigen ends with pmax(that, x); it never picks x: e^x > x and the value computed is no
+  // less (+inf from the clamped x is y * 2^128, which overflows to +inf).
+  return ldexp(p, y, m);
 }
 
 V tanh(llvm::IRBuilder<>& b, V a_x) {
-  Packet p{b, a_x->getType()};
+  Packet p{b, a_x->getType(), false};
   V x = p.max(p.min(a_x, p.k(7.99881172180175781f)), p.k(-7.99881172180175781f));
   V tiny = p.lt(p.abs(a_x), p.k(0.0004f));
   V x2 = p.mul(x, x);
@@ -121,8 +157,8 @@ V tanh(llvm::IRBuilder<>& b, V a_x) {
   return b.CreateSelect(tiny, x, p.div(num, den));
 }
 
-V logistic(llvm::IRBuilder<>& b, V x_in) {
-  Packet p{b, x_in->getType()};
+V logistic(llvm::IRBuilder<>& b, V x_in, bool avx512) {
+  Packet p{b, x_in->getType(), avx512};
   V small = p.lt(x_in, p.k(-9.0f));
   // The smallest x at which the rational function reaches 1: no clamp of the result needed.
   V x = p.min(x_in, p.k(15.7243833541870117f));
@@ -134,7 +170,8 @@ V logistic(llvm::IRBuilder<>& b, V x_in) {
                  {6.10247389755681e-13f, 5.76102136993427e-09f, 6.29106785017040e-06f,
                   1.70198817374094e-03f, 1.16817656904453e-01f, 9.93151921023180e-01f});
   V rational = p.add(p.div(num, den), p.k(0.5f));
-  return if_any(b, small, rational, [&] { return b.CreateSelect(small, exp(b, x_in), rational); });
+  return if_any(b, small, rational,
+                [&] { return b.CreateSelect(small, exp(b, x_in, avx512), rational); });
 }
 
 V if_any(llvm::IRBuilder<>& b, V mask, V otherwise, const std::function<V()>& then) {

@@ -15,13 +15,15 @@ namespace graft::cpu::fusion::eigen_ir {
 
 extern const bool kEigenMathIr;
 
-// pexp_float: exp without the functor's subnormal fix-up (exp_value's lanes below -87).
-llvm::Value* exp(llvm::IRBuilder<>& b, llvm::Value* x);
+// pexp_float: exp without the functor's subnormal fix-up (exp_value's lanes below -87), for
+// lanes that are not NaN (a NaN lane's value is unspecified: callers take those elsewhere).
+// avx512: the target has AVX-512F and x's lanes are 16 times a power of two.
+llvm::Value* exp(llvm::IRBuilder<>& b, llvm::Value* x, bool avx512);
 // generic_fast_tanh_float.
 llvm::Value* tanh(llvm::IRBuilder<>& b, llvm::Value* x);
 // scalar_logistic_op<float>::packetOp: a rational function, and exp for lanes below -9 (computed
 // only for blocks that have one).
-llvm::Value* logistic(llvm::IRBuilder<>& b, llvm::Value* x);
+llvm::Value* logistic(llvm::IRBuilder<>& b, llvm::Value* x, bool avx512);
 
 // `any lane of mask ? then() : otherwise`, branching so that then() runs only for the blocks
 // that need it (marked unlikely).

@@ -84,6 +84,7 @@ struct Ir {
   llvm::IRBuilder<>& b;
   llvm::VectorType* vt;           // a block of f32 lanes
   llvm::AllocaInst* const* bufs;  // three blocks on the stack, for call()
+  bool avx512;                    // the target has AVX-512F (the block is whole zmm registers)
   V f(double v) { return llvm::ConstantFP::get(vt, v); }
 
   // Stores the operands to stack blocks, calls fn on them, loads
@@ -201,11 +202,12 @@ struct Inline<ew::Sign> {  // u > 0 ? 1 : u < 0 ? -1 : u (NaN and +-0 are kept)
 // Eigen's packet algorithms, as eigen_math_ir.h writes them (kEigen: emitted only where
 // eigen_ir::kEigenMathIr says they are the functors' algorithms; else called).
 template <>
-struct Inline<ew::Exp> {  // pexp_value: lanes below -87 (subnormal results) take the functor
+struct Inline<ew::Exp> {  // pexp_value: lanes below -87 (subnormal results) and NaN lanes take
+                          // the functor
   static constexpr bool kEigen = true;
   static V f32(Ir& ir, V u) {
-    V y = eigen_ir::exp(ir.b, u);
-    return eigen_ir::if_any(ir.b, ir.b.CreateFCmpOLT(u, ir.f(-87.0)), y,
+    V y = eigen_ir::exp(ir.b, u, ir.avx512);
+    return eigen_ir::if_any(ir.b, ir.b.CreateFCmpULT(u, ir.f(-87.0)), y,
                             [&] { return ir.call(&call_unary<ew::Exp>, u, nullptr); });
   }
 };
@@ -217,7 +219,7 @@ struct Inline<ew::Tanh> {
 template <>
 struct Inline<ew::Logistic> {
   static constexpr bool kEigen = true;
-  static V f32(Ir& ir, V u) { return eigen_ir::logistic(ir.b, u); }
+  static V f32(Ir& ir, V u) { return eigen_ir::logistic(ir.b, u, ir.avx512); }
 };
 template <typename Op>
 constexpr bool kEigenAlgorithm = requires {
@@ -406,6 +408,7 @@ bool compilable(const FusedElementwise& f) {
 struct Jit {
   std::unique_ptr<llvm::orc::LLJIT> jit;
   int64_t block = 0;
+  bool avx512 = false;
 };
 
 Jit* make_jit() {
@@ -437,6 +440,7 @@ Jit* make_jit() {
                       // loops may run until exit
   j->jit = std::move(*jit);
   j->block = avx512 ? 64 : 32;
+  j->avx512 = avx512;
   return j;
 }
 
@@ -475,8 +479,9 @@ std::string key_of(const FusedElementwise& f, const std::vector<bool>& scalar) {
 // Emits one step on block values.
 class StepEmitter {
  public:
-  StepEmitter(llvm::IRBuilder<>& b, llvm::VectorType* vt, llvm::AllocaInst* const* bufs)
-      : ir_{b, vt, bufs} {}
+  StepEmitter(llvm::IRBuilder<>& b, llvm::VectorType* vt, llvm::AllocaInst* const* bufs,
+              bool avx512)
+      : ir_{b, vt, bufs, avx512} {}
 
   // The step's block value from its operands' (arg: their
   // dtypes).
@@ -505,7 +510,7 @@ class StepEmitter {
 // Builds the loop's module: void name(i8** ins, i8** outs, i64
 // begin, i64 end).
 std::unique_ptr<llvm::Module> build(llvm::LLVMContext& ctx, const llvm::DataLayout& layout,
-                                    const std::string& name, int64_t block,
+                                    const std::string& name, int64_t block, bool avx512,
                                     const FusedElementwise& f, const std::vector<bool>& scalar) {
   for (size_t k = 0; k < scalar.size(); ++k) {  // broadcast reads load_broadcast has no form for
     const FusedRead& r = f.reads()[k];
@@ -652,7 +657,7 @@ std::unique_ptr<llvm::Module> build(llvm::LLVMContext& ctx, const llvm::DataLayo
       slot[s] = load(in_base[s], dtype[s]);
     }
   }
-  StepEmitter emitter(b, vt, bufs);
+  StepEmitter emitter(b, vt, bufs, avx512);
   for (size_t k = 0; k < f.steps().size(); ++k) {
     const FusedStep& s = f.steps()[k];
     std::vector<llvm::Value*> a;
@@ -681,7 +686,8 @@ std::unique_ptr<llvm::Module> build(llvm::LLVMContext& ctx, const llvm::DataLayo
 std::unique_ptr<CompiledGroup> compile(Jit& j, const std::string& name, const FusedElementwise& f,
                                        const std::vector<bool>& scalar) {
   auto ctx = std::make_unique<llvm::LLVMContext>();
-  std::unique_ptr<llvm::Module> mod = build(*ctx, j.jit->getDataLayout(), name, j.block, f, scalar);
+  std::unique_ptr<llvm::Module> mod =
+      build(*ctx, j.jit->getDataLayout(), name, j.block, j.avx512, f, scalar);
   if (mod == nullptr) return nullptr;
   if (llvm::Error e =
           j.jit->addIRModule(llvm::orc::ThreadSafeModule(std::move(mod), std::move(ctx)))) {

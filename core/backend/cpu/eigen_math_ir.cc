@@ -120,9 +120,10 @@ V horner(const Packet& p, V x2, std::initializer_list<float> c) {
 
 }  // namespace
 
-V exp(llvm::IRBuilder<>& b, V x_in, bool avx512) {
+V exp(llvm::IRBuilder<>& b, V x_in, bool avx512, bool clamp_below) {
   Packet p{b, x_in->getType(), avx512};
-  V x = p.max(p.min(x_in, p.k(88.723f)), p.k(-88.723f));
+  V x = p.min(x_in, p.k(88.723f));
+  if (clamp_below) x = p.max(x, p.k(-88.723f));
   // exp(x) = 2^m exp(r), m = floor(x / ln 2 + 1/2), r = x - m ln 2 (ln 2 in two parts).
   V m = p.floor(p.madd(x, p.k(1.44269504088896341f), p.k(0.5f)));
   V r = p.madd(m, p.k(-0.693359375f), x);
@@ -171,7 +172,7 @@ V logistic(llvm::IRBuilder<>& b, V x_in, bool avx512) {
                   1.70198817374094e-03f, 1.16817656904453e-01f, 9.93151921023180e-01f});
   V rational = p.add(p.div(num, den), p.k(0.5f));
   return if_any(b, small, rational,
-                [&] { return b.CreateSelect(small, exp(b, x_in, avx512), rational); });
+                [&] { return b.CreateSelect(small, exp(b, x_in, avx512, true), rational); });
 }
 
 V if_any(llvm::IRBuilder<>& b, V mask, V otherwise, const std::function<V()>& then) {

@@ -17,8 +17,9 @@ extern const bool kEigenMathIr;
 
 // pexp_float: exp without the functor's subnormal fix-up (exp_value's lanes below -87), for
 // lanes that are not NaN (a NaN lane's value is unspecified: callers take those elsewhere).
-// avx512: the target has AVX-512F and x's lanes are 16 times a power of two.
-llvm::Value* exp(llvm::IRBuilder<>& b, llvm::Value* x, bool avx512);
+// avx512: the target has AVX-512F and x's lanes are 16 times a power of two. clamp_below:
+// false where only lanes >= -87 count (Eigen's lower clamp, to -88.723, is then the identity).
+llvm::Value* exp(llvm::IRBuilder<>& b, llvm::Value* x, bool avx512, bool clamp_below);
 // generic_fast_tanh_float.
 llvm::Value* tanh(llvm::IRBuilder<>& b, llvm::Value* x);
 // scalar_logistic_op<float>::packetOp: a rational function, and exp for lanes below -9 (computed

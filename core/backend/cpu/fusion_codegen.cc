@@ -202,11 +202,11 @@ struct Inline<ew::Sign> {  // u > 0 ? 1 : u < 0 ? -1 : u (NaN and +-0 are kept)
 // Eigen's packet algorithms, as eigen_math_ir.h writes them (kEigen: emitted only where
 // eigen_ir::kEigenMathIr says they are the functors' algorithms; else called).
 template <>
-struct Inline<ew::Exp> {  // pexp_value: lanes below -87 (subnormal results) and NaN lanes take
-                          // the functor
+struct Inline<ew::Exp> {  // pexp_value: blocks with a lane below -87 (subnormal results) or a
+                          // NaN lane take the functor
   static constexpr bool kEigen = true;
   static V f32(Ir& ir, V u) {
-    V y = eigen_ir::exp(ir.b, u, ir.avx512);
+    V y = eigen_ir::exp(ir.b, u, ir.avx512, /*clamp_below=*/false);
     return eigen_ir::if_any(ir.b, ir.b.CreateFCmpULT(u, ir.f(-87.0)), y,
                             [&] { return ir.call(&call_unary<ew::Exp>, u, nullptr); });
   }

@@ -66,13 +66,6 @@ struct Packet {
   V pow2(V e) const { return b.CreateBitCast(b.CreateShl(b.CreateAdd(e, ki(127)), 23), type); }
 };
 
-// y * 2^m for y * 2^m of pexp_float's, m in [-128, 128] (x is clamped to +-88.723) and y in
-// [0.7, 1.5): the exact product rounded once, to a subnormal below 2^-126. Eigen's
-// pldexp_generic clamps m to [-278, 278] and multiplies by four powers of two so that any
-// exponent works; for these m every product but its last is exact and the last rounds that
-// same value once. Here AVX-512's vscalefps (y * 2^floor(m), one rounding) computes it, 16
-// lanes an instruction; without it two normal factors 2^(m >> 1) and 2^(m - (m >> 1)). Neither
-// form keeps a NaN m's payload: exp's callers take NaN lanes elsewhere.
 // vscalefps on each 16 lanes of the block, the results concatenated.
 V scalef(const Packet& p, V y, V m) {
   auto& b = p.b;
@@ -102,6 +95,13 @@ V scalef(const Packet& p, V y, V m) {
   return parts[0];
 }
 
+// y * 2^m for pexp_float's y and m: m in [-128, 128] (x is clamped to +-88.723) and y in
+// [0.7, 1.5): the exact product rounded once, to a subnormal below 2^-126. Eigen's
+// pldexp_generic clamps m to [-278, 278] and multiplies by four powers of two so that any
+// exponent works; for these m every product but its last is exact and the last rounds that
+// same value once. Here AVX-512's vscalefps (y * 2^floor(m), one rounding) computes it, 16
+// lanes an instruction; without it two normal factors 2^(m >> 1) and 2^(m - (m >> 1)). Neither
+// form keeps a NaN m's payload: exp's callers take NaN lanes elsewhere.
 V ldexp(const Packet& p, V y, V m) {
   auto& b = p.b;
   if (p.avx512) return scalef(p, y, m);

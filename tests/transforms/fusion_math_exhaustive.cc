@@ -4,7 +4,7 @@
 // changing core/backend/cpu/eigen_math_ir.cc:
 //   bazel run -c opt //tests/transforms:fusion_math_exhaustive [-- exp|tanh|logistic]
 //   GRAFT_FUSION_CODEGEN_ISA=avx2 bazel run -c opt //tests/transforms:fusion_math_exhaustive
-// Exits 1 on any mismatch, printing the first few.
+// Exits 1 on any mismatch, printing the first few; 2 for an unknown function name.
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -57,8 +57,16 @@ int main(int argc, char** argv) {
       {"tanh", [](const g::Array& x) { return g::tanh(x); }},
       {"logistic", [](const g::Array& x) { return g::sigmoid(x); }}};
   int64_t bad = 0;
+  bool ran = false;
   for (const auto& [name, op] : ops) {
-    if (only.empty() || only == name) bad += mismatches(name, op);
+    if (!only.empty() && only != name) continue;
+    bad += mismatches(name, op);
+    ran = true;
+  }
+  if (!ran) {
+    std::fprintf(stderr, "fusion_math_exhaustive: no function %s (exp, tanh or logistic)\n",
+                 only.c_str());
+    return 2;
   }
   return bad == 0 ? 0 : 1;
 }

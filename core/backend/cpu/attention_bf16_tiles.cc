@@ -318,8 +318,7 @@ GRAFT_BF16 void forward_tile(const Geometry& g, const bf16* q, const bf16* k, co
         continue;
       }
       scale_row(row, g.Np, scale);
-      for (int64_t c = visible; c < g.Np; ++c) row[c] = -std::numeric_limits<float>::infinity();
-      const float m_new = std::max(w.m[r], row_max(row, g.Np));
+      const float m_new = std::max(w.m[r], row_max(row, g.Np, visible));
       const float alpha = std::exp(w.m[r] - m_new);  // 0 on the first tile (m = -inf)
       const float sum = exp_row(row, g.Np, visible, m_new);
       w.l[r] = w.l[r] * alpha + sum;

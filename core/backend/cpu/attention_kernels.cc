@@ -100,14 +100,11 @@ GRAFT_INLINE void forward_tile(const Geometry& g, const In* q, const In* k, cons
     for (int64_t r = 0; r < M; ++r) {
       T* row = w.s.data() + r * g.Np;
       const int64_t visible = std::min(ns, g.pos(t0 + r / g.G) - s0 + 1);
-      for (int64_t c = std::max<int64_t>(visible, 0); c < g.Np; ++c) {
-        row[c] = -std::numeric_limits<T>::infinity();
-      }
       if (visible <= 0) {  // this row sees no key of the tile (it saw key 0 before)
         std::fill(row, row + g.Np, T(0));
         continue;
       }
-      const T m_new = std::max(w.m[r], row_max(row, g.Np));
+      const T m_new = std::max(w.m[r], row_max(row, g.Np, visible));
       const T alpha = std::exp(w.m[r] - m_new);  // 0 on the first tile (m = -inf)
       const T sum = exp_row(row, g.Np, visible, m_new);
       w.l[r] = w.l[r] * alpha + sum;

@@ -224,12 +224,34 @@ GRAFT_INLINE void scale_row(T* x, int64_t n, T s) {
   for (int64_t d = 0; d < n; d += kLanes<T>) store(x + d, load(x + d) * s);
 }
 
+// Lane l of a vector holds l.
 template <typename T>
-GRAFT_INLINE T row_max(const T* x, int64_t n) {
+GRAFT_INLINE Vec<T> lane_index() {
+  Vec<T> i;
+  for (int l = 0; l < kLanes<T>; ++l) i[l] = static_cast<T>(l);
+  return i;
+}
+
+// v's lanes below `count`, `otherwise`'s from there: the compare's mask applied bitwise, so the
+// lanes past a row's end are masked in registers (storing single lanes, then loading the vector
+// back, stalls: the stores can not be forwarded; and GCC compiles a ?: on this constant compare
+// lane by lane).
+template <typename T>
+GRAFT_INLINE Vec<T> first_lanes(const Vec<T>& v, int64_t count, const Vec<T>& otherwise) {
+  const auto keep = lane_index<T>() < (Vec<T>{} + static_cast<T>(count));
+  using Mask = decltype(keep);
+  return reinterpret_cast<Vec<T>>((reinterpret_cast<Mask>(v) & keep) |
+                                  (reinterpret_cast<Mask>(otherwise) & ~keep));
+}
+
+// The max of x[c] for c < visible (1 <= visible <= n, n a multiple of the vector width).
+template <typename T>
+GRAFT_INLINE T row_max(const T* x, int64_t n, int64_t visible) {
   constexpr int64_t L = kLanes<T>;
-  Vec<T> m = load(x);
+  const Vec<T> none = Vec<T>{} - std::numeric_limits<T>::infinity();
+  Vec<T> m = first_lanes<T>(load(x), visible, none);
   for (int64_t c = L; c < n; c += L) {
-    Vec<T> v = load(x + c);
+    Vec<T> v = first_lanes<T>(load(x + c), visible - c, none);
     m = v > m ? v : m;
   }
   T out = m[0];
@@ -243,8 +265,7 @@ GRAFT_INLINE T exp_row(T* x, int64_t n, int64_t visible, T shift) {
   constexpr int64_t L = kLanes<T>;
   Vec<T> s{};
   for (int64_t c = 0; c < n; c += L) {
-    Vec<T> v = vexp(load(x + c) - shift);
-    for (int64_t i = std::max<int64_t>(visible - c, 0); i < L; ++i) v[i] = 0;
+    Vec<T> v = first_lanes<T>(vexp(load(x + c) - shift), visible - c, Vec<T>{});
     store(x + c, v);
     s += v;
   }

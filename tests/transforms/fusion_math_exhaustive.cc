@@ -25,12 +25,13 @@ int64_t mismatches(const char* name, Unary op) {
   constexpr int64_t kChunk = int64_t{1} << 26;
   auto fn = [op](const g::Array& x) { return op(x) * 2.0f; };
   auto jitted = g::jit(fn);
-  std::vector<uint32_t> bits(kChunk);
+  std::vector<float> in(kChunk);
   int64_t bad = 0;
   for (int64_t c = 0; c < (int64_t{1} << 32); c += kChunk) {
-    for (int64_t i = 0; i < kChunk; ++i) bits[i] = static_cast<uint32_t>(c + i);
-    std::vector<float> in(kChunk);
-    std::memcpy(in.data(), bits.data(), kChunk * 4);
+    for (int64_t i = 0; i < kChunk; ++i) {
+      const auto bits = static_cast<uint32_t>(c + i);
+      std::memcpy(&in[i], &bits, 4);
+    }
     g::Array x = g::array<float>(in, g::Shape{kChunk});
     std::vector<uint32_t> got =
         g::bitcast_convert_type(jitted(x), g::DType::kU32).to_vector<uint32_t>();
@@ -39,8 +40,8 @@ int64_t mismatches(const char* name, Unary op) {
     for (int64_t i = 0; i < kChunk; ++i) {
       if (got[i] == want[i]) continue;
       if (++bad <= 8) {
-        std::printf("%s(%a) [bits %08x]: compiled %08x, eager %08x\n", name, in[i], bits[i], got[i],
-                    want[i]);
+        std::printf("%s(%a) [bits %08x]: compiled %08x, eager %08x\n", name, in[i],
+                    static_cast<uint32_t>(c + i), got[i], want[i]);
       }
     }
   }

@@ -49,12 +49,13 @@ using namespace flash;
 template <typename In, typename T>
 GRAFT_INLINE void pack_keys(const Geometry& g, const In* k, int64_t b, int64_t j, int64_t s0,
                             int64_t ns, T* rows, T* cols) {
+  const bool padded = ns < g.Np || g.D < g.Dp;  // zeros around the copied keys
   if (rows != nullptr) {
-    std::fill(rows, rows + g.Np * g.Dp, T(0));
+    if (padded) std::fill(rows, rows + g.Np * g.Dp, T(0));
     for (int64_t c = 0; c < ns; ++c) copy_as(rows + c * g.Dp, k + g.k_at(b, s0 + c, j), g.D);
   }
   if (cols == nullptr) return;
-  std::fill(cols, cols + g.Dp * g.Np, T(0));
+  if (padded) std::fill(cols, cols + g.Dp * g.Np, T(0));
   if constexpr (std::is_same_v<In, T>) {  // the shape kernels' tiled transpose
     strided_copy(sizeof(T), Shape{ns, g.D}, k + g.k_at(b, s0, j), {g.KV * g.D, 1}, cols, {1, g.Np});
   } else {

@@ -407,8 +407,9 @@ bool compilable(const FusedElementwise& f) {
 // machine.
 struct Jit {
   std::unique_ptr<llvm::orc::LLJIT> jit;
-  int64_t block = 0;
-  bool avx512 = false;
+  bool avx512 = false;  // the target: AVX-512F, or AVX2
+  // f32 lanes a loop takes per step: four vector registers.
+  int64_t block() const { return avx512 ? 64 : 32; }
 };
 
 Jit* make_jit() {
@@ -439,7 +440,6 @@ Jit* make_jit() {
   auto* j = new Jit;  // lives as long as the process: compiled
                       // loops may run until exit
   j->jit = std::move(*jit);
-  j->block = avx512 ? 64 : 32;
   j->avx512 = avx512;
   return j;
 }
@@ -687,7 +687,7 @@ std::unique_ptr<CompiledGroup> compile(Jit& j, const std::string& name, const Fu
                                        const std::vector<bool>& scalar) {
   auto ctx = std::make_unique<llvm::LLVMContext>();
   std::unique_ptr<llvm::Module> mod =
-      build(*ctx, j.jit->getDataLayout(), name, j.block, j.avx512, f, scalar);
+      build(*ctx, j.jit->getDataLayout(), name, j.block(), j.avx512, f, scalar);
   if (mod == nullptr) return nullptr;
   if (llvm::Error e =
           j.jit->addIRModule(llvm::orc::ThreadSafeModule(std::move(mod), std::move(ctx)))) {
@@ -701,7 +701,7 @@ std::unique_ptr<CompiledGroup> compile(Jit& j, const std::string& name, const Fu
   }
   auto c = std::make_unique<CompiledGroup>();
   c->loop = reinterpret_cast<CompiledLoop>(static_cast<uintptr_t>(sym->getAddress()));
-  c->block = j.block;
+  c->block = j.block();
   return c;
 }
 
@@ -749,9 +749,8 @@ const CompiledGroup* compiled_group(const FusedElementwise& f) {
   // Slot 0 of the group's backend data holds this loop (the kernel never plans the body
   // for the executor, run_body, which would use the same slot). The loop itself is owned by
   // the process-wide cache: the held pointer does not own it.
-  const void* held = f.backend_data(0, [&] {
-    return std::shared_ptr<const void>(find_or_compile(f), [](const void*) {});
-  });
+  const void* held = f.backend_data(
+      0, [&] { return std::shared_ptr<const void>(find_or_compile(f), [](const void*) {}); });
   return static_cast<const CompiledGroup*>(held);
 }
 

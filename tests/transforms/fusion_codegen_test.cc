@@ -272,6 +272,113 @@ TEST(FusionCodegenTest, ChainsWithScalarsAndSeveralOutputs) {
   }
 }
 
+// The fused group jit makes of fn over avals (the first one in the optimized program).
+std::shared_ptr<const Primitive> group_of(const FlatFn& fn, const std::vector<Aval>& avals) {
+  std::optional<Program> p = lower(trace_avals(fn, avals));
+  EXPECT_TRUE(p.has_value());
+  for (const Instr& i : optimize(*p).instrs) {
+    if (i.prim->id() == PrimitiveId::kFusedElementwise) return i.prim;
+  }
+  ADD_FAILURE() << "no fused group";
+  return nullptr;
+}
+
+int pipeline_cut_of(const FlatFn& fn, const std::vector<Aval>& avals) {
+  std::shared_ptr<const Primitive> g = group_of(fn, avals);
+  if (g == nullptr) return -1;
+  const cpu::fusion::CompiledGroup* c =
+      cpu::fusion::compiled_group(static_cast<const FusedElementwise&>(*g));
+  return c == nullptr ? -1 : c->pipeline_cut;
+}
+
+// Groups with enough compute get a software-pipelined loop (CompiledGroup::pipeline_cut: the
+// steps before the cut run one block ahead of the rest). Each transcendental in such a group,
+// several outputs (one of them before the cut), a donated input, bf16 slots and broadcast reads
+// give eager's bits (bf16: the interpreter's, which carries f32 as the loop does) on one block,
+// a few, a tail and many threads; a cheap group is not pipelined.
+TEST(FusionCodegenTest, PipelinedLoopsEqualEager) {
+  const Aval f32{{1000}, DType::kF32, false};
+  auto vec = [](const std::vector<Array>& a) { return a; };
+  EXPECT_EQ(
+      pipeline_cut_of([&](const std::vector<Array>& x) { return vec({x[0] * x[1] + x[1] - x[0]}); },
+                      {f32, f32}),
+      0);
+  auto several = [](const Array& x, const Array& y) {
+    Array a = tanh(x * 1.5f);
+    Array b = exp(-(a * y));
+    return std::vector<Array>{maximum(b - a, x) * y, a, sigmoid(b * y) / (y + 2.0f)};
+  };
+  EXPECT_GT(
+      pipeline_cut_of([&](const std::vector<Array>& x) { return several(x[0], x[1]); }, {f32, f32}),
+      0);
+  std::vector<std::pair<const char*, Binary>> heavy = {
+      {"exp", [](const Array& x, const Array& y) { return exp(x * y) * y - tanh(y * x) * x; }},
+      {"tanh", [](const Array& x, const Array& y) { return tanh(x * y) * y + tanh(y) * x; }},
+      {"logistic",
+       [](const Array& x, const Array& y) { return sigmoid(x * y) * y + sigmoid(y) * x; }},
+      {"div and sqrt", [](const Array& x, const Array& y) {
+         return x / (sqrt(abs(y)) + 1e-3f) - y / (x * x + 1.0f) + maximum(x, y) / (y * y + 0.5f);
+       }}};
+  for (const auto& [name, op] : heavy) {
+    EXPECT_GT(pipeline_cut_of([&](const std::vector<Array>& x) { return vec({op(x[0], x[1])}); },
+                              {f32, f32}),
+              0)
+        << name;
+  }
+  for (int64_t n : {int64_t{5}, int64_t{64}, int64_t{128}, int64_t{1037}, int64_t{300001}}) {
+    const std::string at = " n=" + std::to_string(n);
+    Array x = array<float>(values(n, 11), Shape{n});
+    std::vector<float> ys = values(n, 12);
+    std::reverse(ys.begin(), ys.end());
+    Array y = array<float>(ys, Shape{n});
+    for (const auto& [name, op] : heavy) expect_bitwise(jit(op)(x, y), op(x, y), name + at);
+    std::vector<Array> got = jit(several)(x, y), want = several(x, y);
+    for (size_t k = 0; k < got.size(); ++k) {
+      expect_bitwise(got[k], want[k], "output " + std::to_string(k) + at);
+    }
+    // bf16 slots: compiled against interpreted.
+    Array xb = astype(x, DType::kBF16), yb = astype(y, DType::kBF16);
+    auto j = jit(heavy[0].second);
+    Array compiled = j(xb, yb);
+    cpu::fusion::set_codegen(cpu::fusion::Codegen::kOff);
+    Array interpreted = j(xb, yb);
+    cpu::fusion::set_codegen(cpu::fusion::Codegen::kAlways);
+    ASSERT_EQ(compiled.dtype(), DType::kBF16);
+    expect_bitwise(astype(compiled, DType::kF32), astype(interpreted, DType::kF32), "bf16" + at);
+  }
+  // A donated input whose buffer the output reuses.
+  auto update = [](const Array& p, const Array& g) {
+    return p - 0.5f * tanh(g) * exp(-g * p) + sigmoid(p) * 1e-3f;
+  };
+  const int64_t n = 100003;
+  Array p = array<float>(values(n, 13), Shape{n});
+  Array g = array<float>(values(n, 14), Shape{n});
+  Array want = update(p, g);
+  eval(want);
+  const void* p_data = p.buffer()->data();
+  Array q = jit(update, {.donate_argnums = {0}})(p, g);
+  EXPECT_EQ(q.buffer()->data(), p_data);
+  expect_bitwise(q, want, "donated update");
+  // Broadcast reads: a row repeating every 64 elements and a column constant over each row.
+  auto rows = [](const Array& x, const Array& row, const Array& col) {
+    return tanh(x * row) * exp(-(x * col)) + row;
+  };
+  const Aval row{{64}, DType::kF32, false}, col{{37, 1}, DType::kF32, false};
+  EXPECT_GT(pipeline_cut_of(
+                [&](const std::vector<Array>& a) {
+                  return vec({rows(a[0], a[1], broadcast_to(a[2], {37, 64}))});
+                },
+                {Aval{{37, 64}, DType::kF32, false}, row, col}),
+            0);
+  Array m = reshape(array<float>(values(37 * 64, 15), Shape{37 * 64}), {37, 64});
+  Array r = array<float>(values(64, 16), Shape{64});
+  Array c = reshape(array<float>(values(37, 17), Shape{37}), {37, 1});
+  auto bcast = [&](const Array& a, const Array& b, const Array& d) {
+    return rows(a, b, broadcast_to(d, {37, 64}));
+  };
+  expect_bitwise(jit(bcast)(m, r, c), bcast(m, r, c), "broadcast reads");
+}
+
 // A donated parameter's buffer is reused for the output (in place): each block's inputs are
 // read before its outputs are written.
 TEST(FusionCodegenTest, DonatedInputReusedInPlace) {
@@ -291,15 +398,6 @@ TEST(FusionCodegenTest, DonatedInputReusedInPlace) {
 // The fused groups that jit makes: groups of f32, bf16 and bool slots compile, one with f64
 // or f16 slots is left to the interpreter (and still runs: FusionTest covers its values).
 TEST(FusionCodegenTest, WhichGroupsCompile) {
-  auto group_of = [](const FlatFn& fn, const std::vector<Aval>& avals) {
-    std::optional<Program> p = lower(trace_avals(fn, avals));
-    EXPECT_TRUE(p.has_value());
-    for (const Instr& i : optimize(*p).instrs) {
-      if (i.prim->id() == PrimitiveId::kFusedElementwise) return i.prim;
-    }
-    ADD_FAILURE() << "no fused group";
-    return std::shared_ptr<const Primitive>();
-  };
   const Aval f32{{1000}, DType::kF32, false}, f64{{1000}, DType::kF64, false};
   auto f32_group = group_of(
       [](const std::vector<Array>& x) { return std::vector<Array>{exp(x[0] * x[1]) + x[1]}; },

@@ -13,8 +13,10 @@
 // stored to 0/1 bytes.
 #include "core/backend/cpu/fusion_codegen.h"
 
+#include <llvm/ExecutionEngine/JITEventListener.h>
 #include <llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h>
 #include <llvm/ExecutionEngine/Orc/LLJIT.h>
+#include <llvm/ExecutionEngine/Orc/RTDyldObjectLinkingLayer.h>
 #include <llvm/ExecutionEngine/Orc/ThreadSafeModule.h>
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/Intrinsics.h>
@@ -440,6 +442,15 @@ Jit* make_jit() {
   auto* j = new Jit;  // lives as long as the process: compiled
                       // loops may run until exit
   j->jit = std::move(*jit);
+  // GRAFT_PERF_JIT=1: the loops' code and names go to a jitdump file for `perf inject --jit`
+  // (after `perf record -k 1`), so perf report / annotate see into them.
+  if (const char* perf = std::getenv("GRAFT_PERF_JIT");
+      perf != nullptr && !env_value_is_off(perf)) {
+    auto* layer =
+        llvm::dyn_cast<llvm::orc::RTDyldObjectLinkingLayer>(&j->jit->getObjLinkingLayer());
+    llvm::JITEventListener* listener = llvm::JITEventListener::createPerfJITEventListener();
+    if (layer != nullptr && listener != nullptr) layer->registerJITEventListener(*listener);
+  }
   j->avx512 = avx512;
   return j;
 }
@@ -507,11 +518,69 @@ class StepEmitter {
   Ir ir_;
 };
 
-// Builds the loop's module: void name(i8** ins, i8** outs, i64
-// begin, i64 end).
+// Vector operations per register of a step's inline form, roughly (eigen_math_ir.cc's
+// algorithms; max / min's NaN and signed-zero rules; divisions and square roots count their
+// latency): what pipeline_cut balances.
+int step_cost(P id) {
+  switch (id) {
+    case P::kExp:
+      return 16;
+    case P::kTanh:
+      return 18;
+    case P::kLogistic:
+      return 22;
+    case P::kMax:
+    case P::kMin:
+      return 6;
+    case P::kDiv:
+    case P::kSqrt:
+    case P::kRsqrt:
+      return 4;
+    default:
+      return 1;
+  }
+}
+
+// Groups cheaper than this stay one block an iteration: their loop waits on memory, and
+// pipelining would only double its code.
+constexpr int kPipelineMinCost = 24;
+
+// Where build() cuts the steps for its software-pipelined loop: the cut that splits the
+// steps' cost most evenly, or 0 (no pipelining) for a cheap group or one with a called step
+// (a call clobbers every vector register, so carried blocks would go through the stack).
+size_t pipeline_cut(const FusedElementwise& f) {
+  std::vector<DType> dtype;
+  for (const Aval& a : f.in_avals()) dtype.push_back(a.dtype);
+  std::vector<int> cost;
+  int total = 0;
+  for (const FusedStep& s : f.steps()) {
+    std::vector<DType> arg;
+    for (int a : s.args) arg.push_back(dtype[a]);
+    dtype.push_back(s.aval.dtype);
+    if (how_step(s, arg) != How::kInline) return 0;
+    cost.push_back(step_cost(s.prim->id()));
+    total += cost.back();
+  }
+  if (total < kPipelineMinCost) return 0;
+  size_t best = 0;
+  int prefix = 0, best_gap = total;
+  for (size_t k = 1; k < cost.size(); ++k) {
+    prefix += cost[k - 1];
+    const int gap = std::abs(2 * prefix - total);
+    if (gap < best_gap) {
+      best = k;
+      best_gap = gap;
+    }
+  }
+  return best;
+}
+
+// Builds the loop's module: void name(i8** ins, i8** outs, i64 begin, i64 end); software-
+// pipelined at `cut` unless it is 0.
 std::unique_ptr<llvm::Module> build(llvm::LLVMContext& ctx, const llvm::DataLayout& layout,
                                     const std::string& name, int64_t block, bool avx512,
-                                    const FusedElementwise& f, const std::vector<bool>& scalar) {
+                                    const FusedElementwise& f, const std::vector<bool>& scalar,
+                                    size_t cut) {
   for (size_t k = 0; k < scalar.size(); ++k) {  // broadcast reads load_broadcast has no form for
     const FusedRead& r = f.reads()[k];
     if (f.broadcast_input(k) && r.div % block != 0 && !(r.div == 1 && r.size % block == 0)) {
@@ -597,32 +666,25 @@ std::unique_ptr<llvm::Module> build(llvm::LLVMContext& ctx, const llvm::DataLayo
     buf = b.CreateAlloca(vt);
     buf->setAlignment(llvm::Align(64));
   }
-  b.CreateCondBr(b.CreateICmpSLT(begin, end), loop, done);
-
-  b.SetInsertPoint(loop);
-  llvm::PHINode* i = b.CreatePHI(i64, 2);
-  i->addIncoming(begin, entry);
-  // Block i of an array: f32 lanes (from f32 or bf16 data), or
-  // bool lanes from 0/1 bytes.
-  auto at = [&](llvm::Value* p, llvm::Type* elem, llvm::Type* block_type,
-                llvm::Value* index = nullptr) {
-    return b.CreateBitCast(b.CreateGEP(elem, p, index != nullptr ? index : i),
-                           block_type->getPointerTo());
+  // Block `at_i` of an array: f32 lanes (from f32 or bf16 data), or bool lanes from 0/1 bytes.
+  auto at = [&](llvm::Value* p, llvm::Type* elem, llvm::Type* block_type, llvm::Value* at_i) {
+    return b.CreateBitCast(b.CreateGEP(elem, p, at_i), block_type->getPointerTo());
   };
-  auto load = [&](llvm::Value* p, DType d, llvm::Value* index = nullptr) -> llvm::Value* {
-    if (d == DType::kF32) return b.CreateAlignedLoad(vt, at(p, f32, vt, index), llvm::Align(4));
+  auto load = [&](llvm::Value* p, DType d, llvm::Value* at_i) -> llvm::Value* {
+    if (d == DType::kF32) return b.CreateAlignedLoad(vt, at(p, f32, vt, at_i), llvm::Align(4));
     if (d == DType::kBF16) {
-      return widen(b.CreateAlignedLoad(halves, at(p, i16, halves, index), llvm::Align(2)));
+      return widen(b.CreateAlignedLoad(halves, at(p, i16, halves, at_i), llvm::Align(2)));
     }
-    return b.CreateICmpNE(b.CreateAlignedLoad(bytes, at(p, i8, bytes, index), llvm::Align(1)),
+    return b.CreateICmpNE(b.CreateAlignedLoad(bytes, at(p, i8, bytes, at_i), llvm::Align(1)),
                           llvm::ConstantInt::get(bytes, 0));
   };
   // A broadcast input's block (FusedRead): one value splat when a block lies in one run
   // (div a multiple of the block), or the input's block at e % size when it repeats whole
   // (div 1, size a multiple of the block); other reads were refused before the loop.
-  auto load_broadcast = [&](llvm::Value* p, DType d, const FusedRead& r) -> llvm::Value* {
+  auto load_broadcast = [&](llvm::Value* p, DType d, const FusedRead& r,
+                            llvm::Value* at_i) -> llvm::Value* {
     if (r.div % block == 0) {
-      llvm::Value* at_e = b.CreateURem(b.CreateUDiv(i, b.getInt64(r.div)), b.getInt64(r.size));
+      llvm::Value* at_e = b.CreateURem(b.CreateUDiv(at_i, b.getInt64(r.div)), b.getInt64(r.size));
       llvm::Value* one;
       if (d == DType::kF32) {
         one = b.CreateLoad(f32, b.CreateGEP(f32, p, at_e));
@@ -633,50 +695,136 @@ std::unique_ptr<llvm::Module> build(llvm::LLVMContext& ctx, const llvm::DataLayo
       }
       return b.CreateVectorSplat(vt->getNumElements(), one);
     }
-    return load(p, d, b.CreateURem(i, b.getInt64(r.size)));
+    return load(p, d, b.CreateURem(at_i, b.getInt64(r.size)));
   };
-  auto store = [&](llvm::Value* v, llvm::Value* p, DType d) {
+  auto store = [&](llvm::Value* v, llvm::Value* p, DType d, llvm::Value* at_i) {
     if (d == DType::kF32) {
-      b.CreateAlignedStore(v, at(p, f32, vt), llvm::Align(4));
+      b.CreateAlignedStore(v, at(p, f32, vt, at_i), llvm::Align(4));
     } else if (d == DType::kBF16) {  // rounded here: steps carry f32 (fusion.h)
       llvm::Value* h =
           b.CreateTrunc(b.CreateLShr(b.CreateBitCast(round_bf16(v), words), 16), halves);
-      b.CreateAlignedStore(h, at(p, i16, halves), llvm::Align(2));
+      b.CreateAlignedStore(h, at(p, i16, halves, at_i), llvm::Align(2));
     } else {
-      b.CreateAlignedStore(b.CreateZExt(v, bytes), at(p, i8, bytes), llvm::Align(1));
+      b.CreateAlignedStore(b.CreateZExt(v, bytes), at(p, i8, bytes, at_i), llvm::Align(1));
     }
   };
-  std::vector<llvm::Value*> slot(n_in + f.steps().size());
-  for (int s = 0; s < n_in; ++s) {  // every load before any store: outputs may alias
-                                    // inputs
-    if (scalar[s]) {
-      slot[s] = in_base[s];
-    } else if (f.broadcast_input(s)) {
-      slot[s] = load_broadcast(in_base[s], dtype[s], f.reads()[s]);
-    } else {
-      slot[s] = load(in_base[s], dtype[s]);
+  using Slots = std::vector<llvm::Value*>;
+  // The input slots of block at_i (scalars are their splats).
+  auto load_inputs = [&](Slots& slot, llvm::Value* at_i) {
+    for (int s = 0; s < n_in; ++s) {
+      if (scalar[s]) {
+        slot[s] = in_base[s];
+      } else if (f.broadcast_input(s)) {
+        slot[s] = load_broadcast(in_base[s], dtype[s], f.reads()[s], at_i);
+      } else {
+        slot[s] = load(in_base[s], dtype[s], at_i);
+      }
     }
-  }
+  };
   StepEmitter emitter(b, vt, bufs, avx512);
-  for (size_t k = 0; k < f.steps().size(); ++k) {
-    const FusedStep& s = f.steps()[k];
-    std::vector<llvm::Value*> a;
-    std::vector<DType> arg;
-    for (int x : s.args) {
-      a.push_back(slot[x]);
-      arg.push_back(dtype[x]);
+  auto run_steps = [&](Slots& slot, size_t from, size_t to) {
+    for (size_t k = from; k < to; ++k) {
+      const FusedStep& s = f.steps()[k];
+      std::vector<llvm::Value*> a;
+      std::vector<DType> arg;
+      for (int x : s.args) {
+        a.push_back(slot[x]);
+        arg.push_back(dtype[x]);
+      }
+      slot[n_in + k] = emitter.emit(s, a, arg);
+      if (rounds_to_half(s.prim->id(), arg[0], s.aval.dtype)) {
+        slot[n_in + k] = round_bf16(slot[n_in + k]);
+      }
     }
-    slot[n_in + k] = emitter.emit(s, a, arg);
-    if (rounds_to_half(s.prim->id(), arg[0], s.aval.dtype)) {
-      slot[n_in + k] = round_bf16(slot[n_in + k]);
+  };
+  auto store_outputs = [&](const Slots& slot, llvm::Value* at_i) {
+    for (size_t o = 0; o < f.outputs().size(); ++o) {
+      store(slot[f.outputs()[o]], out_base[o], dtype[f.outputs()[o]], at_i);
     }
+  };
+  const size_t n_steps = f.steps().size();
+  if (cut == 0) {
+    // One block an iteration: every load before any store (outputs may alias inputs).
+    b.CreateCondBr(b.CreateICmpSLT(begin, end), loop, done);
+    b.SetInsertPoint(loop);
+    llvm::PHINode* i = b.CreatePHI(i64, 2);
+    i->addIncoming(begin, entry);
+    Slots slot(n_in + n_steps);
+    load_inputs(slot, i);
+    run_steps(slot, 0, n_steps);
+    store_outputs(slot, i);
+    llvm::Value* next = b.CreateAdd(i, b.getInt64(block));
+    i->addIncoming(next, b.GetInsertBlock());  // steps may have branched (eigen_ir::if_any)
+    b.CreateCondBr(b.CreateICmpSLT(next, end), loop, done);
+  } else {
+    // Software-pipelined: iteration i runs steps [0, cut) on block i and steps [cut, n) on
+    // block i - 1 (the two are independent, so the core overlaps their long dependency chains
+    // instead of waiting on one block's); a prologue starts the first block, an epilogue
+    // finishes the last. The slots of steps before the cut that later steps or the outputs
+    // read are carried in phis; inputs are loaded again for the second part (a load is cheaper
+    // than a carried register). Block i - 1's inputs are reloaded before its outputs are
+    // stored, and block i's loads touch none of block i - 1's elements, so an output may still
+    // alias an input.
+    std::vector<bool> carried(n_in + n_steps, false);
+    auto before_cut = [&](int x) { return x >= n_in && x < n_in + static_cast<int>(cut); };
+    for (size_t k = cut; k < n_steps; ++k) {
+      for (int x : f.steps()[k].args) carried[x] = carried[x] || before_cut(x);
+    }
+    for (int o : f.outputs()) carried[o] = carried[o] || before_cut(o);
+    auto* prologue = llvm::BasicBlock::Create(ctx, "prologue", fn, loop);
+    auto* epilogue = llvm::BasicBlock::Create(ctx, "epilogue", fn, done);
+    b.CreateCondBr(b.CreateICmpSLT(begin, end), prologue, done);
+
+    b.SetInsertPoint(prologue);
+    Slots first(n_in + n_steps);
+    load_inputs(first, begin);
+    run_steps(first, 0, cut);
+    llvm::Value* second = b.CreateAdd(begin, b.getInt64(block));
+    llvm::BasicBlock* prologue_end = b.GetInsertBlock();
+    b.CreateCondBr(b.CreateICmpSLT(second, end), loop, epilogue);
+
+    b.SetInsertPoint(loop);
+    llvm::PHINode* i = b.CreatePHI(i64, 2);  // the block started here
+    i->addIncoming(second, prologue_end);
+    Slots ahead(n_in + n_steps), behind(n_in + n_steps);
+    std::vector<llvm::PHINode*> phis(n_in + n_steps, nullptr);
+    for (size_t s = 0; s < carried.size(); ++s) {
+      if (!carried[s]) continue;
+      phis[s] = b.CreatePHI(first[s]->getType(), 2);
+      phis[s]->addIncoming(first[s], prologue_end);
+      behind[s] = phis[s];
+    }
+    load_inputs(ahead, i);
+    run_steps(ahead, 0, cut);
+    llvm::Value* previous = b.CreateSub(i, b.getInt64(block));
+    load_inputs(behind, previous);
+    run_steps(behind, cut, n_steps);
+    store_outputs(behind, previous);
+    llvm::Value* next = b.CreateAdd(i, b.getInt64(block));
+    llvm::BasicBlock* loop_end = b.GetInsertBlock();
+    for (size_t s = 0; s < carried.size(); ++s) {
+      if (carried[s]) phis[s]->addIncoming(ahead[s], loop_end);
+    }
+    i->addIncoming(next, loop_end);
+    b.CreateCondBr(b.CreateICmpSLT(next, end), loop, epilogue);
+
+    b.SetInsertPoint(epilogue);
+    llvm::PHINode* last = b.CreatePHI(i64, 2);  // the block left to finish
+    last->addIncoming(begin, prologue_end);
+    last->addIncoming(i, loop_end);
+    Slots tail(n_in + n_steps);
+    for (size_t s = 0; s < carried.size(); ++s) {
+      if (!carried[s]) continue;
+      llvm::PHINode* phi = b.CreatePHI(first[s]->getType(), 2);
+      phi->addIncoming(first[s], prologue_end);
+      phi->addIncoming(ahead[s], loop_end);
+      tail[s] = phi;
+    }
+    load_inputs(tail, last);
+    run_steps(tail, cut, n_steps);
+    store_outputs(tail, last);
+    b.CreateBr(done);
   }
-  for (size_t o = 0; o < f.outputs().size(); ++o) {
-    store(slot[f.outputs()[o]], out_base[o], dtype[f.outputs()[o]]);
-  }
-  llvm::Value* next = b.CreateAdd(i, b.getInt64(block));
-  i->addIncoming(next, b.GetInsertBlock());  // steps may have branched (eigen_ir::if_any)
-  b.CreateCondBr(b.CreateICmpSLT(next, end), loop, done);
   b.SetInsertPoint(done);
   b.CreateRetVoid();
   if (llvm::verifyFunction(*fn, &llvm::errs())) return nullptr;
@@ -686,8 +834,9 @@ std::unique_ptr<llvm::Module> build(llvm::LLVMContext& ctx, const llvm::DataLayo
 std::unique_ptr<CompiledGroup> compile(Jit& j, const std::string& name, const FusedElementwise& f,
                                        const std::vector<bool>& scalar) {
   auto ctx = std::make_unique<llvm::LLVMContext>();
+  const size_t cut = pipeline_cut(f);
   std::unique_ptr<llvm::Module> mod =
-      build(*ctx, j.jit->getDataLayout(), name, j.block(), j.avx512, f, scalar);
+      build(*ctx, j.jit->getDataLayout(), name, j.block(), j.avx512, f, scalar, cut);
   if (mod == nullptr) return nullptr;
   if (llvm::Error e =
           j.jit->addIRModule(llvm::orc::ThreadSafeModule(std::move(mod), std::move(ctx)))) {
@@ -702,6 +851,7 @@ std::unique_ptr<CompiledGroup> compile(Jit& j, const std::string& name, const Fu
   auto c = std::make_unique<CompiledGroup>();
   c->loop = reinterpret_cast<CompiledLoop>(static_cast<uintptr_t>(sym->getAddress()));
   c->block = j.block();
+  c->pipeline_cut = static_cast<int>(cut);
   return c;
 }
 

@@ -10,8 +10,14 @@
 // result calls its functor (core/primitives/elementwise_ops.h) on a block held on the stack,
 // with the interpreter's loop, so every element gets the interpreter's bits.
 //
+// A group with enough compute (tanh, exp, logistic, divisions ...) gets a software-pipelined
+// loop: each iteration runs the first part of the steps on one block and the rest on the block
+// before it (CompiledGroup::pipeline_cut), whose inputs it loads again.
+//
 // GRAFT_FUSION_CODEGEN: "auto" (default: groups of at least kCodegenMinElements elements),
-// "always" (every size: tests), or 0 / false / off / no (never).
+// "always" (every size: tests), or 0 / false / off / no (never). GRAFT_PERF_JIT=1: the loops'
+// code goes to a jitdump file (under $JITDUMPDIR/.debug/jit/) that `perf inject --jit` reads, so
+// that `perf record -k 1` profiles can be annotated inside them.
 #pragma once
 
 #include <cstdint>
@@ -33,6 +39,10 @@ using CompiledLoop = void (*)(const void* const* ins, void* const* outs, int64_t
 struct CompiledGroup {
   CompiledLoop loop = nullptr;
   int64_t block = 0;  // elements per iteration: a multiple of every packet width
+  // 0, or the step from which the loop runs a block behind: steps before it go one block
+  // ahead, so that two blocks' independent work overlaps in the core (groups with enough
+  // compute, fusion_codegen.cc's pipeline_cut).
+  int pipeline_cut = 0;
 };
 
 enum class Codegen { kOff, kAuto, kAlways };

@@ -542,7 +542,8 @@ int step_cost(P id) {
 }
 
 // Groups cheaper than this stay one block an iteration: their loop waits on memory, and
-// pipelining would only double its code.
+// pipelining would add loads and double its code. (llama-small's step, alternating: 12 and
+// 34 were each 1-3% slower than 24.)
 constexpr int kPipelineMinCost = 24;
 
 // Where build() cuts the steps for its software-pipelined loop: the cut that splits the

@@ -97,6 +97,24 @@ int main() {
   std::printf("scatter_add %lld rows x %lld f32 into (%lld, %lld): %.2f ms\n", (long long)rows,
               (long long)dim, (long long)vocab, (long long)dim, scatter);
 
+  {  // MoE combine: each of 2048 tokens gets its 2 experts' rows back.
+    std::vector<int32_t> back(4096);
+    for (int32_t i = 0; i < 4096; ++i) back[i] = static_cast<int32_t>(gen() % 2048);
+    Array bi = array<int32_t>(back, Shape{4096});
+    Array bu = take(table, bi % 8192);
+    Array bz = zeros({2048, dim});
+    eval(bi, bu, bz);
+    double t = time_ms(reps, [&] { eval(scatter_add(bz, bi, bu)); });
+    std::printf("scatter_add 4096 rows x 512 into (2048, 512): %.3f ms\n", t);
+    // Skewed: half the updates go to rows 0..15 (one part of the output gets most of the work).
+    std::vector<int32_t> skew(rows);
+    for (int64_t i = 0; i < rows; ++i)
+      skew[i] = static_cast<int32_t>(i % 2 ? gen() % 16 : gen() % vocab);
+    Array si = array<int32_t>(skew, Shape{rows});
+    eval(si);
+    double ts = time_ms(reps, [&] { eval(scatter_add(zero, si, upd)); });
+    std::printf("scatter_add skewed %lld rows: %.2f ms\n", (long long)rows, ts);
+  }
   // take_along_axis with one element per row (picking label logits).
   Array logits = take(table, idx);
   Array labels = reshape(astype(idx, DType::kI32) % 512, {rows, 1});

@@ -13,6 +13,7 @@
 #include <immintrin.h>
 #endif
 
+#include "core/backend/cpu/fold_row.h"
 #include "core/backend/cpu/kernel.h"
 #include "core/backend/cpu/parallel.h"
 #include "core/primitives/index.h"
@@ -214,19 +215,6 @@ inline Acc combine(Acc a, T raw) {
   }
 }
 
-// o[j] = combine(o[j], u[j]) for j < n, in fixed-size steps, which GCC vectorizes at -O2 (a
-// loop of unknown length it leaves scalar); the restrict parameters tell it the rows do not
-// overlap.
-template <Combiner C, typename T, typename Acc>
-inline void combine_row(Acc* __restrict o, const T* __restrict u, int64_t n) {
-  constexpr int kStep = 16;
-  int64_t j = 0;
-  for (; j + kStep <= n; j += kStep) {
-    for (int q = 0; q < kStep; ++q) o[j + q] = combine<C, T, Acc>(o[j + q], u[j + q]);
-  }
-  for (; j < n; ++j) o[j] = combine<C, T, Acc>(o[j], u[j]);
-}
-
 // One unit of work: output block bp, elements [s0, s1) of each row, target rows [n0, n1).
 // Every unit visits the indices in order, so each output element combines its updates in the
 // same order however the work is split: the result is deterministic (set: the last wins).
@@ -237,7 +225,8 @@ void scatter_unit(const Layout& l, const int64_t* idx, const T* upd, Acc* acc, i
   for (int64_t i = 0; i < l.i; ++i) {
     int64_t k = idx[b * l.i + i];
     if (k < n0 || k >= n1) continue;
-    combine_row<C>(acc + (bp * l.n + k) * l.s + s0, upd + (bp * l.i + i) * l.s + s0, s1 - s0);
+    fold_row(acc + (bp * l.n + k) * l.s + s0, upd + (bp * l.i + i) * l.s + s0, s1 - s0,
+             combine<C, T, Acc>);
   }
 }
 

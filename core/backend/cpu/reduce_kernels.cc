@@ -13,6 +13,7 @@
 #include <memory>
 #include <vector>
 
+#include "core/backend/cpu/fold_row.h"
 #include "core/backend/cpu/parallel.h"
 #include "core/backend/cpu/reduce_util.h"
 #include "core/primitives/reduce.h"
@@ -149,14 +150,10 @@ A reduce_contiguous(const In* x, int64_t n) {
   return lanes[0];
 }
 
-// acc[j] = op(acc[j], row[j]) for j < w, in fixed-size steps the compiler vectorizes.
+// acc[j] = op(acc[j], row[j]) for j < w (fold_row.h: vectorized).
 template <typename Op, typename A, typename In>
-inline void fold_row(A* __restrict acc, const In* __restrict row, int64_t w) {
-  int64_t j = 0;
-  for (; j + kLanes <= w; j += kLanes) {
-    for (int k = 0; k < kLanes; ++k) acc[j + k] = Op::apply(acc[j + k], static_cast<A>(row[j + k]));
-  }
-  for (; j < w; ++j) acc[j] = Op::apply(acc[j], static_cast<A>(row[j]));
+inline void fold_op_row(A* acc, const In* row, int64_t w) {
+  cpu::fold_row(acc, row, w, [](A a, In x) { return Op::apply(a, static_cast<A>(x)); });
 }
 
 // Columns [c0, c1) of one [n, inner] slice, rows [r0, r1): out[c] = op(rows). Rows stream
@@ -175,8 +172,8 @@ void reduce_columns(const In* x, A* out, int64_t inner, int64_t r0, int64_t r1, 
       const int64_t re = std::min(r1, rb + kRowBlock);
       A* acc = blocked ? block.get() : total.get();
       if (blocked) std::fill(acc, acc + w, Op::template identity<A>());
-      for (int64_t r = rb; r < re; ++r) fold_row<Op>(acc, x + r * inner + b, w);
-      if (blocked) fold_row<Op>(total.get(), acc, w);
+      for (int64_t r = rb; r < re; ++r) fold_op_row<Op>(acc, x + r * inner + b, w);
+      if (blocked) fold_op_row<Op>(total.get(), acc, w);
     }
     std::copy(total.get(), total.get() + w, out + b);
   }
@@ -221,7 +218,7 @@ void reduce_pass(const In* x, A* out, const Layout& l) {
       reduce_rows<Op, In, A>(x, partial.get() + q * n_out, l, l.n * q / p, l.n * (q + 1) / p);
     }
   });
-  for (int64_t q = 1; q < p; ++q) fold_row<Op>(partial.get(), partial.get() + q * n_out, n_out);
+  for (int64_t q = 1; q < p; ++q) fold_op_row<Op>(partial.get(), partial.get() + q * n_out, n_out);
   std::copy(partial.get(), partial.get() + n_out, out);
 }
 

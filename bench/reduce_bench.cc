@@ -17,6 +17,7 @@
 #include "bench/timing.h"
 #include "core/backend/cpu/parallel.h"
 #include "core/ops.h"
+#include "transforms/jit.h"
 
 namespace g = graft;
 
@@ -75,6 +76,17 @@ int main() {
   g::eval(h);
   run("sum bf16[4096,4096] axis 1 (f32 accumulate)", bytes / 2, [&] { return g::sum(h, {1}); });
   run("softmax f32[4096,4096] axis 1 (in bytes)", bytes, [&] { return g::softmax(m, 1); });
+
+  // Reduction fusion (fused_reduce): a product and its sum in one pass under jit, against
+  // eager's two kernels (the product written out whole, then read by the sum).
+  auto sum_sq = [](const g::Array& a) { return g::sum(a * a); };
+  auto jit_sum_sq = g::jit(sum_sq);
+  run("sum(x * x) f32[16M], eager (mul, then sum)", bytes, [&] { return sum_sq(x); });
+  run("sum(x * x) f32[16M], jit (fused_reduce)", bytes, [&] { return jit_sum_sq(x); });
+  auto rms = [](const g::Array& a) { return g::rsqrt(g::mean(a * a, {1}) + 1e-5f); };
+  auto jit_rms = g::jit(rms);
+  run("rsqrt(mean(x * x, 1)) f32[4096,4096], eager", bytes, [&] { return rms(m); });
+  run("rsqrt(mean(x * x, 1)) f32[4096,4096], jit", bytes, [&] { return jit_rms(m); });
   (void)sink;
   return 0;
 }

@@ -133,6 +133,18 @@ void while_loop(KernelCall& c, const Backend& backend) {
   for (size_t k = 0; k < carry.size(); ++k) c.set_output(static_cast<int>(k), std::move(carry[k]));
 }
 
+// A primitive that means "run its body" (fused_reduce where the backend has no kernel of its
+// own for the case): runs body 0 on the inputs and returns its outputs.
+template <class Backend>
+void run_whole_body(KernelCall& c, const Backend& backend) {
+  const auto& p = c.params<ControlPrimitive>();
+  Buffers outs = backend.run_body(p, 0, inputs(c, 0, c.num_inputs()), static_cast<size_t>(-1));
+  if (outs.size() != p.out_avals().size()) {
+    fail(p.name(), "body returned ", outs.size(), " arrays, expected ", p.out_avals().size());
+  }
+  for (size_t o = 0; o < outs.size(); ++o) c.set_output(static_cast<int>(o), std::move(outs[o]));
+}
+
 // custom_jvp_call / custom_vjp_call / remat: runs fun (or fwd, when a custom_vjp_call's
 // outputs include fwd's residuals) or the remat body.
 template <class Backend>

@@ -80,13 +80,14 @@ std::shared_ptr<const Executable> compile_one(const Backend& backend, const Node
 
 // Primitives holding bodies keep their own per-body plans (ControlPrimitive::backend_data)
 // and may hold large constants, and effects (debug_print) may hold callbacks: they are
-// compiled per node, not kept here. fused_elementwise is the exception: its body has no
-// constants and no effects, same_params compares it structurally, and a kept executable
-// keeps its primitive's compiled loop, so a group applied again eagerly
+// compiled per node, not kept here. fused_elementwise and fused_reduce are the exception: their
+// bodies have no constants and no effects, same_params compares them structurally, and a kept
+// executable keeps its primitive's compiled loop, so a group applied again eagerly
 // (fuse_elementwise_call on values) reuses both.
 bool cacheable(const Primitive& p) {
   if (p.has_side_effects()) return false;
-  return p.sub_programs().empty() || p.id() == PrimitiveId::kFusedElementwise;
+  return p.sub_programs().empty() || p.id() == PrimitiveId::kFusedElementwise ||
+         p.id() == PrimitiveId::kFusedReduce;
 }
 
 // A direct-mapped cache per thread in front of the shared one: the common case (the same

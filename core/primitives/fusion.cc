@@ -7,14 +7,10 @@
 namespace graft {
 namespace {
 
-constexpr const char* kName = "fused_elementwise";
-
-const Program& checked(const ProgramPtr& body) {
-  if (body == nullptr) fail(kName, "needs a body");
+const Program& checked(PrimitiveId id, const ProgramPtr& body) {
+  if (body == nullptr) fail(kPrimitiveNames[static_cast<int>(id)], "needs a body");
   return *body;
 }
-std::vector<Aval> input_avals(const ProgramPtr& body) { return checked(body).input_avals(); }
-std::vector<Aval> output_avals(const ProgramPtr& body) { return checked(body).output_avals(); }
 
 // The body input a broadcast_in_dim reads, or -1.
 int broadcast_source(const Program& b, const Instr& instr) {
@@ -60,10 +56,12 @@ bool fusion_supports(const Primitive& p, const std::vector<Aval>& in, const Aval
   return primitive_facts(p.id()).has(kFuse);  // the kFuse rows of core/primitives/list.h
 }
 
+FusionPrimitive::FusionPrimitive(PrimitiveId id, ProgramPtr body)
+    : ControlPrimitive(id, {body}, checked(id, body).input_avals(),
+                       checked(id, body).output_avals()) {}
+
 FusedElementwise::FusedElementwise(ProgramPtr body, Shape shape)
-    : ControlPrimitive(PrimitiveId::kFusedElementwise, {body}, input_avals(body),
-                       output_avals(body)),
-      shape_(std::move(shape)) {
+    : FusionPrimitive(PrimitiveId::kFusedElementwise, body), shape_(std::move(shape)) {
   const Program& b = *body;
   const int n_in = static_cast<int>(b.inputs.size());
   if (!b.constants.empty()) fail(name(), "body has constants (they must be inputs)");

@@ -56,22 +56,32 @@ struct FusedRead {
 std::optional<FusedRead> broadcast_read(const Shape& from, const Shape& to,
                                         const std::vector<int>& dims);
 
+// The fusion primitives (fused_elementwise here, fused_reduce in fused_reduce.h): one body,
+// built by jit's fusion pass, that says everything (no parameters of their own). Their rules
+// replay the body (core/primitives/fusion_rules.cc).
+class FusionPrimitive : public ControlPrimitive {
+ public:
+  // Fails (graft::Error "<name>: needs a body") on a null body.
+  FusionPrimitive(PrimitiveId id, ProgramPtr body);
+  std::string params() const override { return ""; }  // everything is in the body
+  std::vector<SubProgram> sub_programs() const override { return {{"body", bodies()[0]}}; }
+  GRAFT_TRANSFORM_RULES;
+
+  const Program& body() const { return *bodies()[0]; }
+};
+
 // Body inputs are the group's inputs: arrays of the group's shape, or arrays that one
 // broadcast_in_dim of the body spreads to it in the form broadcast_read accepts (scalars
 // among them; the kernels read them in place, see FusedRead). Every other body instruction is
 // fusible (fusion_supports) on arrays of the group's shape; body outputs are the group's
 // outputs. No constants.
-class FusedElementwise : public ControlPrimitive {
+class FusedElementwise : public FusionPrimitive {
  public:
   // Fails (graft::Error "fused_elementwise: ...") on a body that breaks those rules.
   FusedElementwise(ProgramPtr body, Shape shape);
-  std::string params() const override { return ""; }  // everything is in the body
-  std::vector<SubProgram> sub_programs() const override { return {{"body", bodies()[0]}}; }
   std::shared_ptr<const Primitive> with_sub_programs(std::vector<ProgramPtr> b) const override;
   Cost cost(const std::vector<Aval>& in, const std::vector<Aval>& out) const override;
-  GRAFT_TRANSFORM_RULES;
 
-  const Program& body() const { return *bodies()[0]; }
   const Shape& shape() const { return shape_; }
 
   // The body as the kernels iterate it, derived once: its instructions but the broadcasts of

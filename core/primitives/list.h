@@ -133,8 +133,9 @@
   X(Scan, "scan", control, Other, kAny, kComplex)                                           \
   X(Cond, "cond", control, Other, kAny, kComplex)                                           \
   X(WhileLoop, "while_loop", control, Other, kAny, kComplex)                                \
-  /* jit: elementwise chains fused into one loop */                                         \
+  /* jit: fused elementwise loops (+ a row reduction) */                                    \
   X(FusedElementwise, "fused_elementwise", fusion, Other, kAny, kInPlace)                   \
+  X(FusedReduce, "fused_reduce", fusion, Other, kAny, kInPlace)                             \
   /* side effects */                                                                        \
   X(DebugPrint, "debug_print", debug, Other, kAny, 0)                                       \
   /* host callbacks (jax.pure_callback) */                                                  \
@@ -195,7 +196,7 @@ enum class PrimitiveId : int {
 inline constexpr int kNumPrimitives = 0 GRAFT_PRIMITIVES(GRAFT_COUNT);
 #undef GRAFT_COUNT
 // Bump deliberately when the list changes: the op-spec table and kernel table follow it.
-static_assert(kNumPrimitives == 118, "primitive list changed: update specs, kernels and this count");
+static_assert(kNumPrimitives == 119, "primitive list changed: update specs, kernels and this count");
 
 inline constexpr const char* kPrimitiveNames[] = {
 #define GRAFT_NAME(name, str, ...) str,

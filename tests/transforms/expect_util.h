@@ -1,7 +1,10 @@
-// Assertions the transform tests share: values as doubles, closeness, and graft::Error
+// Assertions the transform tests share: values as doubles, closeness, f32 bits, and graft::Error
 // messages (prefix "[op]" and a part).
 #pragma once
 
+#include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -14,6 +17,28 @@
 namespace graft::testing_util {
 
 inline std::vector<double> vals(const Array& a) { return a.to_vector<double>(); }
+
+// Equal f32 bits (any NaN equals any NaN).
+inline bool same_bits(float a, float b) {
+  if (std::isnan(a) && std::isnan(b)) return true;
+  uint32_t x, y;
+  std::memcpy(&x, &a, 4);
+  std::memcpy(&y, &b, 4);
+  return x == y;
+}
+
+// got and want (f32) hold the same bits, element by element (the first 5 differences named).
+inline void expect_bitwise(const Array& got, const Array& want, const std::string& what) {
+  ASSERT_EQ(got.shape(), want.shape()) << what;
+  auto g = got.to_vector<float>(), w = want.to_vector<float>();
+  int bad = 0;
+  for (size_t i = 0; i < g.size() && bad < 5; ++i) {
+    if (!same_bits(g[i], w[i])) {
+      ++bad;
+      ADD_FAILURE() << what << ": element " << i << " got " << g[i] << " want " << w[i];
+    }
+  }
+}
 
 inline void expect_near(const Array& a, const std::vector<double>& want, double tol = 1e-9) {
   std::vector<double> got = vals(a);

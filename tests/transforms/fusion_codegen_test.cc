@@ -20,6 +20,7 @@
 #include "core/primitives/fusion.h"
 #include "core/random.h"
 #include "gtest/gtest.h"
+#include "tests/transforms/expect_util.h"
 #include "transforms/jit.h"
 #include "transforms/passes/passes.h"
 
@@ -39,25 +40,8 @@ std::vector<float> values(int64_t n, uint32_t seed) {
   return v;
 }
 
-bool same_bits(float a, float b) {
-  if (std::isnan(a) && std::isnan(b)) return true;
-  uint32_t x, y;
-  std::memcpy(&x, &a, 4);
-  std::memcpy(&y, &b, 4);
-  return x == y;
-}
-
-void expect_bitwise(const Array& got, const Array& want, const std::string& what) {
-  ASSERT_EQ(got.shape(), want.shape()) << what;
-  auto g = got.to_vector<float>(), w = want.to_vector<float>();
-  int bad = 0;
-  for (size_t i = 0; i < g.size() && bad < 5; ++i) {
-    if (!same_bits(g[i], w[i])) {
-      ++bad;
-      ADD_FAILURE() << what << ": element " << i << " jit " << g[i] << " eager " << w[i];
-    }
-  }
-}
+using testing_util::expect_bitwise;
+using testing_util::same_bits;
 
 using Unary = std::function<Array(const Array&)>;
 using Binary = std::function<Array(const Array&, const Array&)>;

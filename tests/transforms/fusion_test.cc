@@ -52,7 +52,32 @@ TEST(FusionTest, GoldenIr) {
             "    f:f32[4] = sub e b\n"
             "    g:f32[] = reduce_sum[axes=(0,)] d\n"
             "  in (f, g) }");
+  // a is read by the sum alone: the sum joins the group (a fused_reduce), whose inner group
+  // gives a to the reduction and b out.
   EXPECT_EQ(print_program(optimize(p)),
+            "{ lambda ; a:f32[4] b:f32[4]. let\n"
+            "    c:f32[4] d:f32[] = fused_reduce[\n"
+            "      body={ lambda ; e:f32[4] f:f32[4]. let\n"
+            "          g:f32[4] h:f32[4] = fused_elementwise[\n"
+            "            body={ lambda ; i:f32[4] j:f32[4]. let\n"
+            "                k:f32[4] = mul i j\n"
+            "                l:f32[4] = tanh k\n"
+            "                m:f32[4] = exp l\n"
+            "                n:f32[4] = sub m j\n"
+            "              in (l, n) }\n"
+            "          ] e f\n"
+            "          o:f32[] = reduce_sum[axes=(0,)] g\n"
+            "        in (h, o) }\n"
+            "    ] a b\n"
+            "  in (c, d) }");
+  // a read outside the group (returned): an extra output.
+  Program q = program_of(
+      [](const std::vector<Array>& x) {
+        Array a = tanh(x[0] * x[1]);
+        return std::vector<Array>{exp(a) - x[1], a};
+      },
+      {Aval{{4}, DType::kF32, false}, Aval{{4}, DType::kF32, false}});
+  EXPECT_EQ(print_program(optimize(q)),
             "{ lambda ; a:f32[4] b:f32[4]. let\n"
             "    c:f32[4] d:f32[4] = fused_elementwise[\n"
             "      body={ lambda ; e:f32[4] f:f32[4]. let\n"
@@ -62,8 +87,7 @@ TEST(FusionTest, GoldenIr) {
             "          j:f32[4] = sub i f\n"
             "        in (h, j) }\n"
             "    ] a b\n"
-            "    k:f32[] = reduce_sum[axes=(0,)] c\n"
-            "  in (d, k) }");
+            "  in (d, c) }");
 }
 
 TEST(FusionTest, ScalarBroadcastsAreAbsorbed) {

@@ -26,7 +26,10 @@ Program map_bodies(const Program& p, const std::function<Program(const Program&)
     // A fused group's body stays as the fusion pass built it: passes must not rewrite it
     // (simplification could leave instructions the fused kernels do not run, and fusion
     // would nest groups).
-    if (instr.prim->id() == PrimitiveId::kFusedElementwise) continue;
+    if (instr.prim->id() == PrimitiveId::kFusedElementwise ||
+        instr.prim->id() == PrimitiveId::kFusedReduce) {
+      continue;
+    }
     std::vector<SubProgram> subs = instr.prim->sub_programs();
     if (subs.empty()) continue;
     std::vector<std::shared_ptr<const Program>> bodies;

@@ -11,11 +11,18 @@
 // run of the group's (a norm's statistic [B, T] or weight [D] over [B, T, D]), moves into the
 // group's body: the group reads the small operand in place (FusedRead) and the broadcast array
 // is never materialized (dead code elimination drops it when nothing else reads it).
+// A reduce_sum / reduce_max / reduce_min of an f32 value of an open group over its trailing
+// dims (fusible_reduction) joins the group as its reduction (one per group): the group is
+// emitted as a fused_reduce (core/primitives/fused_reduce.h), whose kernel reduces the value
+// as it computes it instead of writing it out; the value is an output as well only if
+// something else reads it.
 #include <algorithm>
 #include <memory>
 #include <unordered_map>
 
+#include "core/primitives/fused_reduce.h"
 #include "core/primitives/fusion.h"
+#include "core/primitives/reduce.h"
 #include "core/primitives/shape.h"
 #include "transforms/passes/passes.h"
 
@@ -29,6 +36,7 @@ struct Group {
   Shape shape;
   std::vector<int> members;            // instruction indices, in order
   std::vector<std::vector<int>> args;  // per member: operand value ids
+  int reduce = -1;                     // the instruction reducing one of its values, or -1
   bool open = true;
 };
 
@@ -82,7 +90,8 @@ struct Fuser {
     Group& grp = groups[g];
     if (!grp.open) return;
     grp.open = false;
-    if (grp.members.size() == 1) {
+    const int reduced = grp.reduce >= 0 ? p.instrs[grp.reduce].in[0] : -1;
+    if (grp.members.size() == 1 && reduced < 0) {
       out.instrs.push_back(p.instrs[grp.members[0]]);
       return;
     }
@@ -120,7 +129,7 @@ struct Fuser {
       }
     }
     for (Instr& b : spreads) body->instrs.push_back(std::move(b));
-    std::vector<int> out_values;
+    std::vector<int> out_values, group_outs;
     for (size_t k = 0; k < grp.members.size(); ++k) {
       const Instr& instr = p.instrs[grp.members[k]];
       Instr step;
@@ -132,17 +141,54 @@ struct Fuser {
       body->instrs.push_back(std::move(step));
       bool used_outside = is_output[v];
       for (int u : users[v]) used_outside = used_outside || instr_group[u] != g;
-      if (used_outside) {
+      if (used_outside || v == reduced) {  // read outside, or by the reduction only
         body->outputs.push_back(inner[v]);
-        out_values.push_back(v);
+        group_outs.push_back(v);
+        if (used_outside) out_values.push_back(v);
       }
     }
-    if (out_values.empty()) return;  // dead
+    if (out_values.empty() && reduced < 0) return;  // dead
     Instr fused;
     fused.prim = make_fused_elementwise(std::move(body), grp.shape);
     fused.in = std::move(inputs);
     fused.out = std::move(out_values);
+    if (reduced >= 0) {
+      fused = with_reduction(std::move(fused), group_outs, reduced, p.instrs[grp.reduce]);
+    }
     out.instrs.push_back(std::move(fused));
+  }
+
+  // The fused_reduce of group instruction `f` and reduction `r` of its value `reduced`:
+  // group_outs[o] is the value group output o computes; f.out, the values read outside (in
+  // that order, `reduced` among them or not), become the first outputs, r's the last.
+  Instr with_reduction(Instr f, const std::vector<int>& group_outs, int reduced, const Instr& r) {
+    auto body = std::make_shared<Program>();
+    auto new_value = [&](int v) {
+      body->avals.push_back(p.avals[v]);
+      return static_cast<int>(body->avals.size()) - 1;
+    };
+    Instr gi, ri;
+    gi.prim = f.prim;
+    for (int v : f.in) gi.in.push_back(new_value(v));
+    body->inputs = gi.in;
+    for (int v : group_outs) {
+      gi.out.push_back(new_value(v));
+      if (v == reduced) ri.in = {gi.out.back()};
+      if (std::find(f.out.begin(), f.out.end(), v) != f.out.end()) {
+        body->outputs.push_back(gi.out.back());
+      }
+    }
+    ri.prim = r.prim;
+    ri.out = {new_value(r.out[0])};
+    body->outputs.push_back(ri.out[0]);
+    body->instrs.push_back(std::move(gi));
+    body->instrs.push_back(std::move(ri));
+    Instr fused;
+    fused.prim = make_fused_reduce(std::move(body));
+    fused.in = std::move(f.in);
+    fused.out = std::move(f.out);
+    fused.out.push_back(r.out[0]);
+    return fused;
   }
 
   // Moves group h's members into group g, keeping program order. Safe: both are open, so no
@@ -165,14 +211,40 @@ struct Fuser {
       instr_group[i] = g;
       group_of[p.instrs[i].out[0]] = g;
     }
+    if (groups[h].reduce >= 0) {  // at most one of the two has a reduction (add)
+      into.reduce = groups[h].reduce;
+      instr_group[into.reduce] = g;
+      group_of[p.instrs[into.reduce].out[0]] = g;
+    }
     groups[h].members.clear();
     groups[h].args.clear();
+    groups[h].reduce = -1;
     groups[h].open = false;
+  }
+
+  // Whether instruction i is a reduction that joins the open group of its operand (see the
+  // top of the file); if so it joins.
+  bool joins_as_reduction(int i) {
+    const Instr& instr = p.instrs[i];
+    if (instr.in.size() != 1 || instr.out.size() != 1) return false;
+    const int v = instr.in[0], g = group_of[v];
+    if (g < 0 || !groups[g].open || groups[g].reduce >= 0) return false;
+    const Aval& a = p.avals[v];
+    const auto* r = dynamic_cast<const Reduce*>(instr.prim.get());
+    if (r == nullptr || a.dtype != DType::kF32 ||
+        !fusible_reduction(instr.prim->id(), a.shape, r->axes())) {
+      return false;
+    }
+    groups[g].reduce = i;
+    instr_group[i] = g;
+    group_of[instr.out[0]] = g;  // its readers close the group first
+    return true;
   }
 
   void add(int i) {
     const Instr& instr = p.instrs[i];
     if (!fusible(instr)) {
+      if (joins_as_reduction(i)) return;
       for (int v : instr.in) {
         if (group_of[v] >= 0) close(group_of[v]);
       }
@@ -187,7 +259,8 @@ struct Fuser {
       if (h < 0 || h == g || !groups[h].open || groups[h].shape != shape) continue;
       if (g < 0 && groups[h].members.size() < kMaxSteps) {
         g = h;
-      } else if (g >= 0 && groups[g].members.size() + groups[h].members.size() < kMaxSteps) {
+      } else if (g >= 0 && groups[g].members.size() + groups[h].members.size() < kMaxSteps &&
+                 (groups[g].reduce < 0 || groups[h].reduce < 0)) {
         merge(h, g);  // two open chains meet: one loop, not one closed and one left alone
       }
     }
@@ -196,7 +269,7 @@ struct Fuser {
     }
     if (g < 0) {
       g = static_cast<int>(groups.size());
-      groups.push_back(Group{shape, {}, {}, true});
+      groups.push_back(Group{shape, {}, {}, -1, true});
     }
     groups[g].members.push_back(i);
     groups[g].args.push_back(args);

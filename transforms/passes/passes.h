@@ -36,7 +36,8 @@ Program fold_constants(const Program& p);
 // the product -> dot_general(b, a).
 Program simplify_algebra(const Program& p);
 // Groups connected elementwise instructions of one shape into fused_elementwise instructions
-// (transforms/passes/fuse_elementwise.cc); values read outside a group become its outputs.
+// (transforms/passes/fuse_elementwise.cc); values read outside a group become its outputs. A
+// group with a reduction of one of its f32 values over trailing dims becomes a fused_reduce.
 Program fuse_elementwise(const Program& p);
 // Loop-invariant code motion: an instruction of a loop body (Primitive::loop_consts: scan,
 // while_loop) without side effects whose inputs are only the loop's consts, constants or
@@ -49,8 +50,8 @@ Program hoist_loop_invariants(const Program& p);
 // Whether applying `p` has side effects: its own (debug_print) or those of its bodies.
 bool has_effects(const Primitive& p);
 // p with every instruction's bodies (Primitive::sub_programs) replaced by f(body), through
-// with_sub_programs (f must keep each body's signature). fused_elementwise's body is left
-// alone: it stays as the fusion pass built it.
+// with_sub_programs (f must keep each body's signature). The bodies of fused_elementwise and
+// fused_reduce are left alone: they stay as the fusion pass built them.
 Program map_bodies(const Program& p, const std::function<Program(const Program&)>& f);
 
 // All of the above at every level, in an order where each helps the next: bodies first, then

@@ -121,19 +121,9 @@ class Scratch {
   bool shared_ = false;
 };
 
-struct Input {
-  const char* data;
-  DType dtype;
-  int64_t width;
-  bool scalar;     // one value for every element
-  bool broadcast;  // read at (e / read.div) % read.size (FusedRead), tile by tile
-  FusedRead read;
-  bool aliased;  // an output took over its buffer: copy each tile before writing it
-};
-
 // Elements [s, s + len) of a broadcast input (FusedRead) into a tile, widened: runs of one
 // value when div > 1, contiguous pieces of the input when div == 1.
-void load_broadcast(const Input& in, int64_t s, int64_t len, void* dst) {
+void load_broadcast(const fusion::GroupRunner::Input& in, int64_t s, int64_t len, void* dst) {
   const int64_t div = in.read.div, size = in.read.size;
   const int64_t w = tile_width(in.dtype);
   char* out = static_cast<char*>(dst);
@@ -152,107 +142,154 @@ void load_broadcast(const Input& in, int64_t s, int64_t len, void* dst) {
   }
 }
 
-// Runs f.steps(), never the body through the executor: run_body would plan body 0 into the
-// backend-data slot that holds the compiled loop (compiled_group).
-void fused_kernel(Call& c) {
-  const auto& f = c.params<FusedElementwise>();
-  const int n_in = c.num_inputs();
+}  // namespace
+
+namespace fusion {
+
+GroupRunner::GroupRunner(const FusedElementwise& f, const void* const* ins, char* const* whole_outs)
+    : f_(f), n_(numel(f.shape())) {
+  const int n_in = static_cast<int>(f.in_avals().size());
   const std::vector<FusedStep>& steps = f.steps();
   const int n_slots = n_in + static_cast<int>(steps.size());
-  const int64_t n = numel(f.shape());
-  absl::InlinedVector<Kind, 32> kinds(n_slots);
-  absl::InlinedVector<DType, 32> dtypes(n_slots);
-  for (int i = 0; i < n_in; ++i) dtypes[i] = c.in_aval(i).dtype;
-  for (size_t k = 0; k < steps.size(); ++k) dtypes[n_in + k] = steps[k].aval.dtype;
-  for (int i = 0; i < n_slots; ++i) kinds[i] = kind_of(dtypes[i]);
-  // Output buffers (allocated here: out_raw is not thread-safe); -1 where a slot is no output.
-  absl::InlinedVector<int, 32> out_of(n_slots, -1);
-  absl::InlinedVector<char*, 8> outs;
+  kinds_.resize(n_slots);
+  dtypes_.resize(n_slots);
+  for (int i = 0; i < n_in; ++i) dtypes_[i] = f.in_avals()[i].dtype;
+  for (size_t k = 0; k < steps.size(); ++k) dtypes_[n_in + k] = steps[k].aval.dtype;
+  for (int i = 0; i < n_slots; ++i) kinds_[i] = kind_of(dtypes_[i]);
+  out_of_.assign(n_slots, -1);
   for (size_t o = 0; o < f.outputs().size(); ++o) {
-    outs.push_back(static_cast<char*>(c.out_raw(static_cast<int>(o))));
-    out_of[f.outputs()[o]] = static_cast<int>(o);
+    out_of_[f.outputs()[o]] = static_cast<int>(o);
+    out_width_.push_back(dtype_size(dtypes_[f.outputs()[o]]));
   }
-  if (n == 0) return;
-  absl::InlinedVector<Input, 16> ins(n_in);
+  ins_.resize(n_in);
+  in_data_.resize(n_in);
   for (int i = 0; i < n_in; ++i) {
-    Input& in = ins[i];
-    in.data = static_cast<const char*>(c.in_raw(i));
-    in.dtype = dtypes[i];
+    Input& in = ins_[i];
+    in.data = static_cast<const char*>(ins[i]);
+    in.dtype = dtypes_[i];
     in.width = dtype_size(in.dtype);
     in.read = f.reads()[i];
     in.scalar = f.scalar_input(i);
     in.broadcast = f.broadcast_input(i);
     in.aliased = false;
-    for (char* o : outs) in.aliased = in.aliased || o == in.data;
+    for (size_t o = 0; o < f.outputs().size(); ++o) {
+      in.aliased = in.aliased || whole_outs[o] == in.data;
+    }
+    in_data_[i] = ins[i];
   }
-  const int64_t tiles = (n + kTile - 1) / kTile;
-  // Elements [begin, end) through the tile interpreter; begin is a multiple of 8.
-  auto interpret = [&](int64_t begin, int64_t end) {
-    // Slot stride in doubles (8 bytes per element fits every kind), 64-byte aligned.
-    const int64_t stride = std::min(kTile, (end - begin + 7) / 8 * 8);
-    Scratch scratch(static_cast<size_t>(n_slots) * stride);
-    auto tile = [&](int slot) { return static_cast<void*>(scratch.data() + slot * stride); };
-    absl::InlinedVector<void*, 32> ptr(n_slots);
+  compiled_ = codegen_wanted(n_) ? compiled_group(f) : nullptr;
+}
+
+GroupRunner::~GroupRunner() = default;
+
+// Elements [begin, end) through the tile interpreter; begin is a multiple of 16.
+void GroupRunner::interpret(int64_t begin, int64_t end, char* const* at, int64_t at_elem) const {
+  if (begin >= end) return;
+  const std::vector<FusedStep>& steps = f_.steps();
+  const int n_in = static_cast<int>(ins_.size());
+  const int n_slots = static_cast<int>(kinds_.size());
+  // Slot stride in doubles (8 bytes per element fits every kind), 64-byte aligned.
+  const int64_t stride = std::min(kTile, (end - begin + 7) / 8 * 8);
+  Scratch scratch(static_cast<size_t>(n_slots) * stride);
+  auto tile = [&](int slot) { return static_cast<void*>(scratch.data() + slot * stride); };
+  absl::InlinedVector<void*, 32> ptr(n_slots);
+  for (int i = 0; i < n_in; ++i) {
+    if (ins_[i].scalar) fill_scalar(ins_[i].dtype, ins_[i].data, tile(i), stride);
+  }
+  for (int64_t s = begin; s < end; s += kTile) {
+    const int64_t len = std::min(kTile, end - s);
     for (int i = 0; i < n_in; ++i) {
-      if (ins[i].scalar) fill_scalar(ins[i].dtype, ins[i].data, tile(i), stride);
+      const Input& in = ins_[i];
+      const char* src = in.data + s * in.width;
+      if (in.scalar) {
+        ptr[i] = tile(i);
+      } else if (in.broadcast) {
+        load_broadcast(in, s, len, tile(i));
+        ptr[i] = tile(i);
+      } else if (is_half(in.dtype)) {
+        load(in.dtype, src, tile(i), len);
+        ptr[i] = tile(i);
+      } else if (in.aliased) {
+        std::memcpy(tile(i), src, static_cast<size_t>(len * in.width));
+        ptr[i] = tile(i);
+      } else {
+        ptr[i] = const_cast<char*>(src);
+      }
     }
-    for (int64_t s = begin; s < end; s += kTile) {
-      const int64_t len = std::min(kTile, end - s);
-      for (int i = 0; i < n_in; ++i) {
-        const Input& in = ins[i];
-        const char* src = in.data + s * in.width;
-        if (in.scalar) {
-          ptr[i] = tile(i);
-        } else if (in.broadcast) {
-          load_broadcast(in, s, len, tile(i));
-          ptr[i] = tile(i);
-        } else if (is_half(in.dtype)) {
-          load(in.dtype, src, tile(i), len);
-          ptr[i] = tile(i);
-        } else if (in.aliased) {
-          std::memcpy(tile(i), src, static_cast<size_t>(len * in.width));
-          ptr[i] = tile(i);
+    for (size_t k = 0; k < steps.size(); ++k) {
+      const int slot = n_in + static_cast<int>(k);
+      const DType d = dtypes_[slot];
+      const int o = out_of_[slot];
+      char* out = o >= 0 ? at[o] + (s - at_elem) * out_width_[o] : nullptr;
+      void* dst = o >= 0 && !is_half(d) ? static_cast<void*>(out) : tile(slot);
+      run_step(steps[k], kinds_.data(), ptr.data(), dst, kinds_[slot], len);
+      if (rounds_to_half(steps[k].prim->id(), dtypes_[steps[k].args[0]], d)) {
+        if (d == DType::kF16) round_as<f16>(static_cast<float*>(dst), len);
+        if (d == DType::kBF16) round_through_bf16(static_cast<float*>(dst), len);
+      }
+      ptr[slot] = dst;
+      if (o >= 0 && is_half(d)) {
+        const float* v = static_cast<const float*>(dst);
+        if (d == DType::kF16) {
+          convert(v, reinterpret_cast<f16*>(out), len);
         } else {
-          ptr[i] = const_cast<char*>(src);
-        }
-      }
-      for (size_t k = 0; k < steps.size(); ++k) {
-        const int slot = n_in + static_cast<int>(k);
-        const DType d = dtypes[slot];
-        const int o = out_of[slot];
-        void* dst = o >= 0 && !is_half(d) ? outs[o] + s * dtype_size(d) : tile(slot);
-        fusion::run_step(steps[k], kinds.data(), ptr.data(), dst, kinds[slot], len);
-        if (rounds_to_half(steps[k].prim->id(), dtypes[steps[k].args[0]], d)) {
-          if (d == DType::kF16) round_as<f16>(static_cast<float*>(dst), len);
-          if (d == DType::kBF16) round_through_bf16(static_cast<float*>(dst), len);
-        }
-        ptr[slot] = dst;
-        if (o >= 0 && is_half(d)) {
-          const float* v = static_cast<const float*>(dst);
-          if (d == DType::kF16) {
-            convert(v, reinterpret_cast<f16*>(outs[o]) + s, len);
-          } else {
-            round_to_bf16(v, reinterpret_cast<bf16*>(outs[o]) + s, len);
-          }
+          round_to_bf16(v, reinterpret_cast<bf16*>(out), len);
         }
       }
     }
-  };
-  // A compiled loop (fusion_codegen) takes whole blocks; the array's last few elements, if
-  // any, go through the interpreter.
-  const fusion::CompiledGroup* compiled =
-      fusion::codegen_wanted(n) ? fusion::compiled_group(f) : nullptr;
-  absl::InlinedVector<const void*, 16> in_data(n_in);
-  for (int i = 0; i < n_in; ++i) in_data[i] = ins[i].data;
+  }
+}
+
+void GroupRunner::run(int64_t begin, int64_t end, char* const* at) const {
+  if (begin >= end) return;
+  // A compiled loop takes whole blocks counted from the array's start; the interpreter takes
+  // what is before the first and after the last.
+  if (compiled_ != nullptr) {
+    const int64_t block = compiled_->block;
+    const int64_t first = std::min(end, (begin + block - 1) / block * block);
+    const int64_t last = std::max(first, end / block * block);
+    if (first < last) {
+      interpret(begin, first, at, begin);
+      // The loop indexes outputs from element 0: hand it each output's address of element 0
+      // (only elements [first, last) are written through it).
+      absl::InlinedVector<void*, 8> base(at, at + out_width_.size());
+      for (size_t o = 0; o < base.size(); ++o) {
+        base[o] = reinterpret_cast<void*>(reinterpret_cast<uintptr_t>(at[o]) -
+                                          static_cast<uintptr_t>(begin * out_width_[o]));
+      }
+      compiled_->loop(in_data_.data(), base.data(), first, last);
+      interpret(last, end, at, begin);
+      return;
+    }
+  }
+  interpret(begin, end, at, begin);
+}
+
+}  // namespace fusion
+
+namespace {
+
+// Runs f.steps(), never the body through the executor: run_body would plan body 0 into the
+// backend-data slot that holds the compiled loop (compiled_group).
+void fused_kernel(Call& c) {
+  const auto& f = c.params<FusedElementwise>();
+  const int n_in = c.num_inputs();
+  const int64_t n = numel(f.shape());
+  // Output buffers (allocated here: out_raw is not thread-safe).
+  absl::InlinedVector<char*, 8> outs;
+  for (size_t o = 0; o < f.outputs().size(); ++o) {
+    outs.push_back(static_cast<char*>(c.out_raw(static_cast<int>(o))));
+  }
+  if (n == 0) return;
+  absl::InlinedVector<const void*, 16> ins(n_in);
+  for (int i = 0; i < n_in; ++i) ins[i] = c.in_raw(i);
+  const fusion::GroupRunner runner(f, ins.data(), outs.data());
+  const int64_t tiles = (n + kTile - 1) / kTile;
   auto run_tiles = [&](int64_t first, int64_t last) {
-    int64_t begin = first * kTile;
-    const int64_t end = std::min(n, last * kTile);
-    if (compiled != nullptr) {
-      const int64_t stop = begin + (end - begin) / compiled->block * compiled->block;
-      compiled->loop(in_data.data(), reinterpret_cast<void* const*>(outs.data()), begin, stop);
-      begin = stop;
-    }
-    if (begin < end) interpret(begin, end);
+    const int64_t begin = first * kTile, end = std::min(n, last * kTile);
+    absl::InlinedVector<char*, 8> at(outs.size());
+    for (size_t o = 0; o < outs.size(); ++o) at[o] = outs[o] + begin * runner.out_width(o);
+    runner.run(begin, end, at.data());
   };
   if (tiles <= kGrainTiles) {
     run_tiles(0, tiles);  // small: no thread pool, no std::function
@@ -263,8 +300,11 @@ void fused_kernel(Call& c) {
 
 }  // namespace
 
+void register_fused_reduce_kernel(KernelTable& table);  // fused_reduce_kernel.cc
+
 void register_fusion_kernels(KernelTable& table) {
   table[static_cast<int>(P::kFusedElementwise)] = &fused_kernel;
+  register_fused_reduce_kernel(table);
 }
 
 }  // namespace graft::cpu

@@ -13,9 +13,7 @@
 #include <memory>
 #include <vector>
 
-#include "core/backend/cpu/fold_row.h"
-#include "core/backend/cpu/parallel.h"
-#include "core/backend/cpu/reduce_util.h"
+#include "core/backend/cpu/reduce_rows.h"
 #include "core/primitives/reduce.h"
 
 namespace graft::cpu {
@@ -30,131 +28,9 @@ namespace {
 
 using namespace reduce_detail;  // NOLINT: this file's own helpers
 
-constexpr int64_t kPairwiseBlock = 2048;  // contiguous run summed with lanes, then pairwise
 constexpr int64_t kRowBlock = 512;        // rows summed into a column block before merging
 
-// ---- the operations: identity and combine, over the accumulation type A ----
-
-template <typename A>
-constexpr bool kIsFloat = std::is_floating_point_v<A>;
-// Integer arithmetic in at least unsigned int: u8 / u16 would promote to (signed) int, where
-// a u16 product overflows.
-template <typename A>
-using Arith = std::conditional_t<std::is_integral_v<A>, std::common_type_t<A, unsigned>, A>;
-
-struct SumOp {
-  template <typename A>
-  static A identity() {
-    return A(0);
-  }
-  template <typename A>
-  static A apply(A a, A b) {
-    return static_cast<A>(Arith<A>(a) + Arith<A>(b));
-  }
-};
-struct ProdOp {
-  template <typename A>
-  static A identity() {
-    return A(1);
-  }
-  template <typename A>
-  static A apply(A a, A b) {
-    return static_cast<A>(Arith<A>(a) * Arith<A>(b));
-  }
-};
-// max/min propagate NaN like XLA: once a NaN is seen it stays.
-struct MaxOp {
-  template <typename A>
-  static A identity() {
-    if constexpr (kIsFloat<A>) {
-      return -std::numeric_limits<A>::infinity();
-    } else {
-      return std::numeric_limits<A>::lowest();
-    }
-  }
-  template <typename A>
-  static A apply(A a, A b) {
-    return (a >= b || a != a) ? a : b;
-  }
-};
-struct MinOp {
-  template <typename A>
-  static A identity() {
-    if constexpr (kIsFloat<A>) {
-      return std::numeric_limits<A>::infinity();
-    } else {
-      return std::numeric_limits<A>::max();
-    }
-  }
-  template <typename A>
-  static A apply(A a, A b) {
-    return (a <= b || a != a) ? a : b;
-  }
-};
-struct AndOp {
-  template <typename A>
-  static A identity() {
-    if constexpr (std::is_same_v<A, bool>) {
-      return true;
-    } else {
-      return static_cast<A>(~A(0));
-    }
-  }
-  template <typename A>
-  static A apply(A a, A b) {
-    if constexpr (std::is_same_v<A, bool>) {
-      return a && b;
-    } else {
-      return static_cast<A>(a & b);
-    }
-  }
-};
-struct OrOp {
-  template <typename A>
-  static A identity() {
-    return A(0);
-  }
-  template <typename A>
-  static A apply(A a, A b) {
-    if constexpr (std::is_same_v<A, bool>) {
-      return a || b;
-    } else {
-      return static_cast<A>(a | b);
-    }
-  }
-};
-
-template <typename Op, typename T>
-using acc_t = std::conditional_t<std::is_same_v<Op, SumOp> || std::is_same_v<Op, ProdOp>,
-                                 sum_acc_t<T>, widen_t<T>>;
-
 // ---- one pass: out[o, i] = op over r of x[o, r, i] ----
-
-template <typename Op, typename In, typename A>
-A reduce_contiguous(const In* x, int64_t n) {
-  if (n > kPairwiseBlock) {
-    int64_t half = n / 2 / kLanes * kLanes;
-    return Op::apply(reduce_contiguous<Op, In, A>(x, half),
-                     reduce_contiguous<Op, In, A>(x + half, n - half));
-  }
-  A lanes[kLanes];
-  for (A& l : lanes) l = Op::template identity<A>();
-  int64_t i = 0;
-  for (; i + kLanes <= n; i += kLanes) {
-    for (int k = 0; k < kLanes; ++k) lanes[k] = Op::apply(lanes[k], static_cast<A>(x[i + k]));
-  }
-  for (int k = 0; i < n; ++i, ++k) lanes[k] = Op::apply(lanes[k], static_cast<A>(x[i]));
-  for (int w = kLanes / 2; w > 0; w /= 2) {
-    for (int k = 0; k < w; ++k) lanes[k] = Op::apply(lanes[k], lanes[k + w]);
-  }
-  return lanes[0];
-}
-
-// acc[j] = op(acc[j], row[j]) for j < w (fold_row.h: vectorized).
-template <typename Op, typename A, typename In>
-inline void fold_op_row(A* acc, const In* row, int64_t w) {
-  cpu::fold_row(acc, row, w, [](A a, In x) { return Op::apply(a, static_cast<A>(x)); });
-}
 
 // Columns [c0, c1) of one [n, inner] slice, rows [r0, r1): out[c] = op(rows). Rows stream
 // through tiles of at most kTile columns; long sums go through row blocks of kRowBlock, so
@@ -179,33 +55,28 @@ void reduce_columns(const In* x, A* out, int64_t inner, int64_t r0, int64_t r1, 
   }
 }
 
-// Rows [r0, r1) of every outer slice, into out[outer * inner].
+// Rows [r0, r1) of every outer slice, into out[outer * inner] (inner > 1).
 template <typename Op, typename In, typename A>
-void reduce_rows(const In* x, A* out, const Layout& l, int64_t r0, int64_t r1) {
+void reduce_column_rows(const In* x, A* out, const Layout& l, int64_t r0, int64_t r1) {
   for (int64_t o = 0; o < l.outer; ++o) {
-    const In* slice = x + o * l.n * l.inner;
-    if (l.inner == 1) {
-      out[o] = reduce_contiguous<Op, In, A>(slice + r0, r1 - r0);
-    } else {
-      reduce_columns<Op, In, A>(slice, out + o * l.inner, l.inner, r0, r1, 0, l.inner);
-    }
+    reduce_columns<Op, In, A>(x + o * l.n * l.inner, out + o * l.inner, l.inner, r0, r1, 0,
+                              l.inner);
   }
 }
 
 template <typename Op, typename In, typename A>
 void reduce_pass(const In* x, A* out, const Layout& l) {
+  if (l.inner == 1) {  // contiguous rows (reduce_rows.h)
+    reduce_rows_pass<Op, A>(l, out, [x](int64_t s, int64_t) { return x + s; });
+    return;
+  }
   const Split sp = plan_split(l, /*can_split_rows=*/true);
   if (!sp.split_rows) {
     parallel_for(sp.tasks(l), sp.grain(l), [&](int64_t t0, int64_t t1) {
       for (int64_t t = t0; t < t1; ++t) {
         const int64_t o = t / sp.col_parts, c = t % sp.col_parts;
-        const In* slice = x + o * l.n * l.inner;
-        if (l.inner == 1) {
-          out[o] = reduce_contiguous<Op, In, A>(slice, l.n);
-        } else {
-          reduce_columns<Op, In, A>(slice, out + o * l.inner, l.inner, 0, l.n, sp.col_begin(l, c),
-                                    sp.col_end(l, c));
-        }
+        reduce_columns<Op, In, A>(x + o * l.n * l.inner, out + o * l.inner, l.inner, 0, l.n,
+                                  sp.col_begin(l, c), sp.col_end(l, c));
       }
     });
     return;
@@ -215,7 +86,8 @@ void reduce_pass(const In* x, A* out, const Layout& l) {
   std::unique_ptr<A[]> partial(new A[p * n_out]);
   parallel_for(p, 1, [&](int64_t p0, int64_t p1) {
     for (int64_t q = p0; q < p1; ++q) {
-      reduce_rows<Op, In, A>(x, partial.get() + q * n_out, l, l.n * q / p, l.n * (q + 1) / p);
+      reduce_column_rows<Op, In, A>(x, partial.get() + q * n_out, l, l.n * q / p,
+                                    l.n * (q + 1) / p);
     }
   });
   for (int64_t q = 1; q < p; ++q) fold_op_row<Op>(partial.get(), partial.get() + q * n_out, n_out);

@@ -1,4 +1,5 @@
-// CUDA kernels of the control-flow and call primitives (core/backend/control_kernels.h):
+// CUDA kernels of the control-flow and call primitives (core/backend/control_kernels.h), and
+// fused_reduce's (its body run as it is):
 // bodies run through the executor on the call's device (execute.h); scan's x slices that
 // would break 64-byte alignment and its stacked ys are copied on the device's stream.
 // debug_print formats host copies of its values; pure_callback calls its host function on
@@ -36,6 +37,9 @@ void scan_kernel(Call& c) { control::scan(c, DeviceControl{c}); }
 void cond_kernel(Call& c) { control::cond(c, DeviceControl{c}); }
 void while_kernel(Call& c) { control::while_loop(c, DeviceControl{c}); }
 void call_kernel(Call& c) { control::call(c, DeviceControl{c}); }
+// fused_reduce runs its body: the group's fused kernel, then the reduction's kernel (no
+// single-pass CUDA kernel yet).
+void fused_reduce_kernel(Call& c) { control::run_whole_body(c, DeviceControl{c}); }
 void checkpoint_name_kernel(Call& c) { c.alias(0, 0); }
 
 // Formats the values (read through host copies, which wait for the stream), then passes every
@@ -66,6 +70,7 @@ void register_control_kernels(KernelTable& table) {
   table[static_cast<int>(PrimitiveId::kCustomJvpCall)] = &call_kernel;
   table[static_cast<int>(PrimitiveId::kCustomVjpCall)] = &call_kernel;
   table[static_cast<int>(PrimitiveId::kRemat)] = &call_kernel;
+  table[static_cast<int>(PrimitiveId::kFusedReduce)] = &fused_reduce_kernel;
   table[static_cast<int>(PrimitiveId::kCheckpointName)] = &checkpoint_name_kernel;
   table[static_cast<int>(PrimitiveId::kDebugPrint)] = &debug_print_kernel;
   table[static_cast<int>(PrimitiveId::kPureCallback)] = &pure_callback_kernel;

@@ -1,6 +1,8 @@
-// Spec of fused_elementwise: tanh(x * y) + x, with a scalar and the intermediate x*y as a
+// Specs of fused_elementwise: tanh(x * y) + x, with a scalar and the intermediate x*y as a
 // second output, fused by transforms/fusion.h; references from plain loops (rounded after
-// each op, as the unfused ops round).
+// each op, as the unfused ops round). And of fused_reduce: that group's value summed (or its
+// max / min taken) over the trailing axes, references from plain loops in double.
+#include <algorithm>
 #include <cmath>
 
 #include "tests/core/specs/spec.h"
@@ -19,7 +21,66 @@ Array fused_fn(const Array& x, const Array& y) {
       {x, y})[0];
 }
 
+// reduce(tanh(x * y) + x * 0.5) over the trailing `axes` of x's shape, fused into one
+// fused_reduce.
+Array fused_reduce_fn(const Array& x, const Array& y, PrimitiveId op, const Axes& axes) {
+  return fuse_elementwise_call(
+      [op, axes](const std::vector<Array>& in) {
+        Array v = tanh(in[0] * in[1]) + in[0] * 0.5;
+        if (op == PrimitiveId::kReduceMax) return std::vector<Array>{max(v, axes)};
+        if (op == PrimitiveId::kReduceMin) return std::vector<Array>{min(v, axes)};
+        return std::vector<Array>{sum(v, axes)};
+      },
+      {x, y})[0];
+}
+
 }  // namespace
+
+GRAFT_SPEC(FusedReduce) {
+  Spec s{PrimitiveId::kFusedReduce};
+  struct RowCase {
+    Shape shape;
+    Axes axes;
+  };
+  // Rows of 32 (the kernel's single pass), of 7 (not on its 16-element grid: the body runs as
+  // it is), one long row of 6000 (pieces combined pairwise; sum only: among 6000 f32 values a
+  // max or min has near-ties that finite differences cannot follow), two trailing axes.
+  for (const RowCase& c : {RowCase{{3, 32}, {1}}, RowCase{{4, 7}, {1}}, RowCase{{6000}, {0}},
+                           RowCase{{2, 3, 16}, {1, 2}}}) {
+    for (PrimitiveId op :
+         {PrimitiveId::kReduceSum, PrimitiveId::kReduceMax, PrimitiveId::kReduceMin}) {
+      if (c.shape == Shape{6000} && op != PrimitiveId::kReduceSum) continue;
+      Array x = random_array(c.shape, DType::kF32, 55), y = random_array(c.shape, DType::kF32, 56);
+      auto xv = values_of(x), yv = values_of(y);
+      int64_t row = 1;
+      for (int64_t a : c.axes) row *= c.shape[a];
+      Shape out_shape(c.shape.begin(), c.shape.end() - static_cast<int64_t>(c.axes.size()));
+      Expected e{out_shape, DType::kF32, {}};
+      for (size_t r = 0; r < xv.size() / row; ++r) {
+        double acc =
+            op == PrimitiveId::kReduceSum ? 0 : (op == PrimitiveId::kReduceMax ? -1e300 : 1e300);
+        for (int64_t j = 0; j < row; ++j) {
+          const size_t i = r * row + j;
+          const double v = std::tanh(xv[i] * yv[i]) + xv[i] * 0.5;
+          acc = op == PrimitiveId::kReduceSum   ? acc + v
+                : op == PrimitiveId::kReduceMax ? std::max(acc, v)
+                                                : std::min(acc, v);
+        }
+        e.values.push_back(acc);
+      }
+      const Axes axes = c.axes;
+      s.cases.push_back({std::string(kPrimitiveNames[static_cast<int>(op)]) + shape_str(c.shape),
+                         {x, y},
+                         [op, axes](const std::vector<Array>& in) {
+                           return fused_reduce_fn(in[0], in[1], op, axes);
+                         },
+                         e,
+                         1e-5,
+                         op == PrimitiveId::kReduceSum ? 1e-5 * static_cast<double>(row) : 0});
+    }
+  }
+  return s;
+}
 
 GRAFT_SPEC(FusedElementwise) {
   Spec s{PrimitiveId::kFusedElementwise};

@@ -87,6 +87,15 @@ int main() {
   auto jit_rms = g::jit(rms);
   run("rsqrt(mean(x * x, 1)) f32[4096,4096], eager", bytes, [&] { return rms(m); });
   run("rsqrt(mean(x * x, 1)) f32[4096,4096], jit", bytes, [&] { return jit_rms(m); });
+  // Columns (a norm weight's gradient sums over the batch and sequence) and a middle axis.
+  auto col_sq = [](const g::Array& a) { return g::sum(a * a, {0}); };
+  auto jit_col_sq = g::jit(col_sq);
+  run("sum(x * x, 0) f32[4096,4096], eager", bytes, [&] { return col_sq(m); });
+  run("sum(x * x, 0) f32[4096,4096], jit", bytes, [&] { return jit_col_sq(m); });
+  auto mid_sq = [](const g::Array& a) { return g::sum(a * a, {1}); };
+  auto jit_mid_sq = g::jit(mid_sq);
+  run("sum(x * x, 1) f32[64,256,1024], eager", bytes, [&] { return mid_sq(c); });
+  run("sum(x * x, 1) f32[64,256,1024], jit", bytes, [&] { return jit_mid_sq(c); });
   (void)sink;
   return 0;
 }

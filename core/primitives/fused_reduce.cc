@@ -17,19 +17,18 @@ bool is_row_op(PrimitiveId op) {
 
 bool fusible_reduction(PrimitiveId op, const Shape& shape, const std::vector<int>& axes) {
   if (!is_row_op(op)) return false;
-  bool reduced_seen = false, kept_after = false;
-  int64_t n = 1;
+  bool reduced_seen = false, kept_after = false, gap = false;
   for (int d = 0; d < static_cast<int>(shape.size()); ++d) {
     if (shape[d] == 1) continue;
     const bool reduced = std::find(axes.begin(), axes.end(), d) != axes.end();
     if (reduced) {
+      gap = gap || kept_after;
       reduced_seen = true;
-      n *= shape[d];
     } else if (reduced_seen) {
       kept_after = true;
     }
   }
-  return reduced_seen && !kept_after && n > 1;
+  return reduced_seen && !gap;
 }
 
 FusedReduce::FusedReduce(ProgramPtr body) : FusionPrimitive(PrimitiveId::kFusedReduce, body) {
@@ -51,11 +50,14 @@ FusedReduce::FusedReduce(ProgramPtr body) : FusionPrimitive(PrimitiveId::kFusedR
   const Shape& shape = group_->shape();
   if (!fusible_reduction(reduce_op_, shape, axes)) {
     fail(name(), "reduces axes ", shape_str(Shape(axes.begin(), axes.end())), " of ",
-         shape_str(shape), ": only trailing dims (rows) are fused");
+         shape_str(shape), ": only one run of dims of size > 1 is fused");
   }
+  bool reduced_seen = false;
   for (int d = 0; d < static_cast<int>(shape.size()); ++d) {
     const bool reduced = std::find(axes.begin(), axes.end(), d) != axes.end();
-    (reduced ? row_length_ : rows_) *= shape[d];
+    if (shape[d] == 1) continue;
+    reduced_seen = reduced_seen || reduced;
+    (reduced ? length_ : (reduced_seen ? inner_ : outer_)) *= shape[d];
   }
   if (b.outputs.empty() || b.outputs.back() != ri.out.at(0)) {
     fail(name(), "the reduction's result must be the body's last output");

@@ -1,9 +1,11 @@
-// fused_reduce: which reductions the fusion pass joins to a group (rows of f32 values over the
-// trailing dims, one per group) and which it leaves alone, and that jit's fused reductions
-// give eager's bits (the kernel reduces the same pieces in the same order): sums, maxima and
-// minima over rows, over a whole array split between threads, with the reduced value also
-// returned, with a donated input, through the compiled loop and the tile interpreter, and
-// rows off the kernel's 16-element grid (the body runs as it is).
+// fused_reduce: which reductions the fusion pass joins to a group (f32 values over one run of
+// dims, one per group) and which it leaves alone, and that jit's fused reductions give eager's
+// bits (the kernel reduces the same pieces in the same order): sums, maxima and minima over
+// rows, over a whole array split between threads, over columns (whole rows at a time, column
+// parts split between threads, tiles of a wide row, rows split between threads) and a middle
+// axis, with the reduced value also returned, with a donated input, through the compiled loop
+// and the tile interpreter, and rows or columns off the kernel's 16-element grid (the body runs
+// as it is).
 #include "core/primitives/fused_reduce.h"
 
 #include <string>
@@ -57,9 +59,15 @@ struct Layout {
 };
 
 // Rows of 512 and 48, one array of 2^21 elements (pieces split between threads), two
-// trailing axes, and rows of 7 (off the grid: the body runs).
+// trailing axes, rows of 7 (off the grid: the body runs); columns: a norm weight's gradient
+// ([B, T, D] over B and T: two column parts, rows run a part at a time), few columns over a
+// long axis (rows split between threads), columns wider than a tile, a middle axis (an MoE's
+// sum over its choices: whole rows), and columns of 24 (a part starts off the grid: the body
+// runs).
 const std::vector<Layout> kLayouts = {
-    {{64, 512}, {1}}, {{700, 48}, {1}}, {{1 << 21}, {0}}, {{5, 64, 80}, {1, 2}}, {{3000, 7}, {1}}};
+    {{64, 512}, {1}},      {{700, 48}, {1}},        {{1 << 21}, {0}},   {{5, 64, 80}, {1, 2}},
+    {{3000, 7}, {1}},      {{8, 256, 512}, {0, 1}}, {{20000, 32}, {0}}, {{6, 20000}, {0}},
+    {{2048, 2, 512}, {1}}, {{6000, 24}, {0}}};
 
 TEST(FusedReduceTest, GroupAndReductionBecomeOneInstruction) {
   auto fn = [](const std::vector<Array>& a) {
@@ -70,8 +78,9 @@ TEST(FusedReduceTest, GroupAndReductionBecomeOneInstruction) {
   EXPECT_EQ(count(p, PrimitiveId::kReduceSum), 0) << print_program(p);
   EXPECT_EQ(count(p, PrimitiveId::kFusedElementwise), 0) << print_program(p);
   const auto& fr = static_cast<const FusedReduce&>(*p.instrs.back().prim);
-  EXPECT_EQ(fr.rows(), 8);
-  EXPECT_EQ(fr.row_length(), 64);
+  EXPECT_EQ(fr.outer(), 8);
+  EXPECT_EQ(fr.length(), 64);
+  EXPECT_EQ(fr.inner(), 1);
   EXPECT_TRUE(fr.kept().empty());  // the summed value is read by the sum alone
   // A single op and its sum (a gradient's sum of squares) fuse too.
   Program sq =
@@ -81,11 +90,64 @@ TEST(FusedReduceTest, GroupAndReductionBecomeOneInstruction) {
   EXPECT_EQ(count(sq, PrimitiveId::kMul), 0) << print_program(sq);
 }
 
-TEST(FusedReduceTest, LeavesOtherReductionsAlone) {
-  auto leading = [](const std::vector<Array>& a) {
-    return std::vector<Array>{sum(value(a[0], a[1]), {0})};  // columns: not rows
+// Columns and a middle axis join as well; their layout as [outer, length, inner].
+TEST(FusedReduceTest, ColumnsAndMiddleAxesJoin) {
+  struct Case {
+    Shape shape;
+    Axes axes;
+    int64_t outer, length, inner;
   };
-  Program p = optimized(leading, {f32({8, 64}), f32({8, 64})});
+  for (const Case& c : std::vector<Case>{{{8, 256, 512}, {0, 1}, 1, 2048, 512},
+                                         {{2048, 2, 512}, {1}, 2048, 2, 512},
+                                         {{4, 1, 8, 64}, {0, 2}, 1, 32, 64},
+                                         {{4, 8, 64}, {0}, 1, 4, 512}}) {
+    auto fn = [axes = c.axes](const std::vector<Array>& a) {
+      return std::vector<Array>{sum(value(a[0], a[1]), axes)};
+    };
+    Program p = optimized(fn, {f32(c.shape), f32(c.shape)});
+    ASSERT_EQ(count(p, PrimitiveId::kFusedReduce), 1) << print_program(p);
+    EXPECT_EQ(count(p, PrimitiveId::kReduceSum), 0) << print_program(p);
+    const auto& fr = static_cast<const FusedReduce&>(*p.instrs.back().prim);
+    EXPECT_EQ(fr.outer(), c.outer) << shape_str(c.shape);
+    EXPECT_EQ(fr.length(), c.length) << shape_str(c.shape);
+    EXPECT_EQ(fr.inner(), c.inner) << shape_str(c.shape);
+  }
+}
+
+// A norm weight's gradient as reverse mode writes it: the column sum of dy * x_hat joins the
+// group, and so does the product read after it (dy * x_hat * w, the input's gradient path):
+// one instruction, the weight's broadcast read in place.
+TEST(FusedReduceTest, NormWeightGradientIsOnePass) {
+  auto fn = [](const std::vector<Array>& a) {
+    Array xhat = a[0] * a[1];
+    Array dw = sum(xhat * a[2], {0, 1});
+    return std::vector<Array>{dw, xhat * broadcast_to(a[3], {8, 16, 64})};
+  };
+  Program p = optimized(fn, {f32({8, 16, 64}), f32({8, 16, 64}), f32({8, 16, 64}), f32({64})});
+  EXPECT_EQ(count(p, PrimitiveId::kFusedReduce), 1) << print_program(p);
+  EXPECT_EQ(count(p, PrimitiveId::kMul), 0) << print_program(p);
+  EXPECT_EQ(count(p, PrimitiveId::kBroadcastInDim), 0) << print_program(p);
+  EXPECT_EQ(count(p, PrimitiveId::kFusedElementwise), 0) << print_program(p);
+}
+
+// One op reading a broadcast becomes a group of one, so the broadcast is read in place.
+TEST(FusedReduceTest, LoneOpReadsItsBroadcastInPlace) {
+  auto fn = [](const std::vector<Array>& a) {
+    return std::vector<Array>{a[0] * broadcast_to(a[1], {8, 16, 64})};
+  };
+  Program p = optimized(fn, {f32({8, 16, 64}), f32({16, 64})});
+  EXPECT_EQ(count(p, PrimitiveId::kFusedElementwise), 1) << print_program(p);
+  EXPECT_EQ(count(p, PrimitiveId::kBroadcastInDim), 0) << print_program(p);
+  Array x = uniform(8, {8, 16, 64}), y = uniform(9, {16, 64});
+  auto f2 = [](const Array& a, const Array& b) { return a * broadcast_to(b, {8, 16, 64}); };
+  expect_bitwise(jit(f2)(x, y), f2(x, y), "lone product");
+}
+
+TEST(FusedReduceTest, LeavesOtherReductionsAlone) {
+  auto split = [](const std::vector<Array>& a) {
+    return std::vector<Array>{sum(value(a[0], a[1]), {0, 2})};  // a kept dim between
+  };
+  Program p = optimized(split, {f32({8, 4, 64}), f32({8, 4, 64})});
   EXPECT_EQ(count(p, PrimitiveId::kFusedReduce), 0) << print_program(p);
   EXPECT_EQ(count(p, PrimitiveId::kReduceSum), 1) << print_program(p);
   auto half = [](const std::vector<Array>& a) {  // a bf16 value

@@ -562,12 +562,16 @@ TEST_F(JitBodiesPrintTest, BodyPrintsSurviveDceCseAndFolding) {
             "    d:f32[1] = scan[length=3 reverse=false num_consts=0 num_carry=1\n"
             "      body={ lambda ; e:f32[1] f:f32[]. let\n"
             "          g:f32[1] = debug_print[fmt=\"c = {}\"] e\n"
-            "          h:f32[1] = broadcast_in_dim[shape=(1,) broadcast_dimensions=()] f\n"
-            "          i:f32[1] = add g h\n"
-            "        in (i) }\n"
+            "          h:f32[1] = fused_elementwise[\n"
+            "            body={ lambda ; i:f32[1] j:f32[]. let\n"
+            "                k:f32[1] = broadcast_in_dim[shape=(1,) broadcast_dimensions=()] j\n"
+            "                l:f32[1] = add i k\n"
+            "              in (l) }\n"
+            "          ] g f\n"
+            "        in (h) }\n"
             "    ] c a\n"
-            "    j:f32[1] = mul c b\n"
-            "  in (j) }");
+            "    m:f32[1] = mul c b\n"
+            "  in (m) }");
   EXPECT_TRUE(lines_.empty());
   for (int call = 0; call < 2; ++call) {
     lines_.clear();

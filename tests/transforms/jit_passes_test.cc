@@ -112,7 +112,9 @@ TEST(JitPassesTest, AlgebraicIdentities) {
             "  in (b, b, b, c) }");
 }
 
-TEST(JitPassesTest, LargeBroadcastsStayInstructionsAndStillSimplify) {
+// A large broadcast is not folded into a constant; the product reads the scalar in place (a
+// lone op reading a broadcast is a group of one), and x * 1 still simplifies away.
+TEST(JitPassesTest, LargeBroadcastsAreNotFoldedAndStillSimplify) {
   Program p = program_of(
       [](const std::vector<Array>& x) {
         return std::vector<Array>{x[0] * 1.0, x[0] * 3.0};
@@ -120,10 +122,14 @@ TEST(JitPassesTest, LargeBroadcastsStayInstructionsAndStillSimplify) {
       {f32({512, 1024})});
   EXPECT_EQ(print_program(optimize(p)),
             "{ lambda ; a:f32[512,1024]. let\n"
-            "    b:f32[512,1024] = broadcast_in_dim[shape=(512, 1024) broadcast_dimensions=()] "
-            "3.0:f32[]\n"
-            "    c:f32[512,1024] = mul a b\n"
-            "  in (a, c) }");
+            "    b:f32[512,1024] = fused_elementwise[\n"
+            "      body={ lambda ; c:f32[512,1024] d:f32[]. let\n"
+            "          e:f32[512,1024] = broadcast_in_dim[shape=(512, 1024) "
+            "broadcast_dimensions=()] d\n"
+            "          f:f32[512,1024] = mul c e\n"
+            "        in (f) }\n"
+            "    ] a 3.0:f32[]\n"
+            "  in (a, b) }");
 }
 
 TEST(JitPassesTest, TransposesAndReshapes) {

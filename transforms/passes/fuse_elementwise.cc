@@ -10,9 +10,11 @@
 // A broadcast_in_dim feeding a group, of a scalar or of an array whose dims are a contiguous
 // run of the group's (a norm's statistic [B, T] or weight [D] over [B, T, D]), moves into the
 // group's body: the group reads the small operand in place (FusedRead) and the broadcast array
-// is never materialized (dead code elimination drops it when nothing else reads it).
-// A reduce_sum / reduce_max / reduce_min of an f32 value of an open group over its trailing
-// dims (fusible_reduction) joins the group as its reduction (one per group): the group is
+// is never materialized (dead code elimination drops it when nothing else reads it); a lone op
+// reading such a broadcast becomes a group of one for that.
+// A reduce_sum / reduce_max / reduce_min of an f32 value of an open group over one run of its
+// dims (fusible_reduction: rows, columns, or a middle axis) joins the group as its reduction
+// (one per group): the group is
 // emitted as a fused_reduce (core/primitives/fused_reduce.h), whose kernel reduces the value
 // as it computes it instead of writing it out; the value is an output as well only if
 // something else reads it.
@@ -86,12 +88,23 @@ struct Fuser {
            broadcast_read(x.shape, shape, b.dims()).has_value();
   }
 
+  // Whether a member reads a broadcast the group would read in place: then even one op is
+  // worth a fused_elementwise (the broadcast need not be written out).
+  bool reads_broadcast(const Group& grp) const {
+    for (const std::vector<int>& args : grp.args) {
+      for (int v : args) {
+        if (absorbable(v, grp.shape)) return true;
+      }
+    }
+    return false;
+  }
+
   void close(int g) {
     Group& grp = groups[g];
     if (!grp.open) return;
     grp.open = false;
     const int reduced = grp.reduce >= 0 ? p.instrs[grp.reduce].in[0] : -1;
-    if (grp.members.size() == 1 && reduced < 0) {
+    if (grp.members.size() == 1 && reduced < 0 && !reads_broadcast(grp)) {
       out.instrs.push_back(p.instrs[grp.members[0]]);
       return;
     }

@@ -37,7 +37,7 @@ Program fold_constants(const Program& p);
 Program simplify_algebra(const Program& p);
 // Groups connected elementwise instructions of one shape into fused_elementwise instructions
 // (transforms/passes/fuse_elementwise.cc); values read outside a group become its outputs. A
-// group with a reduction of one of its f32 values over trailing dims becomes a fused_reduce.
+// group with a reduction of one of its f32 values over one run of its dims becomes a fused_reduce.
 Program fuse_elementwise(const Program& p);
 // Loop-invariant code motion: an instruction of a loop body (Primitive::loop_consts: scan,
 // while_loop) without side effects whose inputs are only the loop's consts, constants or

@@ -13,7 +13,7 @@
 #include <memory>
 #include <vector>
 
-#include "core/backend/cpu/reduce_rows.h"
+#include "core/backend/cpu/reduce_passes.h"
 #include "core/primitives/reduce.h"
 
 namespace graft::cpu {
@@ -28,70 +28,15 @@ namespace {
 
 using namespace reduce_detail;  // NOLINT: this file's own helpers
 
-constexpr int64_t kRowBlock = 512;        // rows summed into a column block before merging
-
-// ---- one pass: out[o, i] = op over r of x[o, r, i] ----
-
-// Columns [c0, c1) of one [n, inner] slice, rows [r0, r1): out[c] = op(rows). Rows stream
-// through tiles of at most kTile columns; long sums go through row blocks of kRowBlock, so
-// the error grows with kRowBlock + n / kRowBlock rather than n.
-template <typename Op, typename In, typename A>
-void reduce_columns(const In* x, A* out, int64_t inner, int64_t r0, int64_t r1, int64_t c0,
-                    int64_t c1) {
-  const int64_t tile = std::min(kTile, c1 - c0);
-  const bool blocked = r1 - r0 > kRowBlock;
-  std::unique_ptr<A[]> total(new A[tile]), block(new A[blocked ? tile : 0]);
-  for (int64_t b = c0; b < c1; b += kTile) {
-    const int64_t w = std::min(kTile, c1 - b);
-    std::fill(total.get(), total.get() + w, Op::template identity<A>());
-    for (int64_t rb = r0; rb < r1; rb += kRowBlock) {
-      const int64_t re = std::min(r1, rb + kRowBlock);
-      A* acc = blocked ? block.get() : total.get();
-      if (blocked) std::fill(acc, acc + w, Op::template identity<A>());
-      for (int64_t r = rb; r < re; ++r) fold_op_row<Op>(acc, x + r * inner + b, w);
-      if (blocked) fold_op_row<Op>(total.get(), acc, w);
-    }
-    std::copy(total.get(), total.get() + w, out + b);
-  }
-}
-
-// Rows [r0, r1) of every outer slice, into out[outer * inner] (inner > 1).
-template <typename Op, typename In, typename A>
-void reduce_column_rows(const In* x, A* out, const Layout& l, int64_t r0, int64_t r1) {
-  for (int64_t o = 0; o < l.outer; ++o) {
-    reduce_columns<Op, In, A>(x + o * l.n * l.inner, out + o * l.inner, l.inner, r0, r1, 0,
-                              l.inner);
-  }
-}
-
 template <typename Op, typename In, typename A>
 void reduce_pass(const In* x, A* out, const Layout& l) {
-  if (l.inner == 1) {  // contiguous rows (reduce_rows.h)
+  if (l.inner == 1) {  // contiguous rows
     reduce_rows_pass<Op, A>(l, out, [x](int64_t s, int64_t) { return x + s; });
-    return;
-  }
-  const Split sp = plan_split(l, /*can_split_rows=*/true);
-  if (!sp.split_rows) {
-    parallel_for(sp.tasks(l), sp.grain(l), [&](int64_t t0, int64_t t1) {
-      for (int64_t t = t0; t < t1; ++t) {
-        const int64_t o = t / sp.col_parts, c = t % sp.col_parts;
-        reduce_columns<Op, In, A>(x + o * l.n * l.inner, out + o * l.inner, l.inner, 0, l.n,
-                                  sp.col_begin(l, c), sp.col_end(l, c));
-      }
+  } else {
+    reduce_columns_pass<Op, A>(l, out, [x, &l](int64_t s, int64_t, int64_t) {
+      return RowsAt<In>{x + s, l.inner};
     });
-    return;
   }
-  // Few outputs, a long reduced axis: each thread reduces a range of it, then merge.
-  const int64_t n_out = l.outer * l.inner, p = sp.threads;
-  std::unique_ptr<A[]> partial(new A[p * n_out]);
-  parallel_for(p, 1, [&](int64_t p0, int64_t p1) {
-    for (int64_t q = p0; q < p1; ++q) {
-      reduce_column_rows<Op, In, A>(x, partial.get() + q * n_out, l, l.n * q / p,
-                                    l.n * (q + 1) / p);
-    }
-  });
-  for (int64_t q = 1; q < p; ++q) fold_op_row<Op>(partial.get(), partial.get() + q * n_out, n_out);
-  std::copy(partial.get(), partial.get() + n_out, out);
 }
 
 // ---- the kernel ----

@@ -306,7 +306,8 @@ bool match_unfused(const Uses& g, int d, MatmulEpilogue& m) {
 }
 
 // Fused: a fused_elementwise with one output whose steps are exactly add(d, bias) and / or an
-// activation of d (or of that sum), the activation ending at the output.
+// activation of d (or of that sum), the activation ending at the output; or exactly add(d,
+// bias) followed by an unfused activation.
 bool match_fused(const Uses& g, int d, MatmulEpilogue& m) {
   const Program& p = g.p;
   const int user = g.sole_user(d);
@@ -356,6 +357,9 @@ bool match_fused(const Uses& g, int d, MatmulEpilogue& m) {
   }
   m.absorbed.push_back(user);
   m.result = user;
+  // A group of the bias add alone (jit's fusion makes one op reading a broadcast a group) may
+  // be followed by an activation it could not fuse (nn::relu's call).
+  if (last == h) unfused_activation(g, u.out[0], av.dtype, m);
   return true;
 }
 

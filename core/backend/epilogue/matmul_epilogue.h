@@ -11,8 +11,9 @@
 //   gelu:  nn::gelu(h) with approximate = true, as it is written:
 //          (0.5 * h) * (1 + tanh(sqrt(2/pi) * (h + ((0.044715 * h) * h) * h)))
 //          (each add / mul in either operand order; the constants to the dtype's precision)
-// in either form jit produces: unfused instructions, or one fused_elementwise whose whole body
-// is those steps (with one output). b has d's dtype and its broadcast is read by the add alone;
+// in the forms jit produces: unfused instructions, one fused_elementwise whose whole body is
+// those steps (with one output), or a fused_elementwise of the bias add alone followed by the
+// unfused activation (nn::relu's call). b has d's dtype and its broadcast is read by the add alone;
 // constants are scalars or arrays of one value (broadcast or converted). Anything else is left
 // alone: a dot, h or step value read outside the chain or returned by the program, a bias of
 // another shape, dims or dtype, a group doing more than the epilogue, batched dot_generals.

@@ -38,45 +38,58 @@ Array fused_reduce_fn(const Array& x, const Array& y, PrimitiveId op, const Axes
 
 GRAFT_SPEC(FusedReduce) {
   Spec s{PrimitiveId::kFusedReduce};
-  struct RowCase {
+  struct Case {
     Shape shape;
-    Axes axes;
+    Axes axes;  // one run of dims
   };
   // Rows of 32 (the kernel's single pass), of 7 (not on its 16-element grid: the body runs as
   // it is), one long row of 6000 (pieces combined pairwise; sum only: among 6000 f32 values a
-  // max or min has near-ties that finite differences cannot follow), two trailing axes.
-  for (const RowCase& c : {RowCase{{3, 32}, {1}}, RowCase{{4, 7}, {1}}, RowCase{{6000}, {0}},
-                           RowCase{{2, 3, 16}, {1, 2}}}) {
+  // max or min has near-ties that finite differences cannot follow), two trailing axes;
+  // columns of 32 (the column pass), of 7 (off the grid), and a middle axis.
+  for (const Case& c :
+       {Case{{3, 32}, {1}}, Case{{4, 7}, {1}}, Case{{6000}, {0}}, Case{{2, 3, 16}, {1, 2}},
+        Case{{5, 32}, {0}}, Case{{4, 7}, {0}}, Case{{3, 4, 16}, {1}}}) {
     for (PrimitiveId op :
          {PrimitiveId::kReduceSum, PrimitiveId::kReduceMax, PrimitiveId::kReduceMin}) {
       if (c.shape == Shape{6000} && op != PrimitiveId::kReduceSum) continue;
       Array x = random_array(c.shape, DType::kF32, 55), y = random_array(c.shape, DType::kF32, 56);
       auto xv = values_of(x), yv = values_of(y);
-      int64_t row = 1;
-      for (int64_t a : c.axes) row *= c.shape[a];
-      Shape out_shape(c.shape.begin(), c.shape.end() - static_cast<int64_t>(c.axes.size()));
-      Expected e{out_shape, DType::kF32, {}};
-      for (size_t r = 0; r < xv.size() / row; ++r) {
-        double acc =
-            op == PrimitiveId::kReduceSum ? 0 : (op == PrimitiveId::kReduceMax ? -1e300 : 1e300);
-        for (int64_t j = 0; j < row; ++j) {
-          const size_t i = r * row + j;
-          const double v = std::tanh(xv[i] * yv[i]) + xv[i] * 0.5;
-          acc = op == PrimitiveId::kReduceSum   ? acc + v
-                : op == PrimitiveId::kReduceMax ? std::max(acc, v)
-                                                : std::min(acc, v);
+      // The array as [outer, n, inner], reduced over n.
+      int64_t outer = 1, n = 1, inner = 1;
+      Shape out_shape;
+      for (int d = 0; d < static_cast<int>(c.shape.size()); ++d) {
+        if (std::find(c.axes.begin(), c.axes.end(), d) != c.axes.end()) {
+          n *= c.shape[d];
+        } else {
+          (d < c.axes.front() ? outer : inner) *= c.shape[d];
+          out_shape.push_back(c.shape[d]);
         }
-        e.values.push_back(acc);
+      }
+      Expected e{out_shape, DType::kF32, {}};
+      for (int64_t o = 0; o < outer; ++o) {
+        for (int64_t k = 0; k < inner; ++k) {
+          double acc =
+              op == PrimitiveId::kReduceSum ? 0 : (op == PrimitiveId::kReduceMax ? -1e300 : 1e300);
+          for (int64_t j = 0; j < n; ++j) {
+            const size_t i = (o * n + j) * inner + k;
+            const double v = std::tanh(xv[i] * yv[i]) + xv[i] * 0.5;
+            acc = op == PrimitiveId::kReduceSum   ? acc + v
+                  : op == PrimitiveId::kReduceMax ? std::max(acc, v)
+                                                  : std::min(acc, v);
+          }
+          e.values.push_back(acc);
+        }
       }
       const Axes axes = c.axes;
-      s.cases.push_back({std::string(kPrimitiveNames[static_cast<int>(op)]) + shape_str(c.shape),
+      s.cases.push_back({std::string(kPrimitiveNames[static_cast<int>(op)]) + shape_str(c.shape) +
+                             " over " + shape_str(Shape(c.axes.begin(), c.axes.end())),
                          {x, y},
                          [op, axes](const std::vector<Array>& in) {
                            return fused_reduce_fn(in[0], in[1], op, axes);
                          },
                          e,
                          1e-5,
-                         op == PrimitiveId::kReduceSum ? 1e-5 * static_cast<double>(row) : 0});
+                         op == PrimitiveId::kReduceSum ? 1e-5 * static_cast<double>(n) : 0});
     }
   }
   return s;

@@ -1,13 +1,15 @@
-// The reduce kernels' combining operations and their reduction of contiguous rows, shared by
-// reduce_kernels.cc and fused_reduce's kernel (fused_reduce_kernel.cc), which computes a row's
-// values piece by piece instead of reading them: both go through reduce_rows_pass with the same
-// pieces, so they give the same bits. Internal to the CPU backend.
+// The reduce kernels' combining operations and their passes over an [outer, n, inner] view
+// (reduce n): contiguous rows (inner == 1) and columns (inner > 1). Shared by reduce_kernels.cc
+// and fused_reduce's kernel (fused_reduce_kernel.cc), which computes the values piece by piece
+// instead of reading them: both take the same pieces in the same order, so they give the same
+// bits. Internal to the CPU backend.
 #pragma once
 
 #include <algorithm>
 #include <limits>
 #include <memory>
 #include <type_traits>
+#include <vector>
 
 #include "core/backend/cpu/fold_row.h"
 #include "core/backend/cpu/parallel.h"
@@ -180,6 +182,87 @@ void reduce_rows_pass(const Layout& l, A* out, const Leaf& leaf) {
   for (int64_t q = 1; q < p; ++q)
     fold_op_row<Op>(partial.get(), partial.get() + q * l.outer, l.outer);
   std::copy(partial.get(), partial.get() + l.outer, out);
+}
+
+// ---- columns: out[o, i] = op over r of x[o, r, i] (inner > 1) ----
+
+inline constexpr int64_t kRowBlock = 512;   // rows summed into a column block before merging
+inline constexpr int64_t kRowChunk = 4096;  // elements a column pass asks its leaf for at once
+
+// A leaf for the column passes, leaf(s, rows, w): rows `rows` of `w` elements whose first
+// starts at element s of the array and the next ones every inner elements (w <= inner,
+// rows * w <= max(w, kRowChunk)). It returns where row j's values are: {ptr, stride} with row j
+// at ptr + j * stride; they are used before the next call.
+template <typename T>
+struct RowsAt {
+  const T* ptr;
+  int64_t stride;
+};
+
+// Columns [c0, c1) of outer slice o, rows [r0, r1): out[c] = op(rows). Rows stream through
+// tiles of at most kTile columns; long sums go through row blocks of kRowBlock, so the error
+// grows with kRowBlock + n / kRowBlock rather than n.
+template <typename Op, typename A, typename Leaf>
+void reduce_columns(const Layout& l, int64_t o, A* out, int64_t r0, int64_t r1, int64_t c0,
+                    int64_t c1, const Leaf& leaf) {
+  const int64_t tile = std::min(kTile, c1 - c0);
+  const bool blocked = r1 - r0 > kRowBlock;
+  std::unique_ptr<A[]> total(new A[tile]), block(new A[blocked ? tile : 0]);
+  for (int64_t b = c0; b < c1; b += kTile) {
+    const int64_t w = std::min(kTile, c1 - b);
+    const int64_t chunk = std::max<int64_t>(1, kRowChunk / w);
+    std::fill(total.get(), total.get() + w, Op::template identity<A>());
+    for (int64_t rb = r0; rb < r1; rb += kRowBlock) {
+      const int64_t re = std::min(r1, rb + kRowBlock);
+      A* acc = blocked ? block.get() : total.get();
+      if (blocked) std::fill(acc, acc + w, Op::template identity<A>());
+      for (int64_t r = rb; r < re; r += chunk) {
+        const int64_t k = std::min(chunk, re - r);
+        const auto rows = leaf((o * l.n + r) * l.inner + b, k, w);
+        for (int64_t j = 0; j < k; ++j) fold_op_row<Op>(acc, rows.ptr + j * rows.stride, w);
+      }
+      if (blocked) fold_op_row<Op>(total.get(), acc, w);
+    }
+    std::copy(total.get(), total.get() + w, out + b);
+  }
+}
+
+// Where the column parts of reduce_columns_pass over l start (relative to a row's start).
+inline std::vector<int64_t> column_part_starts(const Layout& l) {
+  const Split sp = plan_split(l, /*can_split_rows=*/true);
+  std::vector<int64_t> starts;
+  for (int64_t c = 0; c < sp.col_parts; ++c) starts.push_back(sp.col_begin(l, c));
+  return starts;
+}
+
+// out[o * inner + i] = Op over r of element (o * n + r) * inner + i, which leaf gives (see
+// RowsAt). Work is split over (outer slice, column part) tasks, or, with few of those and a
+// long reduced axis, over ranges of rows whose partial results are merged in thread order.
+template <typename Op, typename A, typename Leaf>
+void reduce_columns_pass(const Layout& l, A* out, const Leaf& leaf) {
+  const Split sp = plan_split(l, /*can_split_rows=*/true);
+  if (!sp.split_rows) {
+    parallel_for(sp.tasks(l), sp.grain(l), [&](int64_t t0, int64_t t1) {
+      for (int64_t t = t0; t < t1; ++t) {
+        const int64_t o = t / sp.col_parts, c = t % sp.col_parts;
+        reduce_columns<Op, A>(l, o, out + o * l.inner, 0, l.n, sp.col_begin(l, c), sp.col_end(l, c),
+                              leaf);
+      }
+    });
+    return;
+  }
+  const int64_t n_out = l.outer * l.inner, p = sp.threads;
+  std::unique_ptr<A[]> partial(new A[p * n_out]);
+  parallel_for(p, 1, [&](int64_t p0, int64_t p1) {
+    for (int64_t q = p0; q < p1; ++q) {
+      for (int64_t o = 0; o < l.outer; ++o) {
+        reduce_columns<Op, A>(l, o, partial.get() + q * n_out + o * l.inner, l.n * q / p,
+                              l.n * (q + 1) / p, 0, l.inner, leaf);
+      }
+    }
+  });
+  for (int64_t q = 1; q < p; ++q) fold_op_row<Op>(partial.get(), partial.get() + q * n_out, n_out);
+  std::copy(partial.get(), partial.get() + n_out, out);
 }
 
 }  // namespace graft::cpu::reduce_detail

@@ -145,6 +145,18 @@ A reduce_run(int64_t start, int64_t n, const Leaf& leaf) {
   return lanes[0];
 }
 
+// With the reduced axis split between p threads: part(q, dst) writes thread q's n_out partial
+// results to dst; they are merged in thread order into out.
+template <typename Op, typename A, typename Part>
+void merge_thread_parts(int64_t p, int64_t n_out, A* out, const Part& part) {
+  std::unique_ptr<A[]> partial(new A[p * n_out]);
+  parallel_for(p, 1, [&](int64_t p0, int64_t p1) {
+    for (int64_t q = p0; q < p1; ++q) part(q, partial.get() + q * n_out);
+  });
+  for (int64_t q = 1; q < p; ++q) fold_op_row<Op>(partial.get(), partial.get() + q * n_out, n_out);
+  std::copy(partial.get(), partial.get() + n_out, out);
+}
+
 // Where the threads of reduce_rows_pass over l (inner == 1) start their pieces, relative to a
 // row's start: 0, and with split rows each thread's first row element n * q / threads.
 inline std::vector<int64_t> row_piece_starts(const Layout& l) {
@@ -170,18 +182,10 @@ void reduce_rows_pass(const Layout& l, A* out, const Leaf& leaf) {
     return;
   }
   const int64_t p = sp.threads;
-  std::unique_ptr<A[]> partial(new A[p * l.outer]);
-  parallel_for(p, 1, [&](int64_t p0, int64_t p1) {
-    for (int64_t q = p0; q < p1; ++q) {
-      const int64_t r0 = l.n * q / p, r1 = l.n * (q + 1) / p;
-      for (int64_t o = 0; o < l.outer; ++o) {
-        partial[q * l.outer + o] = reduce_run<Op, A>(o * l.n + r0, r1 - r0, leaf);
-      }
-    }
+  merge_thread_parts<Op>(p, l.outer, out, [&](int64_t q, A* part) {
+    const int64_t r0 = l.n * q / p, r1 = l.n * (q + 1) / p;
+    for (int64_t o = 0; o < l.outer; ++o) part[o] = reduce_run<Op, A>(o * l.n + r0, r1 - r0, leaf);
   });
-  for (int64_t q = 1; q < p; ++q)
-    fold_op_row<Op>(partial.get(), partial.get() + q * l.outer, l.outer);
-  std::copy(partial.get(), partial.get() + l.outer, out);
 }
 
 // ---- columns: out[o, i] = op over r of x[o, r, i] (inner > 1) ----
@@ -251,18 +255,13 @@ void reduce_columns_pass(const Layout& l, A* out, const Leaf& leaf) {
     });
     return;
   }
-  const int64_t n_out = l.outer * l.inner, p = sp.threads;
-  std::unique_ptr<A[]> partial(new A[p * n_out]);
-  parallel_for(p, 1, [&](int64_t p0, int64_t p1) {
-    for (int64_t q = p0; q < p1; ++q) {
-      for (int64_t o = 0; o < l.outer; ++o) {
-        reduce_columns<Op, A>(l, o, partial.get() + q * n_out + o * l.inner, l.n * q / p,
-                              l.n * (q + 1) / p, 0, l.inner, leaf);
-      }
+  const int64_t p = sp.threads;
+  merge_thread_parts<Op>(p, l.outer * l.inner, out, [&](int64_t q, A* part) {
+    for (int64_t o = 0; o < l.outer; ++o) {
+      reduce_columns<Op, A>(l, o, part + o * l.inner, l.n * q / p, l.n * (q + 1) / p, 0, l.inner,
+                            leaf);
     }
   });
-  for (int64_t q = 1; q < p; ++q) fold_op_row<Op>(partial.get(), partial.get() + q * n_out, n_out);
-  std::copy(partial.get(), partial.get() + n_out, out);
 }
 
 }  // namespace graft::cpu::reduce_detail

@@ -21,7 +21,6 @@ namespace graft::cpu {
 namespace {
 
 using reduce_detail::Layout;
-
 using reduce_detail::RowsAt;
 
 Layout layout_of(const FusedReduce& p) { return {p.outer(), p.length(), p.inner()}; }
@@ -30,15 +29,12 @@ Layout layout_of(const FusedReduce& p) { return {p.outer(), p.length(), p.inner(
 bool on_grid(const FusedReduce& p, const Layout& l) {
   if (p.group().out_avals()[p.reduced()].dtype != DType::kF32) return false;
   if (l.outer * l.n * l.inner == 0) return false;
-  if (l.inner == 1) {
-    if (l.n % 16 != 0) return false;
-    for (int64_t s : reduce_detail::row_piece_starts(l)) {
-      if (s % 16 != 0) return false;
-    }
-    return true;
-  }
-  if (l.inner % 16 != 0) return false;
-  for (int64_t s : reduce_detail::column_part_starts(l)) {
+  // Rows: pieces start at row starts and the threads' split points; columns: at row starts
+  // and the column parts' starts.
+  const bool rows = l.inner == 1;
+  if ((rows ? l.n : l.inner) % 16 != 0) return false;
+  for (int64_t s :
+       rows ? reduce_detail::row_piece_starts(l) : reduce_detail::column_part_starts(l)) {
     if (s % 16 != 0) return false;
   }
   return true;

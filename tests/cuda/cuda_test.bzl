@@ -16,7 +16,7 @@ def cuda_test(name, srcs = None, deps = [], cuda_deps = [], gpu = True, cuda_bui
         tags = (["gpu"] if gpu else []) + kwargs.pop("tags", []),
         target_compatible_with = select({
             "//core/backend/cuda:enabled": [],
-            "//conditions:default": ["//tests/cuda:cuda_build"] if (gpu or cuda_build_only) else [],
+            "//conditions:default": ["//third_party:cuda_build"] if (gpu or cuda_build_only) else [],
         }),
         deps = deps + ["@system_libs//:gtest_main", "//tests/cuda:gpu_skip"] + select({
             "//core/backend/cuda:enabled": cuda_deps,

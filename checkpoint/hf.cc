@@ -193,23 +193,22 @@ absl::StatusOr<std::vector<Array>> import_hf_leaves(const std::string& source,
     }
     return absl::InvalidArgumentError(str_cat(src.tensors.size() - used.size(),
                                               " HF tensors are not used by the mapping (", unused,
-                                              "); set allow_unused to ignore them"));
+                                              "); set ", opt.allow_unused_name, " to ignore them"));
   }
   return out;
 }
 
-absl::Status export_hf_leaves(const std::string& path, const std::vector<Array>& leaves,
-                              const std::vector<std::string>& paths, const HfNameFn& names) {
-  std::vector<std::string> out_names;
-  std::vector<Array> out;
+absl::StatusOr<std::vector<std::pair<std::string, Array>>> hf_tensors(
+    const std::vector<Array>& leaves, const std::vector<std::string>& paths,
+    const HfNameFn& names) {
+  std::vector<std::pair<std::string, Array>> out;
   try {
     for (size_t i = 0; i < leaves.size(); ++i) {
       std::optional<HfTensorMap> m = names(paths[i]);
       if (!m) continue;
       auto emit = [&](const std::string& name, Array a) {
         if (m->transpose && a.ndim() >= 2) a = swap_last_two(a);
-        out_names.push_back(name);
-        out.push_back(a);
+        out.emplace_back(name, a);
       };
       if (!m->stacked) {
         emit(m->hf_name, leaves[i]);
@@ -223,15 +222,24 @@ absl::Status export_hf_leaves(const std::string& path, const std::vector<Array>&
         emit(layer_name(m->hf_name, k), squeeze(slice_axis(leaves[i], 0, k, k + 1), {0}));
       }
     }
-    eval(out);
+    std::vector<Array> arrays;
+    for (const auto& [_, a] : out) arrays.push_back(a);
+    eval(arrays);
   } catch (const graft::Error& e) {
     return absl::InvalidArgumentError(str_cat("HF export: ", e.what()));
   }
+  return out;
+}
+
+absl::Status export_hf_leaves(const std::string& path, const std::vector<Array>& leaves,
+                              const std::vector<std::string>& paths, const HfNameFn& names) {
+  auto tensors = hf_tensors(leaves, paths, names);
+  if (!tensors.ok()) return tensors.status();
   std::vector<TensorView> views;
   std::vector<std::shared_ptr<const Buffer>> keep;
-  for (size_t i = 0; i < out.size(); ++i) {
-    keep.push_back(out[i].host_buffer());
-    views.push_back({out_names[i], out[i].dtype(), out[i].shape(), keep.back()->data()});
+  for (const auto& [name, a] : *tensors) {
+    keep.push_back(a.host_buffer());
+    views.push_back({name, a.dtype(), a.shape(), keep.back()->data()});
   }
   return write_safetensors(path, views, {{"format", "pt"}});
 }

@@ -44,6 +44,9 @@ struct HfImportOptions {
   bool cast = true;            // convert HF dtypes (often bf16) to the target's
   bool keep_unmapped = false;  // leaves without an HF name keep the target's value
   bool allow_unused = false;   // HF tensors that no leaf asked for are not an error
+  // What the "not used by the mapping" error names as the way to ignore them: a program that
+  // exposes allow_unused under its own name (a config key) says so here.
+  std::string allow_unused_name = "HfImportOptions::allow_unused";
 };
 
 // `source` is a .safetensors file, or a directory holding model.safetensors or a sharded
@@ -53,7 +56,12 @@ absl::StatusOr<std::vector<Array>> import_hf_leaves(const std::string& source,
                                                     const std::vector<std::string>& paths,
                                                     const HfNameFn& names,
                                                     const HfImportOptions& options = {});
-// Writes one safetensors file with metadata {"format": "pt"}.
+// The HF tensors `leaves` map to, in leaf order: leaves without an HF name skipped, stacked
+// leaves split into one tensor per layer, transposes applied; evaluated.
+absl::StatusOr<std::vector<std::pair<std::string, Array>>> hf_tensors(
+    const std::vector<Array>& leaves, const std::vector<std::string>& paths, const HfNameFn& names);
+// Writes one safetensors file with metadata {"format": "pt"} (hf_folder.h writes a whole
+// folder that transformers' from_pretrained loads).
 absl::Status export_hf_leaves(const std::string& path, const std::vector<Array>& leaves,
                               const std::vector<std::string>& paths, const HfNameFn& names);
 

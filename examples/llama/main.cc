@@ -22,6 +22,7 @@
 #include "core/backend/cpu/openmp_policy.h"
 #include "core/device.h"
 #include "core/distributed/mpi.h"
+#include "examples/llama/hf_config.h"
 #include "examples/llama/stop_signal.h"
 #include "examples/llama/trainer.h"
 #include "examples/train/train_config.h"
@@ -53,6 +54,9 @@ int main(int argc, char** argv) {
     return 0;
   }
   auto config = train::load_train_config(*command_line);
+  if (config.ok()) {  // model.from_hf_config: [model] from the HF folder's config.json
+    if (absl::Status s = graft::llama_train::apply_from_hf_config(*config); !s.ok()) config = s;
+  }
   if (!config.ok()) {
     std::cerr << "error: " << config.status().message() << "\n";
     return 2;

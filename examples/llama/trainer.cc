@@ -3,7 +3,6 @@
 #include <signal.h>
 
 #include <cmath>
-#include <filesystem>
 #include <new>
 #include <optional>
 #include <sstream>
@@ -21,6 +20,7 @@
 #include "core/random.h"
 #include "examples/llama/checkpointing.h"
 #include "examples/llama/data_setup.h"
+#include "examples/llama/hf_config.h"
 #include "examples/llama/memory_estimate.h"
 #include "examples/llama/model.h"
 #include "examples/llama/optimizer.h"
@@ -143,7 +143,10 @@ absl::Status Run::load_hf(const Model& model, typename Model::Params& params) {
   const std::string& path = config_.checkpoint.initial_load_hf;
   auto names = model.hf_names();
   if (!names) return absl::InvalidArgumentError("checkpoint.initial_load_hf: dense Llama only");
-  auto loaded = checkpoint::import_hf(path, params, *names);
+  checkpoint::HfImportOptions options;
+  options.allow_unused = config_.checkpoint.initial_load_hf_allow_unused;
+  options.allow_unused_name = "checkpoint.initial_load_hf_allow_unused = true";
+  auto loaded = checkpoint::import_hf(path, params, *names, options);
   if (!loaded.ok()) return loaded.status();
   params = std::move(*loaded);
   out_ << "initial params from Hugging Face safetensors " << path << "\n";
@@ -152,12 +155,20 @@ absl::Status Run::load_hf(const Model& model, typename Model::Params& params) {
 
 template <class Model>
 absl::Status Run::export_hf(const Model& model, const typename Model::Params& params) {
-  auto names = model.hf_names();
-  if (!names) return absl::InvalidArgumentError("checkpoint.export_hf: dense Llama only");
-  const std::string path = under_dump_folder(config_, config_.checkpoint.export_hf);
-  if (auto s = checkpoint::export_hf(path, params, *names); !s.ok()) return s;
-  out_ << "exported params as Hugging Face safetensors: " << path << "\n";
-  return absl::OkStatus();
+  if constexpr (!std::is_same_v<Model, DenseLlama>) {
+    return absl::InvalidArgumentError("checkpoint.export_hf: dense Llama only");
+  } else {
+    const std::string path = under_dump_folder(config_, config_.checkpoint.export_hf);
+    // Documents end with eot (data/prepare.h), so it starts the next one too, as GPT-2's
+    // <|endoftext|> does.
+    const int64_t eot = data_.tokenizer->eot_id();
+    LlamaHfExtras extras{.bos_token_id = eot,
+                         .eos_token_id = eot,
+                         .max_position_embeddings = config_.training.seq_len};
+    if (auto s = export_llama_hf(path, params, model.config, extras); !s.ok()) return s;
+    out_ << "exported params as a Hugging Face Llama folder: " << path << "\n";
+    return absl::OkStatus();
+  }
 }
 
 void Run::log_progress(int64_t step, double lr, double seconds, const Metrics& metrics) {
@@ -278,15 +289,7 @@ absl::StatusOr<TrainResult> Run::train(const Model& model) {
     if (!model.hf_names()) {
       return absl::InvalidArgumentError("checkpoint.export_hf: dense Llama only");
     }
-    const std::filesystem::path dir =
-        std::filesystem::path(under_dump_folder(config_, config_.checkpoint.export_hf))
-            .parent_path();
-    std::error_code ec;
-    std::filesystem::create_directories(dir, ec);
-    if (ec) {
-      return absl::FailedPreconditionError("checkpoint.export_hf: cannot create " + dir.string() +
-                                           ": " + ec.message());
-    }
+    if (auto s = check_export_hf_path(config_); !s.ok()) return s;
   }
   out_ << "model: " << model.describe() << "\n";
   // The checkpoint plan is checked before anything big is allocated or measured.
@@ -489,8 +492,10 @@ std::string memory_hint(const std::optional<MemoryEstimate>& m) {
 
 }  // namespace
 
-absl::StatusOr<TrainResult> run_training(const train::TrainConfig& config, std::ostream& out,
+absl::StatusOr<TrainResult> run_training(const train::TrainConfig& given, std::ostream& out,
                                          const RunOptions& options) {
+  train::TrainConfig config = given;
+  if (auto s = apply_from_hf_config(config); !s.ok()) return s;  // model.from_hf_config
   if (auto s = train::validate(config); !s.ok()) return s;
   std::optional<MemoryEstimate> memory;
   try {
@@ -515,6 +520,9 @@ absl::StatusOr<TrainResult> run_training(const train::TrainConfig& config, std::
     }
     Run run(config, *data, out, options);
     if (config.model.n_routed_experts > 0) {
+      if (!config.checkpoint.initial_load_hf.empty()) {
+        return absl::InvalidArgumentError("checkpoint.initial_load_hf: dense Llama only");
+      }
       auto moe = moe_llama_config(config.model, vocab);
       if (!moe.ok()) return moe.status();
       const auto& par = config.parallelism;
@@ -527,6 +535,7 @@ absl::StatusOr<TrainResult> run_training(const train::TrainConfig& config, std::
     }
     auto llama = llama_config(config.model, vocab);
     if (!llama.ok()) return llama.status();
+    if (auto s = check_initial_hf_config(config, *llama); !s.ok()) return s;
     return run.train(DenseLlama{*llama});
   } catch (const std::bad_alloc&) {
     out.flush();

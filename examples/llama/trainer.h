@@ -9,9 +9,11 @@
 //
 // Before the first step it validates everything that needs the tokenizer (model.vocab_size,
 // sample.top_k), prints the parameter count and the estimated memory, and checks the
-// checkpoint plan (memory_estimate.h, checkpointing.h). A non-finite loss, grad norm or
-// updated param norm stops the run before anything of that step is saved (an error naming
-// the step); the latest checkpoint stays the last good one.
+// checkpoint plan (memory_estimate.h, checkpointing.h), the Hugging Face folders
+// (hf_config.h: checkpoint.initial_load_hf's config.json against [model], or [model] taken
+// from it with model.from_hf_config; checkpoint.export_hf writable). A non-finite loss,
+// grad norm or updated param norm stops the run before anything of that step is saved (an
+// error naming the step); the latest checkpoint stays the last good one.
 #pragma once
 
 #include <atomic>

@@ -32,6 +32,9 @@ std::vector<Field> make_fields() {
       F(model, rope_theta, T::kFloat, "RoPE base"),
       F(model, norm_eps, T::kFloat, "RMSNorm epsilon"),
       F(model, tied_embeddings, T::kBool, "output projection = embedding^T"),
+      F(model, from_hf_config, T::kBool,
+        "take dim, n_layers, heads, ffn_dim, rope_theta, norm_eps, vocab_size, tied_embeddings "
+        "from checkpoint.initial_load_hf's config.json"),
       F(model, remat, T::kString, "activation checkpointing", "none", "dots", "full"),
       F(model, compute_dtype, T::kString, "activations / matmuls", "float32", "bfloat16"),
       F(model, n_routed_experts, T::kInt, "MoE experts; 0 = dense model"),
@@ -83,9 +86,11 @@ std::vector<Field> make_fields() {
       F(checkpoint, async_mode, T::kString, "save in the background", "disabled", "async"),
       F(checkpoint, load_step, T::kInt, "-1 = latest"),
       F(checkpoint, initial_load_hf, T::kString,
-        "Hugging Face Llama safetensors (file or dir) to start from; \"\" = random init"),
+        "Hugging Face Llama folder (or safetensors file) to start from; \"\" = random init"),
+      F(checkpoint, initial_load_hf_allow_unused, T::kBool,
+        "ignore tensors of initial_load_hf that the Llama does not use"),
       F(checkpoint, export_hf, T::kString,
-        "write the final params as Hugging Face Llama safetensors here; \"\" = no"),
+        "write the final params here as a Hugging Face Llama folder; \"\" = no"),
 
       F(metrics, log_freq, T::kInt, "steps between progress lines"),
       F(metrics, eval_freq, T::kInt, "steps between validations; 0 = never"),

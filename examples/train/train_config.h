@@ -34,6 +34,9 @@ struct ModelConfig {
   double rope_theta = 10000.0;
   double norm_eps = 1e-5;
   bool tied_embeddings = false;
+  // Take the keys a Hugging Face config.json fixes (dim, n_layers, heads, ffn_dim, rope_theta,
+  // norm_eps, vocab_size, tied_embeddings) from checkpoint.initial_load_hf's config.json.
+  bool from_hf_config = false;
   std::string remat = "none";             // "none" | "dots" | "full"
   std::string compute_dtype = "float32";  // "float32" | "bfloat16"
   // Mixture of experts; n_routed_experts == 0 is a dense model and the rest is ignored.
@@ -96,8 +99,10 @@ struct CheckpointConfig {
   int64_t keep_latest_k = 3;            // 0 = keep all
   std::string async_mode = "disabled";  // "disabled" | "async"
   int64_t load_step = -1;               // -1 = latest
-  std::string initial_load_hf;          // HF Llama safetensors to start from (no checkpoint yet)
-  std::string export_hf;                // write final params in HF layout (relative to dump)
+  std::string initial_load_hf;          // HF Llama folder or safetensors file to start from
+  std::string export_hf;                // HF Llama folder for the final params (relative to dump)
+  // Tensors of initial_load_hf that the Llama does not use are ignored (else an error).
+  bool initial_load_hf_allow_unused = false;
   bool operator==(const CheckpointConfig&) const = default;
 };
 

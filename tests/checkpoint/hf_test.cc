@@ -237,6 +237,15 @@ TEST(HfImport, Errors) {
   r = import_hf(f, llama_like(), no_head, {.keep_unmapped = true});
   EXPECT_EQ(r.status().code(), absl::StatusCode::kInvalidArgument) << r.status();
   EXPECT_NE(r.status().message().find("lm_head.weight"), std::string::npos) << r.status();
+  EXPECT_NE(r.status().message().find("set HfImportOptions::allow_unused to ignore them"),
+            std::string::npos)
+      << r.status();
+  // A program that exposes the option under its own name has the message say that name.
+  r = import_hf(f, llama_like(), no_head,
+                {.keep_unmapped = true, .allow_unused_name = "run.allow_unused = true"});
+  EXPECT_NE(r.status().message().find("set run.allow_unused = true to ignore them"),
+            std::string::npos)
+      << r.status();
   r = import_hf(f, llama_like(), no_head, {.keep_unmapped = true, .allow_unused = true});
   EXPECT_TRUE(r.ok()) << r.status();
   // A mapping to a name the file lacks.

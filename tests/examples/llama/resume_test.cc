@@ -1,17 +1,21 @@
 // Checkpointing in the training program: a run that is interrupted and resumed from its
 // latest checkpoint reproduces the uninterrupted run's losses bit for bit (params, optimizer
 // state, data-loader position and RNG are all saved); and the final params export to, and
-// import from, Hugging Face Llama safetensors names.
+// import from, a Hugging Face Llama folder (its config.json checked against [model], or taken
+// as [model] with model.from_hf_config).
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <vector>
 
 #include "checkpoint/safetensors.h"
 #include "examples/llama/trainer.h"
 #include "examples/train/train_config.h"
 #include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
 #include "tests/examples/llama/tiny_run.h"
 
 namespace graft::llama_train {
@@ -110,14 +114,30 @@ TEST(ResumeTest, HuggingFaceExportThenImportGivesTheSameModel) {
   train::TrainConfig a = tiny_config(fresh_test_dir("hf_export"));
   a.training.steps = 3;
   a.metrics.eval_freq = 1000;  // only the final validation
-  a.checkpoint.export_hf = "hf/model.safetensors";
+  a.model.rope_theta = 5000;
+  a.checkpoint.export_hf = "hf";
   auto trained = run_training(a, log);
   ASSERT_TRUE(trained.ok()) << trained.status() << log.str();
 
-  const std::string file = a.job.dump_folder + "/hf/model.safetensors";
-  std::ifstream in(file, std::ios::binary);
-  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  auto header = checkpoint::parse_safetensors_bytes(bytes);
+  // A folder transformers' from_pretrained loads (tests/examples/llama:hf_export_test checks
+  // that against transformers itself): config.json from [model], the weights in one file.
+  const std::string dir = a.job.dump_folder + "/hf";
+  std::vector<std::string> files;
+  for (const auto& e : std::filesystem::directory_iterator(dir)) {
+    files.push_back(e.path().filename().string());
+  }
+  std::sort(files.begin(), files.end());
+  EXPECT_EQ(files, (std::vector<std::string>{"config.json", "generation_config.json",
+                                             "model.safetensors"}));
+  const auto config = nlohmann::json::parse(read_file(dir + "/config.json"));
+  EXPECT_EQ(config["vocab_size"], 257);  // the byte tokenizer's (model.vocab_size = 0)
+  EXPECT_EQ(config["hidden_size"], 32);
+  EXPECT_EQ(config["num_key_value_heads"], 2);
+  EXPECT_EQ(config["rope_theta"], 5000.0);
+  EXPECT_EQ(config["max_position_embeddings"], 32);  // training.seq_len
+  EXPECT_EQ(config["eos_token_id"], 256);            // the tokenizer's eot
+  const std::string weights = read_file(dir + "/model.safetensors");
+  auto header = checkpoint::parse_safetensors_bytes(weights);
   ASSERT_TRUE(header.ok()) << header.status();
   std::map<std::string, Shape> shapes;
   for (const auto& t : header->tensors) shapes[t.name] = t.shape;
@@ -131,11 +151,72 @@ TEST(ResumeTest, HuggingFaceExportThenImportGivesTheSameModel) {
   b.training.data_dir = a.training.data_dir;
   b.training.steps = 0;  // evaluate only
   b.metrics.eval_freq = 1000;
-  b.checkpoint.initial_load_hf = file;
+  b.model.rope_theta = 5000;
+  b.checkpoint.initial_load_hf = dir;
   auto loaded = run_training(b, log);
   ASSERT_TRUE(loaded.ok()) << loaded.status() << log.str();
   ASSERT_FALSE(loaded->val_losses.empty());
   EXPECT_EQ(loaded->val_losses.back().second, trained->val_losses.back().second);
+
+  // The same tensor shapes with another rope_theta would be another model: refused before
+  // anything runs, naming the key and both values.
+  b.model.rope_theta = 10000;
+  std::ostringstream refused;
+  auto other = run_training(b, refused);
+  ASSERT_FALSE(other.ok());
+  EXPECT_NE(other.status().message().find("rope_theta = 5000, model.rope_theta = 10000"),
+            std::string::npos)
+      << other.status();
+  EXPECT_EQ(refused.str().find("model: "), std::string::npos) << refused.str();  // not built
+
+  // model.from_hf_config takes [model] from the folder, whatever [model] said.
+  b.model.from_hf_config = true;
+  b.model.dim = 48;
+  b.model.n_heads = 2;
+  auto from_config = run_training(b, log);
+  ASSERT_TRUE(from_config.ok()) << from_config.status() << log.str();
+  EXPECT_EQ(from_config->val_losses.back().second, trained->val_losses.back().second);
+
+  // A tensor the Llama does not use (old checkpoints carry rotary_emb.inv_freq buffers) is an
+  // error that names the config key ignoring it; with the key the folder loads.
+  const std::string extra = fresh_test_dir("hf_extra");
+  std::filesystem::copy(dir, extra);
+  {
+    std::vector<std::string> bytes;
+    bytes.reserve(header->tensors.size());
+    std::vector<checkpoint::TensorView> views;
+    for (const auto& t : header->tensors) {
+      bytes.push_back(weights.substr(header->data_start + t.begin, t.end - t.begin));
+      views.push_back({t.name, t.dtype, t.shape, bytes.back().data()});
+    }
+    const float inv_freq[2] = {1.0f, 0.5f};
+    views.push_back({"model.layers.0.self_attn.rotary_emb.inv_freq", DType::kF32, {2}, inv_freq});
+    ASSERT_TRUE(checkpoint::write_safetensors(extra + "/model.safetensors", views).ok());
+  }
+  b.model.from_hf_config = false;
+  b.model.dim = 32;
+  b.model.n_heads = 4;
+  b.model.rope_theta = 5000;
+  b.checkpoint.initial_load_hf = extra;
+  auto unused = run_training(b, log);
+  ASSERT_FALSE(unused.ok());
+  EXPECT_NE(unused.status().message().find(
+                "(model.layers.0.self_attn.rotary_emb.inv_freq); set "
+                "checkpoint.initial_load_hf_allow_unused = true to ignore them"),
+            std::string::npos)
+      << unused.status();
+  b.checkpoint.initial_load_hf_allow_unused = true;
+  auto ignored = run_training(b, log);
+  ASSERT_TRUE(ignored.ok()) << ignored.status();
+  EXPECT_EQ(ignored->val_losses.back().second, trained->val_losses.back().second);
+
+  // Exporting into the same folder again replaces the earlier export (1 step: other params).
+  a.training.steps = 1;
+  auto again = run_training(a, log);
+  ASSERT_TRUE(again.ok()) << again.status() << log.str();
+  const std::string replaced = read_file(dir + "/model.safetensors");
+  EXPECT_EQ(replaced.size(), weights.size());
+  EXPECT_NE(replaced, weights);
 }
 
 }  // namespace

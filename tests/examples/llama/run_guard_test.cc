@@ -8,6 +8,7 @@
 #include <atomic>
 #include <cmath>
 #include <filesystem>
+#include <fstream>
 #include <sstream>
 
 #include "checkpoint/manager.h"
@@ -57,7 +58,7 @@ TEST(RunGuardTest, DivergenceSavesNothingOfTheStepAndLeavesAGoodCheckpointToResu
   c.checkpoint.enable = true;
   c.checkpoint.interval = 1;
   c.checkpoint.keep_latest_k = 1;  // a bad save would leave no good one behind
-  c.checkpoint.export_hf = "hf/model.safetensors";
+  c.checkpoint.export_hf = "hf";
   std::ostringstream log;
   auto r = run_training(c, log);
   ASSERT_FALSE(r.ok()) << log.str();
@@ -67,7 +68,7 @@ TEST(RunGuardTest, DivergenceSavesNothingOfTheStepAndLeavesAGoodCheckpointToResu
   const int64_t step = std::atoi(msg.c_str() + at + 26);
   EXPECT_GE(step, 2) << msg;
   EXPECT_NE(msg.find("optimizer.lr"), std::string::npos) << msg;
-  EXPECT_FALSE(fs::exists(c.job.dump_folder + "/hf/model.safetensors"));
+  EXPECT_FALSE(fs::exists(c.job.dump_folder + "/hf"));
 
   // The latest checkpoint is older than the params that gave the non-finite value, and it
   // is finite.
@@ -94,18 +95,49 @@ TEST(RunGuardTest, DivergenceSavesNothingOfTheStepAndLeavesAGoodCheckpointToResu
 }
 
 TEST(RunGuardTest, DivergenceOnTheLastStepExportsNothing) {
-  // The case: lr 1e6, 3 steps exited 0 with a non-finite export.
+  // lr 1e6 for 3 steps once exited 0 with a non-finite export.
   train::TrainConfig c = tiny_config(fresh_test_dir("diverge_last"));
   c.training.steps = 3;
   c.optimizer.lr = 1e6;
   c.lr_scheduler.warmup_steps = 20;
-  c.checkpoint.export_hf = "hf/model.safetensors";
+  c.checkpoint.export_hf = "hf";
   std::ostringstream log;
   auto r = run_training(c, log);
   ASSERT_FALSE(r.ok()) << log.str();
   EXPECT_NE(r.status().message().find("training diverged at step 3"), std::string::npos)
       << r.status();
-  EXPECT_FALSE(fs::exists(c.job.dump_folder + "/hf/model.safetensors"));
+  EXPECT_FALSE(fs::exists(c.job.dump_folder + "/hf"));
+}
+
+// checkpoint.export_hf is a folder the export replaces whole: paths it cannot write are
+// refused before the first step, and nothing that was there is touched. (Permissions:
+// tests/checkpoint:hf_folder_test; tests run as root here, which file modes do not stop.)
+TEST(RunGuardTest, ExportPathThatCannotBeWrittenIsRefusedBeforeTraining) {
+  train::TrainConfig c = tiny_config(fresh_test_dir("export_path"));
+  fs::create_directories(c.job.dump_folder + "/mine");
+  std::ofstream(c.job.dump_folder + "/file") << "keep";
+  std::ofstream(c.job.dump_folder + "/mine/notes.txt") << "keep";
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"file", "exists and is not a folder"},
+      {"file/hf", "Not a directory"},
+      {"mine", "holds \"notes.txt\", which an export does not write"},
+      {"hf/model.safetensors", "names a file, but the export is a folder"},
+  };
+  for (const auto& [path, why] : cases) {
+    c.checkpoint.export_hf = path;
+    std::ostringstream log;
+    auto r = run_training(c, log);
+    ASSERT_FALSE(r.ok()) << path;
+    EXPECT_NE(r.status().message().find("checkpoint.export_hf = \"" + path + "\""),
+              std::string::npos)
+        << r.status();
+    EXPECT_NE(r.status().message().find(why), std::string::npos) << r.status();
+    EXPECT_FALSE(any_progress_line(log.str())) << log.str();
+  }
+  std::ifstream file(c.job.dump_folder + "/file"), notes(c.job.dump_folder + "/mine/notes.txt");
+  EXPECT_EQ(std::string(std::istreambuf_iterator<char>(file), {}), "keep");
+  EXPECT_EQ(std::string(std::istreambuf_iterator<char>(notes), {}), "keep");
+  EXPECT_FALSE(fs::exists(c.job.dump_folder + "/hf"));
 }
 
 TEST(RunGuardTest, FewerStepsThanTheCheckpointIsRefused) {

@@ -137,7 +137,7 @@ void run_three_ways(DType out_dtype, DType in_dtype, int64_t n, const std::vecto
 }
 
 TEST(CudaElementwise, UnaryMatchesCpu) {
-  GRAFT_REQUIRE_GPU();
+  GRAFT_REQUIRE_GPUS(1);
   for (P op : kUnaryOps) {
     for (DType d : kAllDTypes) {
       if (!dtype_in_class(primitive_facts(op).dtypes, d)) continue;
@@ -195,7 +195,7 @@ void set_int_pairs(DType d, std::vector<uint8_t>& a, std::vector<uint8_t>& b, in
 }
 
 TEST(CudaElementwise, BinaryMatchesCpu) {
-  GRAFT_REQUIRE_GPU();
+  GRAFT_REQUIRE_GPUS(1);
   for (P op : kBinaryOps) {
     for (DType d : kAllDTypes) {
       if (!dtype_in_class(primitive_facts(op).dtypes, d)) continue;
@@ -223,7 +223,7 @@ TEST(CudaElementwise, BinaryMatchesCpu) {
 }
 
 TEST(CudaElementwise, SelectMatchesCpu) {
-  GRAFT_REQUIRE_GPU();
+  GRAFT_REQUIRE_GPUS(1);
   for (DType d : kAllDTypes) {
     for (int64_t n : kSizes) {
       SCOPED_TRACE(std::string(dtype_name(d)) + "[" + std::to_string(n) + "]");
@@ -247,7 +247,7 @@ TEST(CudaElementwise, SelectMatchesCpu) {
 // Every (from, to) pair against core/convert.h's convert_value, which the CPU kernel applies:
 // saturation of out-of-range floats, NaN -> 0, wrapping integers, f16 / bf16 rounding.
 TEST(CudaElementwise, ConvertMatchesCpu) {
-  GRAFT_REQUIRE_GPU();
+  GRAFT_REQUIRE_GPUS(1);
   for (DType from : kAllDTypes) {
     for (DType to : kAllDTypes) {
       for (int64_t n : {int64_t{1}, int64_t{1000003}}) {

@@ -12,7 +12,7 @@ namespace graft::cuda {
 namespace {
 
 // Primitives that run on the host on purpose or are not written for CUDA yet, each with the
-// reason (none at present: issue 16's complex kernels, fft and eig have theirs).
+// reason (none at present: the complex kernels, fft and eig have theirs).
 const std::map<std::string, std::string> kWithoutCudaKernel = {};
 
 TEST(CudaKernelTable, EveryPrimitiveHasAKernelOrAStatedReason) {

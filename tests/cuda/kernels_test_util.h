@@ -1,5 +1,5 @@
 // Shared pieces of the CUDA kernel tests (elementwise, reduce, random): device buffers, the
-// "is there a GPU" check, test inputs with the edge cases each dtype has, graft Arrays over
+// GPU gate (gpu_skip.h), test inputs with the edge cases each dtype has, graft Arrays over
 // host bytes (the CPU reference runs graft's own CPU kernels on them), and the comparison with
 // a normalized error per dtype. Only compiled with --config=cuda (GRAFT_CUDA).
 #pragma once
@@ -20,23 +20,9 @@
 #include "core/backend/cuda/runtime/check.h"
 #include "core/dtype.h"
 #include "gtest/gtest.h"
+#include "tests/cuda/gpu_skip.h"
 
 namespace graft::cuda::testing {
-
-// Why the GPU tests cannot run here ("" when a device is there).
-inline std::string gpu_missing() {
-  int n = 0;
-  const cudaError_t err = cudaGetDeviceCount(&n);
-  if (err != cudaSuccess) {
-    cudaGetLastError();
-    return std::string("no GPU: ") + cudaGetErrorString(err);
-  }
-  return n == 0 ? "no GPU: no CUDA device" : "";
-}
-
-#define GRAFT_REQUIRE_GPU()                                                        \
-  if (const std::string why = ::graft::cuda::testing::gpu_missing(); !why.empty()) \
-  GTEST_SKIP() << why
 
 // Device memory for one test value; freed on destruction.
 class DeviceBuffer {

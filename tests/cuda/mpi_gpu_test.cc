@@ -18,6 +18,7 @@
 #include "core/ops.h"
 #include "core/sharding.h"
 #include "gtest/gtest.h"
+#include "tests/cuda/gpu_skip.h"
 #include "tests/cuda/collectives_compare.h"
 #include "transforms/jit.h"
 #include "transforms/pmap.h"
@@ -27,8 +28,11 @@ namespace graft {
 namespace {
 
 #ifdef GRAFT_CUDA
+// gpu_skip.h's gate for this process's GPU (a driver error where a GPU is expected fails), then
+// a second process.
 #define REQUIRE_GPU_PER_PROCESS()                                                           \
-  if (cuda::device_count() < 1 || process_count() < 2)                                      \
+  GRAFT_REQUIRE_GPUS(1);                                                                    \
+  if (process_count() < 2)                                                                  \
   GTEST_SKIP() << "needs 2 processes with a GPU each; process " << process_index() << " of " \
                << process_count() << " has " << cuda::device_count() << " (" << cuda::status() \
                << ")"

@@ -12,6 +12,7 @@
 #include "core/sharding.h"
 #include "gtest/gtest.h"
 #include "tests/core/specs/spec.h"
+#include "tests/cuda/gpu_skip.h"
 
 namespace graft::spec {
 namespace {
@@ -34,10 +35,7 @@ double tolerance(DType d) {
 }
 
 TEST(OpSpecCudaTest, EveryCaseMatchesTheCpu) {
-#ifndef GRAFT_CUDA
-  GTEST_SKIP() << "built without CUDA (--config=cuda)";
-#endif
-  if (cuda::device_count() == 0) GTEST_SKIP() << "no GPU: " << cuda::status();
+  GRAFT_REQUIRE_GPUS(1);
   const Device gpu = devices("cuda")[0];
   int checked = 0;
   for (const auto& [id, make_spec] : registry()) {

@@ -24,7 +24,7 @@ std::vector<uint8_t> random_words(int64_t n, uint64_t seed) {
 }
 
 TEST(CudaRandom, ThreefryMatchesCpu) {
-  GRAFT_REQUIRE_GPU();
+  GRAFT_REQUIRE_GPUS(1);
   for (int64_t n : {int64_t{0}, int64_t{1}, int64_t{5}, int64_t{1000003}}) {
     for (bool k1_scalar : {true, false}) {
       for (bool k2_scalar : {true, false}) {
@@ -61,7 +61,7 @@ TEST(CudaRandom, ThreefryMatchesCpu) {
 
 // Random123's known-answer tests for Threefry-2x32-20 (kat_vectors), as JAX's own tests use.
 TEST(CudaRandom, ThreefryKnownAnswers) {
-  GRAFT_REQUIRE_GPU();
+  GRAFT_REQUIRE_GPUS(1);
   struct Kat {
     uint32_t k[2], x[2], y[2];
   };

@@ -96,7 +96,7 @@ bool accepts(P op, DType d) {
 }
 
 TEST(CudaReduce, MatchesCpu) {
-  GRAFT_REQUIRE_GPU();
+  GRAFT_REQUIRE_GPUS(1);
   for (P op :
        {P::kReduceSum, P::kReduceProd, P::kReduceMax, P::kReduceMin, P::kReduceAnd, P::kReduceOr}) {
     for (DType d : kAllDTypes) {
@@ -171,7 +171,7 @@ const AxisCase kAxisCases[] = {
 };
 
 TEST(CudaReduce, ArgMatchesCpu) {
-  GRAFT_REQUIRE_GPU();
+  GRAFT_REQUIRE_GPUS(1);
   for (P op : {P::kArgmax, P::kArgmin}) {
     for (DType index : {DType::kI32, DType::kI64}) {
       for (DType d : kAllDTypes) {
@@ -195,7 +195,7 @@ TEST(CudaReduce, ArgMatchesCpu) {
 
 // NaN propagation of max / min and of sums, on rows and columns.
 TEST(CudaReduce, NaNsPropagate) {
-  GRAFT_REQUIRE_GPU();
+  GRAFT_REQUIRE_GPUS(1);
   for (DType d : {DType::kF16, DType::kBF16, DType::kF32, DType::kF64}) {
     for (const Case& c : {Case{{6, 5000}, {1}}, Case{{5000, 6}, {0}}, Case{{1000003}, {0}}}) {
       for (P op : {P::kReduceMax, P::kReduceMin, P::kReduceSum}) {
@@ -212,7 +212,7 @@ TEST(CudaReduce, NaNsPropagate) {
 }
 
 TEST(CudaReduce, CumsumMatchesCpu) {
-  GRAFT_REQUIRE_GPU();
+  GRAFT_REQUIRE_GPUS(1);
   const AxisCase cases[] = {
       {{1000003}, 0}, {{1000, 1031}, 1}, {{1031, 1000}, 0}, {{3, 200000, 2}, 1}, {{5, 7, 9}, 0},
       {{5, 7, 9}, 1}, {{5, 7, 9}, 2},    {{0}, 0},          {{4, 0}, 1},         {{4, 0}, 0},

@@ -6,30 +6,30 @@
 
 namespace graft::cuda {
 
+int device_count() { return probe().count; }
+
+std::string status() { return probe().str(); }
+
 #ifdef GRAFT_CUDA
 void launch_fill(float* device_ptr, int n, float value);  // fill_kernel.cu
 
-int device_count() {
-  int n = 0;
-  // "CUDA driver version is insufficient" and "no device" both mean: no GPU, use the CPU.
-  if (cudaGetDeviceCount(&n) != cudaSuccess) {
-    cudaGetLastError();  // clear the sticky error
-    return 0;
-  }
-  return n;
-}
+static_assert(static_cast<int>(cudaErrorNoDevice) == kCudaErrorNoDevice,
+              "probe.h's kCudaErrorNoDevice must be cuda_runtime_api.h's cudaErrorNoDevice");
 
-std::string status() {
-  int n = 0;
-  cudaError_t err = cudaGetDeviceCount(&n);
-  if (err != cudaSuccess) {
-    cudaGetLastError();
-    return std::string("no CUDA device: ") + cudaGetErrorString(err);
-  }
-  if (n == 0) return "no CUDA device";
-  cudaDeviceProp prop;
-  cudaGetDeviceProperties(&prop, 0);
-  return std::string(prop.name);
+const Probe& probe() {
+  static const Probe p = [] {
+    int n = 0;
+    const cudaError_t err = cudaGetDeviceCount(&n);
+    if (err != cudaSuccess) cudaGetLastError();  // clear the error for later calls
+    Probe r = classify_probe(static_cast<int>(err), n, cudaGetErrorName(err),
+                             cudaGetErrorString(err));
+    cudaDeviceProp prop;
+    if (r.state == ProbeState::kReady && cudaGetDeviceProperties(&prop, 0) == cudaSuccess) {
+      r.device_name = prop.name;
+    }
+    return r;
+  }();
+  return p;
 }
 
 bool fill_on_device(float* host, int n, float value, std::string* error) {
@@ -45,14 +45,17 @@ bool fill_on_device(float* host, int n, float value, std::string* error) {
     cudaFree(d);
   }
   if (err != cudaSuccess) {
-    *error = cudaGetErrorString(err);
+    *error = std::string(cudaGetErrorName(err)) + ": " + cudaGetErrorString(err);
     return false;
   }
   return true;
 }
 #else
-int device_count() { return 0; }
-std::string status() { return "graft was built without CUDA (use --config=cuda)"; }
+const Probe& probe() {
+  static const Probe p;  // kNotBuilt
+  return p;
+}
+
 bool fill_on_device(float*, int, float, std::string* error) {
   *error = status();
   return false;

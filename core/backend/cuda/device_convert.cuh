@@ -32,30 +32,50 @@ __device__ D convert(S v) {
 }
 
 // graft::DType's numbering (checked with static_asserts by the host files that pass it).
-enum DeviceType { kBool, kU8, kU32, kI32, kI64, kF16, kBF16, kF32, kF64 };
+enum DeviceType {
+  kBool,
+  kU8,
+  kU32,
+  kI32,
+  kI64,
+  kF16,
+  kBF16,
+  kF32,
+  kF64,
+  kC64,
+  kC128,
+  kI8,
+  kI16,
+  kU16,
+  kU64,
+  kF8E4M3FN,
+  kF8E5M2,
+};
 
-// Calls fn(T{}) with the device type of `type` (bool: nothing; no caller converts bool).
+// Calls fn(T{}) with the device type of `type` and returns true; false, calling nothing, for a
+// type these kernels do not convert (bool, i8, i16, u16, u64, complex, fp8): the caller reports
+// it, so no output is left unwritten without an error.
 template <typename Fn>
-void dispatch_device_type(int type, Fn&& fn) {
+bool dispatch_device_type(int type, Fn&& fn) {
   switch (type) {
     case kU8:
-      return fn(uint8_t{});
+      return fn(uint8_t{}), true;
     case kU32:
-      return fn(uint32_t{});
+      return fn(uint32_t{}), true;
     case kI32:
-      return fn(int32_t{});
+      return fn(int32_t{}), true;
     case kI64:
-      return fn(int64_t{});
+      return fn(int64_t{}), true;
     case kF16:
-      return fn(__half{});
+      return fn(__half{}), true;
     case kBF16:
-      return fn(__nv_bfloat16{});
+      return fn(__nv_bfloat16{}), true;
     case kF32:
-      return fn(float{});
+      return fn(float{}), true;
     case kF64:
-      return fn(double{});
+      return fn(double{}), true;
     default:
-      return;
+      return false;
   }
 }
 

@@ -90,7 +90,8 @@ bool run_epilogue_part(const RunContext& r, const Program& p, const Instr& instr
       stash = {};
       return true;
     }
-    default:
+    case EpiloguePlan::Role::kAbsorbed:  // a step of the chain the GEMM's epilogue computes
+    case EpiloguePlan::Role::kNone:
       break;
   }
   // Values of the chain nobody reads: allocated, never written.

@@ -36,21 +36,23 @@ __global__ void arrange_kernel(const S* src, D* dst, int64_t n, Arrange a) {
 
 }  // namespace
 
-void arrange(const void* src, int src_type, void* dst, int dst_type, const Arrange& a,
+bool arrange(const void* src, int src_type, void* dst, int dst_type, const Arrange& a,
              cudaStream_t stream) {
   int64_t n = 1;
   for (int d = 0; d < a.rank; ++d) n *= a.shape[d];
-  if (n == 0) return;
   const int threads = 256;
   const int64_t blocks = (n + threads - 1) / threads;
+  bool both = false;
   dispatch_device_type(src_type, [&](auto s) {
-    dispatch_device_type(dst_type, [&](auto d) {
+    both = dispatch_device_type(dst_type, [&](auto d) {
       using S = decltype(s);
       using D = decltype(d);
+      if (n == 0) return;
       arrange_kernel<S, D><<<static_cast<unsigned>(blocks < 65536 ? blocks : 65536), threads, 0,
                              stream>>>(static_cast<const S*>(src), static_cast<D*>(dst), n, a);
     });
   });
+  return both;
 }
 
 }  // namespace graft::cuda::conv

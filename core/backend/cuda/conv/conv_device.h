@@ -14,7 +14,8 @@
 
 namespace graft::cuda::conv {
 
-void arrange(const void* src, int src_type, void* dst, int dst_type, const Arrange& a,
+// Returns false, enqueuing nothing, for a type without a kernel (the caller reports it).
+bool arrange(const void* src, int src_type, void* dst, int dst_type, const Arrange& a,
              cudaStream_t stream);
 
 }  // namespace graft::cuda::conv

@@ -17,10 +17,19 @@ static_assert(static_cast<int>(DType::kF16) == 5 && static_cast<int>(DType::kBF1
                   static_cast<int>(DType::kF32) == 7 && static_cast<int>(DType::kF64) == 8,
               "conv_device.cu numbers dtypes as graft::DType does");
 
+// conv_device.cu's rearranging copy, or an error naming the dtypes it has no kernel for.
+void arrange_or_fail(const void* src, DType from, void* dst, DType to, const conv::Arrange& a,
+                     cudaStream_t stream) {
+  if (!conv::arrange(src, static_cast<int>(from), dst, static_cast<int>(to), a, stream)) {
+    graft::fail("conv_general_dilated", "has no CUDA kernel to rearrange ", dtype_name(from),
+                " into ", dtype_name(to));
+  }
+}
+
 // `src` rearranged by `a` into scratch memory of dtype `to`.
 const void* arranged(Call& call, const void* src, DType from, DType to, const conv::Arrange& a) {
   void* buf = call.scratch(a.elements() * dtype_size(to));
-  conv::arrange(src, static_cast<int>(from), buf, static_cast<int>(to), a, call.stream());
+  arrange_or_fail(src, from, buf, to, a, call.stream());
   return buf;
 }
 
@@ -43,8 +52,7 @@ void conv_kernel(Call& call) {
   void* y = plan.arrange_out ? call.scratch(plan.out.elements() * dtype_size(ct)) : out;
   conv::cudnn_convolve(call, plan.conv, x, w, y);
   if (plan.arrange_out) {
-    conv::arrange(y, static_cast<int>(ct), out, static_cast<int>(oa.dtype), plan.out,
-                  call.stream());
+    arrange_or_fail(y, ct, out, oa.dtype, plan.out, call.stream());
   }
 }
 

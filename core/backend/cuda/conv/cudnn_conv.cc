@@ -61,8 +61,10 @@ cudnnDataType_t data_type(DType t) {
       return CUDNN_DATA_BFLOAT16;
     case DType::kF64:
       return CUDNN_DATA_DOUBLE;
-    default:
+    case DType::kF32:
       return CUDNN_DATA_FLOAT;
+    default:  // conv_general_dilated takes floating operands only (its shape rule checks)
+      graft::fail("conv_general_dilated", "has no cuDNN data type for ", dtype_name(t));
   }
 }
 

@@ -2,10 +2,11 @@
 // time and one for the comparisons (bool out), plus compile-time instantiations of add, sub,
 // mul, div, max and min on f32 / bf16 / f16. Operands have the output's shape (graft
 // broadcasts with explicit broadcast_in_dim before a binary primitive, so a rank-0 operand
-// here means a rank-0 output), exactly as the CPU kernel indexes them.
+// here means a rank-0 output), exactly as the CPU kernel indexes them. The ops come from
+// elementwise_table.h, generated from core/primitives/list.h.
 #include "core/backend/cuda/kernels/elementwise.h"
 #include "core/backend/cuda/kernels/elementwise_device.h"
-#include "core/backend/cuda/kernels/elementwise_scalar.h"
+#include "core/backend/cuda/kernels/elementwise_table.h"
 #include "core/error.h"
 
 namespace graft::cuda {
@@ -43,20 +44,25 @@ bool launch_hot(P op, const T* a, const T* b, T* y, int64_t n, cudaStream_t stre
 
 template <typename T>
 void launch_typed(P op, const void* av, const void* bv, void* yv, int64_t n, cudaStream_t stream) {
+  using C = ew::compute_t<T>;
   const T* a = static_cast<const T*>(av);
   const T* b = static_cast<const T*>(bv);
   if (primitive_facts(op).has(kBoolOut)) {
-    ew::launch_map(n, stream, CompareFn<T>{op}, static_cast<bool*>(yv), a, b);
+    if constexpr (ew::any_row_takes<C>(OpKind::kBinary, true)) {
+      ew::launch_map(n, stream, CompareFn<T>{op}, static_cast<bool*>(yv), a, b);
+    }
     return;
   }
-  T* y = static_cast<T*>(yv);
-  if constexpr (std::is_same_v<T, float> || ew::kIsHalf<T>) {
-    if (launch_hot<T, P::kAdd, P::kSub, P::kMul, P::kDiv, P::kMax, P::kMin>(op, a, b, y, n,
-                                                                            stream)) {
-      return;
+  if constexpr (ew::any_row_takes<C>(OpKind::kBinary, false)) {
+    T* y = static_cast<T*>(yv);
+    if constexpr (std::is_same_v<T, float> || ew::kIsHalf<T>) {
+      if (launch_hot<T, P::kAdd, P::kSub, P::kMul, P::kDiv, P::kMax, P::kMin>(op, a, b, y, n,
+                                                                              stream)) {
+        return;
+      }
     }
+    ew::launch_map(n, stream, BinaryFn<T>{op}, y, a, b);
   }
-  ew::launch_map(n, stream, BinaryFn<T>{op}, y, a, b);
 }
 
 }  // namespace

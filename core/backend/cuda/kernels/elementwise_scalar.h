@@ -1,8 +1,10 @@
-// The elementwise ops on one value, on the device (nvcc only): unary_value / binary_value /
-// compare_value switch on the primitive id, so a kernel given a run-time op handles every op
-// of its dtype in one instantiation, and one given a compile-time op (the hot ones) folds the
-// switch away. They mirror the CPU functors of core/primitives/elementwise_{unary,binary}_ops.h
-// (which use Eigen and cannot run on a GPU), case by case:
+// The elementwise ops on one value, on the device (nvcc only): DeviceOp<PrimitiveId::kX> is the
+// device twin of the CPU functor ew::X (core/primitives/elementwise_{unary,binary}_ops.h, which
+// use Eigen and cannot run on a GPU), one specialization per Unary / Binary row of
+// core/primitives/list.h; elementwise_table.h dispatches over them, generated from the list,
+// and fails the build when a row has no DeviceOp here. apply() takes the computed type of each
+// dtype the row accepts (f32 for f16 / bf16, double, the integers, bool) and returns the same
+// type, or bool for the rows with kBoolOut (comparisons, is_finite). Semantics, op by op:
 //  - exact ops (neg, abs, sign, square, sqrt, rsqrt = 1 / sqrt, floor, ceil, round half to
 //    even, + - * /, fmod, max / min, comparisons, integer and bitwise ops) give the CPU's bits
 //    (a NaN's payload aside);
@@ -83,89 +85,6 @@ __device__ __forceinline__ C min_value(C x, C y) {
   return x < y ? x : y;
 }
 
-template <typename C>
-__device__ __forceinline__ C unary_float(P op, C x) {
-  constexpr bool kF32 = std::is_same_v<C, float>;
-  switch (op) {
-    case P::kNeg:
-      return -x;
-    case P::kAbs:
-      return m_fabs(x);
-    case P::kSign:
-      return x > C(0) ? C(1) : (x < C(0) ? C(-1) : x);
-    case P::kExp:
-      if constexpr (kF32) {
-        if (x < -87.0f) return static_cast<float>(::exp(static_cast<double>(x)));
-      }
-      return m_exp(x);
-    case P::kExpm1:
-      return m_expm1(x);
-    case P::kLog:
-      if constexpr (kF32)
-        return xla_log_f32(x);
-      else
-        return m_log(x);
-    case P::kLog1p:
-      if constexpr (kF32)
-        return xla_log1p_f32(x);
-      else
-        return m_log1p(x);
-    case P::kSqrt:
-      return sqrt_rn(x);
-    case P::kRsqrt:
-      return div_rn(C(1), sqrt_rn(x));
-    case P::kSquare:
-      return x * x;
-    case P::kSin:
-      return m_sin(x);
-    case P::kCos:
-      return m_cos(x);
-    case P::kTan:
-      return via_f64(x, [](double v) { return ::tan(v); });
-    case P::kAtan:
-      return via_f64(x, [](double v) { return ::atan(v); });
-    case P::kAsin:
-      return via_f64(x, [](double v) { return ::asin(v); });
-    case P::kAcos:
-      return via_f64(x, [](double v) { return ::acos(v); });
-    case P::kSinh:
-      return via_f64(x, [](double v) { return ::sinh(v); });
-    case P::kCosh:
-      return via_f64(x, [](double v) { return ::cosh(v); });
-    case P::kAsinh:
-      return via_f64(x, [](double v) { return ::asinh(v); });
-    case P::kAcosh:
-      return via_f64(x, [](double v) { return ::acosh(v); });
-    case P::kAtanh:
-      return via_f64(x, [](double v) { return ::atanh(v); });
-    case P::kTanh:
-      return m_tanh(x);
-    case P::kLogistic: {
-      // 1 / (1 + e^-x), written as e^x / (1 + e^x) below 0 so tiny results keep precision.
-      const C e = m_exp(x >= C(0) ? -x : x);
-      return x >= C(0) ? div_rn(C(1), C(1) + e) : div_rn(e, C(1) + e);
-    }
-    case P::kErf:
-      if constexpr (kF32)
-        return xla_erf_f32(x);
-      else
-        return m_erf(x);
-    case P::kErfInv:
-      if constexpr (kF32)
-        return xla_erf_inv_f32(x);
-      else
-        return erf_inv_f64(x);
-    case P::kFloor:
-      return m_floor(x);
-    case P::kCeil:
-      return m_ceil(x);
-    case P::kRound:
-      return m_rint(x);  // half to even
-    default:
-      return x;  // not a float unary op: the launcher rejects it first
-  }
-}
-
 // T's bits as an unsigned value of at least unsigned int: narrower unsigned types would
 // promote to (signed) int, where u16 * u16 overflows.
 template <typename T>
@@ -173,44 +92,6 @@ using WrapU = std::common_type_t<std::make_unsigned_t<T>, unsigned>;
 template <typename T>
 __device__ __forceinline__ WrapU<T> wrap_u(T x) {
   return static_cast<WrapU<T>>(static_cast<std::make_unsigned_t<T>>(x));
-}
-
-// Integer negation, abs, square wrap (computed unsigned); not is bitwise.
-template <typename T>
-__device__ __forceinline__ T unary_int(P op, T x) {
-  using U = WrapU<T>;
-  switch (op) {
-    case P::kNeg:
-      return static_cast<T>(U(0) - U(x));
-    case P::kAbs:
-      if constexpr (std::is_unsigned_v<T>)
-        return x;
-      else
-        return x < 0 ? static_cast<T>(U(0) - U(x)) : x;
-    case P::kSign:
-      if constexpr (std::is_unsigned_v<T>)
-        return x > 0 ? T(1) : T(0);
-      else
-        return x > 0 ? T(1) : (x < 0 ? static_cast<T>(-1) : T(0));
-    case P::kSquare:
-      return static_cast<T>(wrap_u(x) * wrap_u(x));
-    case P::kNot:
-      return static_cast<T>(~x);
-    default:
-      return x;
-  }
-}
-
-// The op on a computed value (float, double, an integer, or bool: only `not`).
-template <typename C>
-__device__ __forceinline__ C unary_value(P op, C x) {
-  if constexpr (std::is_same_v<C, bool>) {
-    return !x;
-  } else if constexpr (std::is_floating_point_v<C>) {
-    return unary_float(op, x);
-  } else {
-    return unary_int(op, x);
-  }
 }
 
 template <typename T>
@@ -227,130 +108,374 @@ __device__ __forceinline__ T int_pow(T base, T exp) {
   return static_cast<T>(result);
 }
 
-template <typename C>
-__device__ __forceinline__ C binary_float(P op, C a, C b) {
-  switch (op) {
-    case P::kAdd:
+// One per Unary / Binary row of core/primitives/list.h (elementwise_table.h checks).
+template <P id>
+struct DeviceOp;
+
+// ---- unary ----
+
+template <>
+struct DeviceOp<P::kNeg> {
+  template <typename C>
+  __device__ __forceinline__ static C apply(C x) {
+    if constexpr (std::is_floating_point_v<C>)
+      return -x;
+    else
+      return static_cast<C>(WrapU<C>(0) - wrap_u(x));  // integers wrap
+  }
+};
+
+template <>
+struct DeviceOp<P::kAbs> {
+  template <typename C>
+  __device__ __forceinline__ static C apply(C x) {
+    if constexpr (std::is_floating_point_v<C>)
+      return m_fabs(x);
+    else if constexpr (std::is_unsigned_v<C>)
+      return x;
+    else
+      return x < 0 ? static_cast<C>(WrapU<C>(0) - wrap_u(x)) : x;  // abs(MIN) = MIN
+  }
+};
+
+template <>
+struct DeviceOp<P::kSign> {
+  template <typename C>
+  __device__ __forceinline__ static C apply(C x) {
+    if constexpr (std::is_floating_point_v<C>)
+      return x > C(0) ? C(1) : (x < C(0) ? C(-1) : x);  // keeps -0 and NaN
+    else if constexpr (std::is_unsigned_v<C>)
+      return x > 0 ? C(1) : C(0);
+    else
+      return x > 0 ? C(1) : (x < 0 ? static_cast<C>(-1) : C(0));
+  }
+};
+
+template <>
+struct DeviceOp<P::kExp> {
+  template <typename C>
+  __device__ __forceinline__ static C apply(C x) {
+    if constexpr (std::is_same_v<C, float>) {
+      if (x < -87.0f) return static_cast<float>(::exp(static_cast<double>(x)));
+    }
+    return m_exp(x);
+  }
+};
+
+template <>
+struct DeviceOp<P::kLog> {
+  template <typename C>
+  __device__ __forceinline__ static C apply(C x) {
+    if constexpr (std::is_same_v<C, float>)
+      return xla_log_f32(x);
+    else
+      return m_log(x);
+  }
+};
+
+template <>
+struct DeviceOp<P::kLog1p> {
+  template <typename C>
+  __device__ __forceinline__ static C apply(C x) {
+    if constexpr (std::is_same_v<C, float>)
+      return xla_log1p_f32(x);
+    else
+      return m_log1p(x);
+  }
+};
+
+template <>
+struct DeviceOp<P::kSqrt> {
+  template <typename C>
+  __device__ __forceinline__ static C apply(C x) {
+    return sqrt_rn(x);
+  }
+};
+
+template <>
+struct DeviceOp<P::kRsqrt> {
+  template <typename C>
+  __device__ __forceinline__ static C apply(C x) {
+    return div_rn(C(1), sqrt_rn(x));
+  }
+};
+
+template <>
+struct DeviceOp<P::kSquare> {
+  template <typename C>
+  __device__ __forceinline__ static C apply(C x) {
+    if constexpr (std::is_floating_point_v<C>)
+      return x * x;
+    else
+      return static_cast<C>(wrap_u(x) * wrap_u(x));
+  }
+};
+
+template <>
+struct DeviceOp<P::kLogistic> {
+  // 1 / (1 + e^-x), written as e^x / (1 + e^x) below 0 so tiny results keep precision.
+  template <typename C>
+  __device__ __forceinline__ static C apply(C x) {
+    const C e = m_exp(x >= C(0) ? -x : x);
+    return x >= C(0) ? div_rn(C(1), C(1) + e) : div_rn(e, C(1) + e);
+  }
+};
+
+template <>
+struct DeviceOp<P::kErf> {
+  template <typename C>
+  __device__ __forceinline__ static C apply(C x) {
+    if constexpr (std::is_same_v<C, float>)
+      return xla_erf_f32(x);
+    else
+      return m_erf(x);
+  }
+};
+
+template <>
+struct DeviceOp<P::kErfInv> {
+  template <typename C>
+  __device__ __forceinline__ static C apply(C x) {
+    if constexpr (std::is_same_v<C, float>)
+      return xla_erf_inv_f32(x);
+    else
+      return erf_inv_f64(x);
+  }
+};
+
+template <>
+struct DeviceOp<P::kIsFinite> {
+  template <typename C>
+  __device__ __forceinline__ static bool apply(C x) {
+    return ::isfinite(x);
+  }
+};
+
+template <>
+struct DeviceOp<P::kNot> {
+  template <typename C>
+  __device__ __forceinline__ static C apply(C x) {
+    if constexpr (std::is_same_v<C, bool>)
+      return !x;
+    else
+      return static_cast<C>(~x);  // bitwise on integers
+  }
+};
+
+// CUDA's own function of float / double (m_<fn> above).
+#define GRAFT_CUDA_MATH_OP(name, fn)          \
+  template <>                                 \
+  struct DeviceOp<P::k##name> {               \
+    template <typename C>                     \
+    __device__ __forceinline__ static C apply(C x) {          \
+      return m_##fn(x);                       \
+    }                                         \
+  };
+GRAFT_CUDA_MATH_OP(Expm1, expm1)
+GRAFT_CUDA_MATH_OP(Sin, sin)
+GRAFT_CUDA_MATH_OP(Cos, cos)
+GRAFT_CUDA_MATH_OP(Tanh, tanh)
+GRAFT_CUDA_MATH_OP(Floor, floor)
+GRAFT_CUDA_MATH_OP(Ceil, ceil)
+GRAFT_CUDA_MATH_OP(Round, rint)  // half to even
+#undef GRAFT_CUDA_MATH_OP
+
+// The f64 function, an f32 value rounded once from it (the CPU's ViaF64).
+#define GRAFT_CUDA_VIA_F64_OP(name, fn)                                 \
+  template <>                                                           \
+  struct DeviceOp<P::k##name> {                                         \
+    template <typename C>                                               \
+    __device__ __forceinline__ static C apply(C x) {                                    \
+      return via_f64(x, [](double v) { return ::fn(v); });              \
+    }                                                                   \
+  };
+GRAFT_CUDA_VIA_F64_OP(Tan, tan)
+GRAFT_CUDA_VIA_F64_OP(Atan, atan)
+GRAFT_CUDA_VIA_F64_OP(Asin, asin)
+GRAFT_CUDA_VIA_F64_OP(Acos, acos)
+GRAFT_CUDA_VIA_F64_OP(Sinh, sinh)
+GRAFT_CUDA_VIA_F64_OP(Cosh, cosh)
+GRAFT_CUDA_VIA_F64_OP(Asinh, asinh)
+GRAFT_CUDA_VIA_F64_OP(Acosh, acosh)
+GRAFT_CUDA_VIA_F64_OP(Atanh, atanh)
+#undef GRAFT_CUDA_VIA_F64_OP
+
+// ---- binary: XLA's integer semantics (wrapping + - *, x / 0 = -1, x % 0 = x, MIN / -1 = MIN,
+// MIN % -1 = 0, shifts by >= the width or negative give 0); bool max / or are ||, min / and
+// are &&, xor is != ----
+
+template <>
+struct DeviceOp<P::kAdd> {
+  template <typename C>
+  __device__ __forceinline__ static C apply(C a, C b) {
+    if constexpr (std::is_floating_point_v<C>)
       return a + b;
-    case P::kSub:
+    else
+      return static_cast<C>(wrap_u(a) + wrap_u(b));
+  }
+};
+
+template <>
+struct DeviceOp<P::kSub> {
+  template <typename C>
+  __device__ __forceinline__ static C apply(C a, C b) {
+    if constexpr (std::is_floating_point_v<C>)
       return a - b;
-    case P::kMul:
+    else
+      return static_cast<C>(wrap_u(a) - wrap_u(b));
+  }
+};
+
+template <>
+struct DeviceOp<P::kMul> {
+  template <typename C>
+  __device__ __forceinline__ static C apply(C a, C b) {
+    if constexpr (std::is_floating_point_v<C>)
       return a * b;
-    case P::kDiv:
+    else
+      return static_cast<C>(wrap_u(a) * wrap_u(b));
+  }
+};
+
+template <>
+struct DeviceOp<P::kDiv> {
+  template <typename C>
+  __device__ __forceinline__ static C apply(C a, C b) {
+    if constexpr (std::is_floating_point_v<C>) {
       return div_rn(a, b);
-    case P::kRem:
-      if constexpr (std::is_same_v<C, float>)
-        return ::fmodf(a, b);  // exact: the dividend's sign
-      else
-        return ::fmod(a, b);
-    case P::kPow:
-      if constexpr (std::is_same_v<C, float>) {
-        return static_cast<float>(::pow(static_cast<double>(a), static_cast<double>(b)));
-      } else {
-        return ::pow(a, b);
+    } else {
+      if (b == 0) return static_cast<C>(-1);
+      if constexpr (std::is_signed_v<C>) {
+        if (b == -1) return static_cast<C>(WrapU<C>(0) - wrap_u(a));
       }
-    case P::kMax:
-      return max_value(a, b);
-    case P::kMin:
-      return min_value(a, b);
-    default:
-      return a;
+      return static_cast<C>(a / b);
+    }
   }
-}
+};
 
-// XLA's integer semantics: wrapping + - *, x / 0 = -1, x % 0 = x, MIN / -1 = MIN, MIN % -1 = 0,
-// shifts by >= the width (or negative) give 0.
-template <typename T>
-__device__ __forceinline__ T binary_int(P op, T a, T b) {
-  using U = WrapU<T>;
-  switch (op) {
-    case P::kAdd:
-      return static_cast<T>(wrap_u(a) + wrap_u(b));
-    case P::kSub:
-      return static_cast<T>(wrap_u(a) - wrap_u(b));
-    case P::kMul:
-      return static_cast<T>(wrap_u(a) * wrap_u(b));
-    case P::kDiv:
-      if (b == 0) return static_cast<T>(-1);
-      if constexpr (std::is_signed_v<T>) {
-        if (b == -1) return static_cast<T>(U(0) - wrap_u(a));
-      }
-      return static_cast<T>(a / b);
-    case P::kRem:
+template <>
+struct DeviceOp<P::kRem> {
+  template <typename C>
+  __device__ __forceinline__ static C apply(C a, C b) {
+    if constexpr (std::is_same_v<C, float>) {
+      return ::fmodf(a, b);  // exact: the dividend's sign
+    } else if constexpr (std::is_same_v<C, double>) {
+      return ::fmod(a, b);
+    } else {
       if (b == 0) return a;
-      if constexpr (std::is_signed_v<T>) {
-        if (b == -1) return T(0);
+      if constexpr (std::is_signed_v<C>) {
+        if (b == -1) return C(0);
       }
-      return static_cast<T>(a % b);
-    case P::kPow:
+      return static_cast<C>(a % b);
+    }
+  }
+};
+
+template <>
+struct DeviceOp<P::kPow> {
+  template <typename C>
+  __device__ __forceinline__ static C apply(C a, C b) {
+    if constexpr (std::is_same_v<C, float>)
+      return static_cast<float>(::pow(static_cast<double>(a), static_cast<double>(b)));
+    else if constexpr (std::is_same_v<C, double>)
+      return ::pow(a, b);
+    else
       return int_pow(a, b);
-    case P::kMax:
-      return a > b ? a : b;
-    case P::kMin:
-      return a < b ? a : b;
-    case P::kAnd:
-      return static_cast<T>(a & b);
-    case P::kOr:
-      return static_cast<T>(a | b);
-    case P::kXor:
-      return static_cast<T>(a ^ b);
-    case P::kShiftLeft:
-      if (wrap_u(b) >= sizeof(T) * 8) return T(0);
-      return static_cast<T>(wrap_u(a) << b);
-    case P::kShiftRightLogical:
-      if (wrap_u(b) >= sizeof(T) * 8) return T(0);
-      return static_cast<T>(wrap_u(a) >> b);
-    default:
-      return a;
   }
-}
+};
 
-// bool: max / or are ||, min / and are &&, xor is !=.
-__device__ __forceinline__ bool binary_bool(P op, bool a, bool b) {
-  switch (op) {
-    case P::kMax:
-    case P::kOr:
+template <>
+struct DeviceOp<P::kMax> {
+  template <typename C>
+  __device__ __forceinline__ static C apply(C a, C b) {
+    if constexpr (std::is_same_v<C, bool>)
       return a || b;
-    case P::kMin:
-    case P::kAnd:
-      return a && b;
-    case P::kXor:
-      return a != b;
-    default:
-      return a;
+    else if constexpr (std::is_floating_point_v<C>)
+      return max_value(a, b);
+    else
+      return a > b ? a : b;
   }
-}
+};
 
-template <typename C>
-__device__ __forceinline__ C binary_value(P op, C a, C b) {
-  if constexpr (std::is_same_v<C, bool>) {
-    return binary_bool(op, a, b);
-  } else if constexpr (std::is_floating_point_v<C>) {
-    return binary_float(op, a, b);
-  } else {
-    return binary_int(op, a, b);
+template <>
+struct DeviceOp<P::kMin> {
+  template <typename C>
+  __device__ __forceinline__ static C apply(C a, C b) {
+    if constexpr (std::is_same_v<C, bool>)
+      return a && b;
+    else if constexpr (std::is_floating_point_v<C>)
+      return min_value(a, b);
+    else
+      return a < b ? a : b;
   }
-}
+};
+
+template <>
+struct DeviceOp<P::kAnd> {
+  template <typename C>
+  __device__ __forceinline__ static C apply(C a, C b) {
+    if constexpr (std::is_same_v<C, bool>)
+      return a && b;
+    else
+      return static_cast<C>(a & b);
+  }
+};
+
+template <>
+struct DeviceOp<P::kOr> {
+  template <typename C>
+  __device__ __forceinline__ static C apply(C a, C b) {
+    if constexpr (std::is_same_v<C, bool>)
+      return a || b;
+    else
+      return static_cast<C>(a | b);
+  }
+};
+
+template <>
+struct DeviceOp<P::kXor> {
+  template <typename C>
+  __device__ __forceinline__ static C apply(C a, C b) {
+    if constexpr (std::is_same_v<C, bool>)
+      return a != b;
+    else
+      return static_cast<C>(a ^ b);
+  }
+};
+
+template <>
+struct DeviceOp<P::kShiftLeft> {
+  template <typename C>
+  __device__ __forceinline__ static C apply(C a, C b) {
+    if (wrap_u(b) >= sizeof(C) * 8) return C(0);
+    return static_cast<C>(wrap_u(a) << b);
+  }
+};
+
+template <>
+struct DeviceOp<P::kShiftRightLogical> {
+  template <typename C>
+  __device__ __forceinline__ static C apply(C a, C b) {
+    if (wrap_u(b) >= sizeof(C) * 8) return C(0);
+    return static_cast<C>(wrap_u(a) >> b);
+  }
+};
 
 // Comparisons: IEEE (only ne is true on NaN).
-template <typename C>
-__device__ __forceinline__ bool compare_value(P op, C a, C b) {
-  switch (op) {
-    case P::kEq:
-      return a == b;
-    case P::kNe:
-      return a != b;
-    case P::kLt:
-      return a < b;
-    case P::kLe:
-      return a <= b;
-    case P::kGt:
-      return a > b;
-    case P::kGe:
-      return a >= b;
-    default:
-      return false;
-  }
-}
+#define GRAFT_CUDA_COMPARE_OP(name, op)        \
+  template <>                                  \
+  struct DeviceOp<P::k##name> {                \
+    template <typename C>                      \
+    __device__ __forceinline__ static bool apply(C a, C b) {   \
+      return a op b;                           \
+    }                                          \
+  };
+GRAFT_CUDA_COMPARE_OP(Eq, ==)
+GRAFT_CUDA_COMPARE_OP(Ne, !=)
+GRAFT_CUDA_COMPARE_OP(Lt, <)
+GRAFT_CUDA_COMPARE_OP(Le, <=)
+GRAFT_CUDA_COMPARE_OP(Gt, >)
+GRAFT_CUDA_COMPARE_OP(Ge, >=)
+#undef GRAFT_CUDA_COMPARE_OP
 
 }  // namespace graft::cuda::ew

@@ -6,14 +6,20 @@
 #include <cstdint>
 
 #include "core/dtype.h"
+#include "core/error.h"
 
 namespace graft::cuda::index_detail {
 
 constexpr int kThreads = 256;
 constexpr int64_t kMaxBlocks = 8192;
 
-// indices[j] as int64 for an index dtype (any integer dtype): a runtime switch, uniform
-// across the grid, instead of a kernel per index dtype.
+// The launchers' check of an index dtype (host): any integer dtype, which load_index reads.
+inline void check_index_dtype(const char* op, DType t) {
+  if (!is_integral(t)) graft::fail(op, "needs integer indices, got ", dtype_name(t));
+}
+
+// indices[j] as int64 for an index dtype (any integer dtype, check_index_dtype): a runtime
+// switch, uniform across the grid, instead of a kernel per index dtype.
 __device__ inline int64_t load_index(const void* p, DType t, int64_t j) {
   switch (t) {
     case DType::kU8:
@@ -30,7 +36,8 @@ __device__ inline int64_t load_index(const void* p, DType t, int64_t j) {
       return static_cast<const uint32_t*>(p)[j];
     case DType::kI32:
       return static_cast<const int32_t*>(p)[j];
-    default:
+    case DType::kI64:
+    default:  // the launchers admit integer index dtypes only
       return static_cast<const int64_t*>(p)[j];
   }
 }

@@ -264,6 +264,7 @@ void scatter_typed(const RowArgs& a, int64_t rows, int64_t total, const void* op
 
 void launch_gather(DType dtype, DType index_dtype, const IndexLayout& l, bool clip,
                    const void* operand, const void* indices, void* out, cudaStream_t stream) {
+  check_index_dtype("gather", index_dtype);
   const int64_t rows = l.b * l.p * l.i;
   if (rows == 0 || l.s == 0) return;
   // Copy rows in the widest word (up to 16 bytes) that divides them and both pointers' and
@@ -290,8 +291,10 @@ void launch_gather(DType dtype, DType index_dtype, const IndexLayout& l, bool cl
       return launch_gather_w<uint32_t>(a, clip, fill, operand, out, rows, stream);
     case 8:
       return launch_gather_w<uint64_t>(a, clip, fill, operand, out, rows, stream);
-    default:
+    case 16:
       return launch_gather_w<W16>(a, clip, fill, operand, out, rows, stream);
+    default:
+      graft::fail("gather", "has no CUDA kernel for ", dtype_name(dtype));
   }
 }
 
@@ -303,6 +306,7 @@ size_t scatter_add_scratch_bytes(DType dtype, const IndexLayout& l) {
 void launch_scatter_add(DType dtype, DType index_dtype, const IndexLayout& l,
                         const void* operand, const void* indices, const void* updates,
                         void* out, void* scratch, cudaStream_t stream) {
+  check_index_dtype("scatter_add", index_dtype);
   const int64_t total = l.b * l.p * l.n * l.s;
   if (total == 0) return;
   const int64_t rows = l.b * l.p * l.i;

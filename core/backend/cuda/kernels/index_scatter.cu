@@ -231,6 +231,7 @@ size_t scatter_combine_scratch_bytes(ScatterCombiner c, const IndexLayout& l) {
 void launch_scatter_combine(ScatterCombiner c, DType dtype, DType index_dtype,
                             const IndexLayout& l, const void* operand, const void* indices,
                             const void* updates, void* out, void* scratch, cudaStream_t stream) {
+  check_index_dtype("scatter", index_dtype);
   const int64_t total = l.b * l.p * l.n * l.s;
   if (total == 0) return;
   if (out != operand) {
@@ -262,8 +263,10 @@ void launch_scatter_combine(ScatterCombiner c, DType dtype, DType index_dtype,
           return copy_winners<uint16_t>(a, rows, winner, updates, out, stream);
         case 4:
           return copy_winners<uint32_t>(a, rows, winner, updates, out, stream);
-        default:
+        case 8:
           return copy_winners<uint64_t>(a, rows, winner, updates, out, stream);
+        default:  // c128: scatter takes no complex operands (bind() rejects them)
+          graft::fail("scatter", "has no CUDA kernel for ", dtype_name(dtype));
       }
     }
     case ScatterCombiner::kMul:

@@ -270,6 +270,8 @@ void launch_words(DType d, const void* key, bool wide, void* words, uint32_t* pe
       break;
     case DType::kC64:
     case DType::kC128:
+    case DType::kF8E4M3FN:
+    case DType::kF8E5M2:
       graft::fail("sort", "no CUDA sort key for ", dtype_name(d));
     case DType::kF16:
       go.template operator()<DType::kF16>();
@@ -306,9 +308,11 @@ void launch_permute(int64_t esize, const void* in, void* out, const uint32_t* pe
     case 4:
       go.template operator()<uint32_t>();
       break;
-    default:
+    case 8:
       go.template operator()<uint64_t>();
       break;
+    default:  // c128: sort takes no complex operands (bind() rejects them)
+      graft::fail("sort", "has no CUDA kernel for ", esize, "-byte elements");
   }
   check(cudaGetLastError(), "sort permute kernel");
 }

@@ -56,8 +56,10 @@ struct ValueR {
       return static_cast<Acc>(~Acc(0));
     else if constexpr (kOp == Op::kMax)
       return lowest_value<Acc>();
-    else
+    else {
+      static_assert(kOp == Op::kMin, "ValueR::identity: an Op without its identity");
       return highest_value<Acc>();
+    }
   }
   __device__ Acc load(In v, int64_t) const { return ew::widen(v); }
   __device__ Acc combine(Acc a, Acc b) const {
@@ -71,8 +73,10 @@ struct ValueR {
       return (a <= b || a != a) ? a : b;
     else if constexpr (kOp == Op::kAnd)
       return static_cast<Acc>(a & b);
-    else
+    else {
+      static_assert(kOp == Op::kOr, "ValueR::combine: an Op without its combination");
       return static_cast<Acc>(a | b);
+    }
   }
   __device__ void write(void* out, int64_t o, Acc a) const {
     static_cast<T*>(out)[o] = ew::narrow<T>(a);

@@ -45,8 +45,11 @@ T identity_of(PrimitiveId op) {
       case PrimitiveId::kReduceAnd:
         if constexpr (!kFloat) v = static_cast<C>(~C(0));
         break;
-      default:  // sum, or
+      case PrimitiveId::kReduceSum:
+      case PrimitiveId::kReduceOr:
         break;
+      default:  // launch_reduce admits the six reductions only (accepted)
+        graft::fail(kPrimitiveNames[static_cast<int>(op)], "is not a reduction");
     }
     return T(v);
   }
@@ -82,8 +85,6 @@ void run_sum_prod(DType dtype, const ReducePlan& p, const void* x, void* out, vo
     case DType::kI64:
     case DType::kU64:
       return go.template operator()<uint64_t>();
-    case DType::kC64:
-    case DType::kC128:
     case DType::kF16:
       return go.template operator()<f16>();
     case DType::kBF16:
@@ -93,6 +94,10 @@ void run_sum_prod(DType dtype, const ReducePlan& p, const void* x, void* out, vo
     case DType::kF64:
       return go.template operator()<double>();
     case DType::kBool:
+    case DType::kC64:
+    case DType::kC128:
+    case DType::kF8E4M3FN:
+    case DType::kF8E5M2:
       break;
   }
   graft::fail(kPrimitiveNames[static_cast<int>(kOp == Op::kSum ? PrimitiveId::kReduceSum
@@ -100,7 +105,10 @@ void run_sum_prod(DType dtype, const ReducePlan& p, const void* x, void* out, vo
               "has no CUDA kernel for ", dtype_name(dtype));
 }
 
+// The op / dtype pairs with a kernel: the real dtypes, as the CPU's (complex and fp8 operands
+// never reach a reduction: bind() rejects them).
 bool accepted(PrimitiveId op, DType d) {
+  if (is_complex(d) || is_float8(d)) return false;
   switch (op) {
     case PrimitiveId::kReduceSum:
     case PrimitiveId::kReduceProd:

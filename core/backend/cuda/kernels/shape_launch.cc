@@ -37,6 +37,9 @@ DeviceStarts device_starts(const std::vector<StartIndex>& starts, const Shape& d
   DeviceStarts st;
   st.rank = static_cast<int>(dims.size());
   for (int d = 0; d < st.rank; ++d) {
+    if (!is_integral(starts[d].dtype)) {  // strided.cu reads integer starts only
+      graft::fail("dynamic_slice", "needs integer start indices, got ", dtype_name(starts[d].dtype));
+    }
     st.index[d] = starts[d].ptr;
     st.dtype[d] = starts[d].dtype;
     st.dim[d] = dims[d];

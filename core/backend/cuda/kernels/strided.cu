@@ -49,7 +49,8 @@ __device__ int64_t load_index(const void* p, DType t) {
       return *static_cast<const uint32_t*>(p);
     case DType::kI32:
       return *static_cast<const int32_t*>(p);
-    default:
+    case DType::kI64:
+    default:  // integer starts only (shape_launch.cc's device_starts checks)
       return *static_cast<const int64_t*>(p);
   }
 }

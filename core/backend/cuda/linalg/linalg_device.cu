@@ -33,22 +33,33 @@ __global__ void gather_kernel(const S* src, D* dst, int64_t n, GatherDims dims) 
 }
 
 
-// Same-type copies only move bytes: one instantiation per element size.
+// Same-type copies only move bytes: one instantiation per element size; false for c128 (no
+// 16-byte word here).
 template <typename Fn>
-void dispatch_bits(int type, Fn&& fn) {
+bool dispatch_bits(int type, Fn&& fn) {
   switch (type) {
     case kBool:
     case kU8:
-      return fn(uint8_t{});
+    case kI8:
+    case kF8E4M3FN:
+    case kF8E5M2:
+      return fn(uint8_t{}), true;
     case kF16:
     case kBF16:
-      return fn(uint16_t{});
+    case kI16:
+    case kU16:
+      return fn(uint16_t{}), true;
     case kU32:
     case kI32:
     case kF32:
-      return fn(uint32_t{});
+      return fn(uint32_t{}), true;
+    case kI64:
+    case kU64:
+    case kF64:
+    case kC64:
+      return fn(uint64_t{}), true;
     default:
-      return fn(uint64_t{});
+      return false;
   }
 }
 
@@ -89,7 +100,7 @@ void launch_integer_gemm(int64_t batch, int64_t m, int64_t k, int64_t n, const v
 
 }  // namespace
 
-void gather_convert(const void* src, int src_type, void* dst, int dst_type, int rank,
+bool gather_convert(const void* src, int src_type, void* dst, int dst_type, int rank,
                     const int64_t* shape, const int64_t* src_strides, cudaStream_t stream) {
   GatherDims dims{};
   dims.rank = rank;
@@ -99,35 +110,38 @@ void gather_convert(const void* src, int src_type, void* dst, int dst_type, int 
     dims.strides[d] = src_strides[d];
     n *= shape[d];
   }
-  if (n == 0) return;
   if (src_type == dst_type) {
-    dispatch_bits(src_type, [&](auto t) {
+    return dispatch_bits(src_type, [&](auto t) {
       using T = decltype(t);
-      launch_gather<T, T>(src, dst, n, dims, stream);
+      if (n > 0) launch_gather<T, T>(src, dst, n, dims, stream);
     });
-    return;
   }
+  bool both = false;
   dispatch_device_type(src_type, [&](auto s) {
-    dispatch_device_type(dst_type, [&](auto d) {
-      launch_gather<decltype(s), decltype(d)>(src, dst, n, dims, stream);
+    both = dispatch_device_type(dst_type, [&](auto d) {
+      if (n > 0) launch_gather<decltype(s), decltype(d)>(src, dst, n, dims, stream);
     });
   });
+  return both;
 }
 
-void integer_gemm(int type, int64_t batch, int64_t m, int64_t k, int64_t n, const void* a,
+bool integer_gemm(int type, int64_t batch, int64_t m, int64_t k, int64_t n, const void* a,
                   const void* b, void* c, cudaStream_t stream) {
-  if (batch * m * n == 0) return;
+  auto run = [&]<typename U, typename T>() {
+    if (batch * m * n > 0) launch_integer_gemm<U, T>(batch, m, k, n, a, b, c, stream);
+    return true;
+  };
   switch (type) {
     case kU8:
-      return launch_integer_gemm<uint32_t, uint8_t>(batch, m, k, n, a, b, c, stream);
+      return run.template operator()<uint32_t, uint8_t>();
     case kU32:
-      return launch_integer_gemm<uint32_t, uint32_t>(batch, m, k, n, a, b, c, stream);
+      return run.template operator()<uint32_t, uint32_t>();
     case kI32:
-      return launch_integer_gemm<uint32_t, int32_t>(batch, m, k, n, a, b, c, stream);
+      return run.template operator()<uint32_t, int32_t>();
     case kI64:
-      return launch_integer_gemm<uint64_t, int64_t>(batch, m, k, n, a, b, c, stream);
+      return run.template operator()<uint64_t, int64_t>();
     default:
-      return;
+      return false;
   }
 }
 

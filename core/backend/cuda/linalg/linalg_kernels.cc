@@ -114,7 +114,9 @@ void dot_general(Call& call, const void* bias, Activation act) {
     Strides3 sa, sb;
     const void* pa = materialize(l, a, od, scratch, stream, &sa);
     const void* pb = materialize(r, b, od, scratch, stream, &sb);
-    linalg::integer_gemm(static_cast<int>(od), B, M, K, N, pa, pb, out, stream);
+    if (!linalg::integer_gemm(static_cast<int>(od), B, M, K, N, pa, pb, out, stream)) {
+      graft::fail("dot_general", "has no CUDA integer GEMM into ", dtype_name(od));
+    }
     check(cudaGetLastError(), "integer_gemm");
     return;
   }

@@ -1,15 +1,14 @@
 #include "data/hf_bpe.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <queue>
 
+#include "data/rng.h"
 #include "data/unicode_classes.h"
 
 namespace graft::data {
 namespace {
-
-constexpr size_t kMaxCacheWords = 1 << 18;  // bounds memory on unbounded input streams
-constexpr size_t kMaxCachedPiece = 256;     // longer pieces are encoded without the cache
 
 uint64_t pair_key(int32_t a, int32_t b) {
   return (static_cast<uint64_t>(static_cast<uint32_t>(a)) << 32) | static_cast<uint32_t>(b);
@@ -90,6 +89,7 @@ absl::StatusOr<HfBpeModel> HfBpeModel::create(
     }
     m.byte_id_[b] = it->second;
   }
+  m.merges_.reserve(merges.size());
   for (size_t k = 0; k < merges.size(); ++k) {
     const auto& [a, b] = merges[k];
     const auto ia = m.vocab_.find(a), ib = m.vocab_.find(b), iab = m.vocab_.find(a + b);
@@ -100,18 +100,50 @@ absl::StatusOr<HfBpeModel> HfBpeModel::create(
       }
     }
     // As tokenizers collects the merges into a map, a repeated pair keeps its last rank.
-    m.merges_[pair_key(ia->second, ib->second)] = {static_cast<uint32_t>(k), iab->second};
+    m.merges_.set(pair_key(ia->second, ib->second), {static_cast<uint32_t>(k), iab->second});
   }
   return m;
 }
 
-HfBpeModel::HfBpeModel(HfBpeModel&& o) noexcept
-    : vocab_(std::move(o.vocab_)),
-      bytes_to_id_(std::move(o.bytes_to_id_)),
-      merges_(std::move(o.merges_)),
-      entries_(o.entries_),
-      ignore_merges_(o.ignore_merges_) {
-  std::copy(std::begin(o.byte_id_), std::end(o.byte_id_), byte_id_);
+void HfBpeModel::MergeTable::reserve(size_t n) {
+  size_t cap = 16;
+  while (cap < 2 * n) cap *= 2;
+  keys_.assign(cap, kEmpty);
+  values_.assign(cap, {});
+  size_ = 0;
+}
+
+void HfBpeModel::MergeTable::set(uint64_t key, MergeTarget m) {
+  if (2 * (size_ + 1) > keys_.size()) {  // keep at most half full
+    std::vector<uint64_t> keys = std::move(keys_);
+    std::vector<MergeTarget> values = std::move(values_);
+    reserve(std::max<size_t>(size_ + 1, keys.size()));
+    for (size_t i = 0; i < keys.size(); ++i) {
+      if (keys[i] != kEmpty) set(keys[i], values[i]);
+    }
+  }
+  const size_t mask = keys_.size() - 1;
+  for (size_t i = mix64(key) & mask;; i = (i + 1) & mask) {
+    if (keys_[i] == kEmpty) {
+      keys_[i] = key;
+      values_[i] = m;
+      ++size_;
+      return;
+    }
+    if (keys_[i] == key) {
+      values_[i] = m;
+      return;
+    }
+  }
+}
+
+const HfBpeModel::MergeTarget* HfBpeModel::MergeTable::find(uint64_t key) const {
+  if (keys_.empty()) return nullptr;
+  const size_t mask = keys_.size() - 1;
+  for (size_t i = mix64(key) & mask;; i = (i + 1) & mask) {
+    if (keys_[i] == key) return &values_[i];
+    if (keys_[i] == kEmpty) return nullptr;
+  }
 }
 
 int32_t HfBpeModel::token_to_id(const std::string& token) const {
@@ -134,10 +166,7 @@ void HfBpeModel::merge_all(std::vector<int32_t>& ids) const {
   const int32_t n = static_cast<int32_t>(ids.size());
   std::vector<Symbol> sym(ids.size());
   for (int32_t i = 0; i < n; ++i) sym[i] = {ids[i], i - 1, i + 1 < n ? i + 1 : -1, 1};
-  auto find = [&](int32_t a, int32_t b) {
-    auto it = merges_.find(pair_key(a, b));
-    return it == merges_.end() ? nullptr : &it->second;
-  };
+  auto find = [&](int32_t a, int32_t b) { return merges_.find(pair_key(a, b)); };
   std::priority_queue<Candidate> queue;
   for (int32_t i = 0; i + 1 < n; ++i) {
     if (const MergeTarget* m = find(sym[i].c, sym[i + 1].c)) {
@@ -176,20 +205,9 @@ void HfBpeModel::merge_all(std::vector<int32_t>& ids) const {
 
 void HfBpeModel::encode_piece(std::string_view bytes, std::vector<int32_t>& out) const {
   if (ignore_merges_) {
-    auto it = bytes_to_id_.find(std::string(bytes));
+    auto it = bytes_to_id_.find(bytes);
     if (it != bytes_to_id_.end()) {
       out.push_back(it->second);
-      return;
-    }
-  }
-  const bool cacheable = bytes.size() <= kMaxCachedPiece;
-  std::string key;
-  if (cacheable) {
-    key.assign(bytes);
-    std::lock_guard<std::mutex> lock(cache_mu_);
-    auto it = cache_.find(key);
-    if (it != cache_.end()) {
-      out.insert(out.end(), it->second.begin(), it->second.end());
       return;
     }
   }
@@ -197,11 +215,6 @@ void HfBpeModel::encode_piece(std::string_view bytes, std::vector<int32_t>& out)
   for (size_t i = 0; i < bytes.size(); ++i) ids[i] = byte_id_[static_cast<unsigned char>(bytes[i])];
   merge_all(ids);
   out.insert(out.end(), ids.begin(), ids.end());
-  if (cacheable) {
-    std::lock_guard<std::mutex> lock(cache_mu_);
-    if (cache_.size() >= kMaxCacheWords) cache_.clear();
-    cache_.emplace(std::move(key), std::move(ids));
-  }
 }
 
 }  // namespace graft::data

@@ -7,11 +7,12 @@
 // symbol per byte, then a priority queue of adjacent pairs ordered by (merge rank, position)
 // pops the best pair, skips it if the symbols there changed, merges it into vocab[a + b] and
 // queues the pairs it forms with its neighbours. With ignore_merges, a piece that is itself in
-// the vocabulary is that one token.
+// the vocabulary is that one token. No cache: a piece costs O(n log n) in its bytes, whatever
+// the input, and memory stays what the tables take.
 #pragma once
 
 #include <cstdint>
-#include <mutex>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -41,10 +42,7 @@ class HfBpeModel {
       const std::vector<std::pair<std::string, int32_t>>& vocab, const std::vector<Merge>& merges,
       bool ignore_merges);
 
-  HfBpeModel(HfBpeModel&& other) noexcept;
-  HfBpeModel& operator=(HfBpeModel&&) = delete;
-
-  // Appends the ids of one pre-tokenized piece (raw bytes, non-empty). Thread-safe.
+  // Appends the ids of one pre-tokenized piece (raw bytes, non-empty). Thread-safe (const).
   void encode_piece(std::string_view bytes, std::vector<int32_t>& out) const;
 
   int64_t entries() const { return entries_; }  // vocabulary entries (tokenizers' vocab size)
@@ -61,14 +59,32 @@ class HfBpeModel {
     uint32_t rank;
     int32_t id;
   };
-  std::unordered_map<std::string, int32_t> vocab_;        // byte-level string -> id
-  std::unordered_map<std::string, int32_t> bytes_to_id_;  // raw bytes -> id (ignore_merges)
-  std::unordered_map<uint64_t, MergeTarget> merges_;      // (a << 32 | b) -> rank, a + b
+  // (a << 32 | b) -> merge, open addressing with linear probing (the hot lookup of encoding).
+  class MergeTable {
+   public:
+    void reserve(size_t n);
+    void set(uint64_t key, MergeTarget m);  // replaces an earlier value
+    const MergeTarget* find(uint64_t key) const;
+
+   private:
+    static constexpr uint64_t kEmpty = ~uint64_t{0};  // ids < 2^31: no pair has this key
+    std::vector<uint64_t> keys_;
+    std::vector<MergeTarget> values_;
+    size_t size_ = 0;
+  };
+  // Heterogeneous lookup: find(std::string_view) without building a std::string.
+  struct Hash {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const { return std::hash<std::string_view>()(s); }
+  };
+  using BytesMap = std::unordered_map<std::string, int32_t, Hash, std::equal_to<>>;
+
+  std::unordered_map<std::string, int32_t> vocab_;  // byte-level string -> id
+  BytesMap bytes_to_id_;                            // raw bytes -> id (ignore_merges)
+  MergeTable merges_;
   int32_t byte_id_[256] = {};
   int64_t entries_ = 0;
   bool ignore_merges_ = false;
-  mutable std::mutex cache_mu_;
-  mutable std::unordered_map<std::string, std::vector<int32_t>> cache_;
 };
 
 }  // namespace graft::data

@@ -60,6 +60,7 @@ class HfTokenizer final : public Tokenizer {
   absl::Status save(const std::string& path) const override;
 
   const std::string& eot_token() const { return eot_token_; }
+  const std::string& json_text() const { return json_text_; }  // the tokenizer.json read
   // The id of an added token's content or of a model vocabulary string, or -1.
   int32_t token_to_id(const std::string& token) const;
 

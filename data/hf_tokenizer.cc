@@ -91,15 +91,20 @@ HfTokenizer::HfTokenizer(HfTokenizerSpec spec, HfBpeModel model, std::string jso
   raw_matcher_ = AddedTokenMatcher(std::move(raw));
   normalized_matcher_ = AddedTokenMatcher(std::move(normalized));
   vocab_size_ = static_cast<int32_t>(max_id + 1);
-  id_bytes_.resize(static_cast<size_t>(vocab_size_));
-  has_id_.assign(static_cast<size_t>(vocab_size_), false);
+  // decode names an added token by its content first, then the model's string.
+  std::vector<std::pair<int32_t, std::string>> by_id;
+  by_id.reserve(model_.vocab().size() + added.size());
+  for (const auto& [id, t] : added) by_id.emplace_back(id, decoded_bytes(t.content));
   for (const auto& [token, id] : model_.vocab()) {
-    id_bytes_[id] = decoded_bytes(token);
-    has_id_[id] = true;
+    if (added.count(id) == 0) by_id.emplace_back(id, decoded_bytes(token));
   }
-  for (const auto& [id, t] : added) {  // decode names an added token by its content first
-    id_bytes_[id] = decoded_bytes(t.content);
-    has_id_[id] = true;
+  std::sort(by_id.begin(), by_id.end());  // several strings of one id: the smallest, fixed
+  decode_offsets_.assign(static_cast<size_t>(vocab_size_) + 1, 0);
+  size_t k = 0;
+  for (int32_t id = 0; id < vocab_size_; ++id) {
+    if (k < by_id.size() && by_id[k].first == id) decode_bytes_ += by_id[k].second;
+    while (k < by_id.size() && by_id[k].first == id) ++k;
+    decode_offsets_[id + 1] = decode_bytes_.size();
   }
 }
 
@@ -114,10 +119,6 @@ absl::StatusOr<std::unique_ptr<HfTokenizer>> HfTokenizer::from_json(std::string 
   }
   std::unique_ptr<HfTokenizer> t(
       new HfTokenizer(*std::move(spec), *std::move(model), std::move(json_text)));
-  if (t->vocab_size_ > (1 << 24)) {
-    return absl::InvalidArgumentError(where + ": " + std::to_string(t->vocab_size_) +
-                                      " ids; graft's token files take at most 2^24");
-  }
   if (!eot.empty()) {
     t->eot_id_ = t->token_to_id(eot);
     if (t->eot_id_ < 0) {
@@ -219,7 +220,7 @@ std::string HfTokenizer::decode(const std::vector<int32_t>& ids) const {
     if (id < 0 || id >= vocab_size_) {
       fail("decode", "id ", id, " outside [0, ", vocab_size_, ") of an hf vocab");
     }
-    s += id_bytes_[id];  // an id no token names decodes to nothing, as in tokenizers
+    s.append(decode_bytes_, decode_offsets_[id], decode_offsets_[id + 1] - decode_offsets_[id]);
   }
   return s;
 }

@@ -74,8 +74,10 @@ class HfTokenizer final : public Tokenizer {
   std::unordered_map<std::string, int32_t> added_ids_;  // content -> id
   AddedTokenMatcher raw_matcher_;         // normalized = false: matched on the whole text first
   AddedTokenMatcher normalized_matcher_;  // normalized = true: then on the pieces in between
-  std::vector<std::string> id_bytes_;     // what decode writes for each id
-  std::vector<bool> has_id_;              // ids that name a token (others decode to nothing)
+  // What decode writes for id i: decode_bytes_[decode_offsets_[i], decode_offsets_[i + 1])
+  // (empty for an id that names no token, as tokenizers skips those).
+  std::string decode_bytes_;
+  std::vector<uint64_t> decode_offsets_;
   std::string json_text_;
   std::string eot_token_;
   int32_t vocab_size_ = 0;

@@ -1,6 +1,5 @@
 #include "data/hf_tokenizer_json.h"
 
-#include <limits>
 #include <nlohmann/json.hpp>
 
 namespace graft::data {
@@ -69,10 +68,9 @@ absl::Status read_model(const Reader& r, const json& model, HfTokenizerSpec& spe
   spec.vocab.reserve(vocab.size());
   for (auto it = vocab.begin(); it != vocab.end(); ++it) {
     const json& id = it.value();
-    if (!id.is_number_integer() || id.get<int64_t>() < 0 ||
-        id.get<int64_t>() >= std::numeric_limits<int32_t>::max()) {
+    if (!id.is_number_integer() || id.get<int64_t>() < 0 || id.get<int64_t>() >= kMaxHfIds) {
       return r.error("model.vocab[" + json(it.key()).dump() + "]",
-                     "expected an id in [0, 2^31 - 1), got " + id.dump());
+                     "expected an id in [0, 2^24), got " + id.dump());
     }
     spec.vocab.emplace_back(it.key(), static_cast<int32_t>(id.get<int64_t>()));
   }
@@ -171,6 +169,7 @@ absl::Status read_pre_tokenizer(const Reader& r, const json& pre, HfTokenizerSpe
 absl::Status read_added_tokens(const Reader& r, const json& added, HfTokenizerSpec& spec) {
   if (added.is_null()) return absl::OkStatus();
   if (!added.is_array()) return r.error("added_tokens", "expected an array");
+  if (added.size() >= kMaxHfIds) return r.error("added_tokens", "more than 2^24 tokens");
   for (size_t i = 0; i < added.size(); ++i) {
     const std::string path = "added_tokens[" + std::to_string(i) + "]";
     const json& a = added[i];

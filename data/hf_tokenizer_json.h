@@ -32,6 +32,9 @@
 
 namespace graft::data {
 
+// Vocabulary ids are below this, and so are the added tokens' count: ids stay below 2^25.
+inline constexpr int64_t kMaxHfIds = int64_t{1} << 24;
+
 struct HfPreTokenizerStep {
   enum Kind { kSplit, kByteLevel } kind = kByteLevel;
   SplitPattern pattern = SplitPattern::kGpt2;  // kSplit

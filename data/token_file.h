@@ -47,7 +47,6 @@ class TokenFileWriter {
 
   // InvalidArgument if an id is outside [0, vocab_size).
   absl::Status append(const std::vector<int32_t>& ids);
-  absl::Status append(int32_t id) { return append(std::vector<int32_t>{id}); }
   // Removes tokens [start, start + n) (moving the tokens after them down) and returns them:
   // how prepare moves one document between the splits.
   absl::StatusOr<std::vector<int32_t>> cut(int64_t start, int64_t n);

@@ -97,6 +97,8 @@ TEST(HfTokenizerErrors, BrokenVocabulariesAndMerges) {
   expect_error(load_edited([](json& j) { j["model"]["merges"].push_back(7); }),
                {"model.merges[744]"});
   expect_error(load_edited([](json& j) { j["model"]["vocab"]["zz"] = -3; }), {"model.vocab"});
+  expect_error(load_edited([](json& j) { j["model"]["vocab"]["zz"] = 1 << 30; }),
+               {"model.vocab[\"zz\"]", "2^24"});
   expect_error(load_edited([](json& j) { j["added_tokens"][0]["content"] = 5; }),
                {"added_tokens[0].content"});
   expect_error(load_edited([](json& j) { j["added_tokens"][1]["special"] = "yes"; }),

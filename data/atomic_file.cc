@@ -8,7 +8,6 @@
 #include <cstring>
 
 namespace graft::data {
-namespace {
 
 absl::Status errno_status(const std::string& what, int e) {
   const std::string msg = what + ": " + std::strerror(e);
@@ -25,6 +24,8 @@ absl::Status errno_status(const std::string& what, int e) {
       return absl::InternalError(msg);
   }
 }
+
+namespace {
 
 absl::Status write_all(int fd, std::string_view bytes, const std::string& tmp) {
   while (!bytes.empty()) {

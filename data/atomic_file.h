@@ -13,6 +13,9 @@
 
 namespace graft::data {
 
+// The status for a failed system call: `what` and strerror(e), with the code chosen as above.
+absl::Status errno_status(const std::string& what, int e);
+
 // The temporary that write_file_atomically uses for path (exposed for tests).
 std::string temp_path_for(const std::string& path);
 

@@ -11,6 +11,11 @@
 
 namespace graft::data {
 
+// From token counts per id (both of vocab_size entries): what the functions below compute, in
+// one fixed order (by id), so a streaming count gives the same bits as the token files.
+// Throws graft::Error "[unigram_cross_entropy]" for an empty val set or mismatched sizes.
+double unigram_cross_entropy_from_counts(const std::vector<int64_t>& train_counts,
+                                         const std::vector<int64_t>& val_counts);
 // Throws graft::Error "[unigram_cross_entropy]" for an empty val set, vocab_size <= 0 or an
 // id outside [0, vocab_size).
 double unigram_cross_entropy(const std::vector<int32_t>& train, const std::vector<int32_t>& val,

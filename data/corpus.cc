@@ -138,7 +138,12 @@ absl::StatusOr<Corpus> load_text_corpus(const std::string& path, bool paragraphs
       if (it->is_regular_file() && it->path().extension() == ".txt") files.push_back(it->path());
     }
     if (ec) return absl::InternalError("cannot list " + path + ": " + ec.message());
-    if (files.empty()) return absl::NotFoundError("no .txt files under " + path);
+    if (files.empty()) {
+      return absl::NotFoundError(
+          "no .txt or JSON Lines (.jsonl, .json, optionally .gz / .zst) "
+          "files under " +
+          path);
+    }
     std::sort(files.begin(), files.end());
   } else if (fs::is_regular_file(path, ec)) {
     files.push_back(path);

@@ -7,12 +7,17 @@
 #include <limits>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <sstream>
 
 #include "data/atomic_file.h"
 #include "data/baseline.h"
 #include "data/bpe.h"
 #include "data/corpus.h"
+#include "data/document_source.h"
+#include "data/hf_tokenizer.h"
+#include "data/jsonl.h"
+#include "data/prepare_stream.h"
 #include "data/rng.h"
 #include "data/token_file.h"
 #include "data/tokenizer.h"
@@ -24,20 +29,9 @@ using json = nlohmann::json;
 namespace {
 
 constexpr int kMetaVersion = 1;
+constexpr char kHfPrefix[] = "hf:";
 
-double doc_unit(const std::string& doc, int64_t seed) {
-  const uint64_t h = mix64(fnv1a64(doc) ^ mix64(static_cast<uint64_t>(seed)));
-  return static_cast<double>(h >> 11) * 0x1.0p-53;  // uniform in [0, 1)
-}
-
-json options_json(const PrepareOptions& o) {
-  return {{"input", o.input},
-          {"tokenizer", o.tokenizer},
-          {"vocab_size", o.tokenizer == "bpe" ? o.vocab_size : 257},
-          {"val_fraction", o.val_fraction},
-          {"seed", o.seed},
-          {"paragraphs", o.paragraphs}};
-}
+bool is_hf(const std::string& tokenizer) { return tokenizer.rfind(kHfPrefix, 0) == 0; }
 
 std::string hex(uint64_t v) {
   std::ostringstream s;
@@ -45,20 +39,39 @@ std::string hex(uint64_t v) {
   return s.str();
 }
 
-std::vector<int32_t> encode_docs(const Tokenizer& tok, const std::vector<std::string>& docs) {
-  std::vector<int32_t> out;
-  for (const auto& d : docs) {
-    auto ids = tok.encode(d);
-    out.insert(out.end(), ids.begin(), ids.end());
-    out.push_back(tok.eot_id());
+// hf: the tokenizer.json's content and the eot it resolved to are options too.
+json options_json(const PrepareOptions& o, const HfTokenizer* hf) {
+  json j = {{"input", o.input},
+            {"tokenizer", o.tokenizer},
+            {"vocab_size", o.tokenizer == "bpe" ? o.vocab_size
+                           : hf                 ? hf->vocab_size()
+                                                : 257},
+            {"val_fraction", o.val_fraction},
+            {"seed", o.seed},
+            {"paragraphs", o.paragraphs}};
+  if (hf != nullptr) {
+    j["tokenizer_json_fingerprint"] = hex(fnv1a64(hf->json_text()));
+    j["eot_token"] = hf->eot_token();
   }
-  return out;
+  return j;
 }
 
-int64_t bytes_of(const std::vector<std::string>& docs) {
-  int64_t n = 0;
-  for (const auto& d : docs) n += static_cast<int64_t>(d.size());
-  return n;
+absl::Status check_options(const PrepareOptions& o) {
+  if (o.out_dir.empty()) return absl::InvalidArgumentError("prepare: out_dir is empty");
+  if (o.tokenizer != "bpe" && o.tokenizer != "byte" &&
+      !(is_hf(o.tokenizer) && o.tokenizer.size() > 3)) {
+    return absl::InvalidArgumentError(
+        "prepare: tokenizer must be 'bpe', 'byte' or 'hf:<path to tokenizer.json>', got '" +
+        o.tokenizer + "'");
+  }
+  if (o.tokenizer == "bpe" && (o.vocab_size < 257 || o.vocab_size > (1 << 24))) {
+    return absl::InvalidArgumentError("prepare: vocab_size must be in [257, 2^24], got " +
+                                      std::to_string(o.vocab_size));
+  }
+  if (!(o.val_fraction >= 0 && o.val_fraction < 1)) {
+    return absl::InvalidArgumentError("prepare: val_fraction must be in [0, 1)");
+  }
+  return absl::OkStatus();
 }
 
 PrepareResult paths(const std::string& dir) {
@@ -108,6 +121,11 @@ bool outputs_match(const json& want_options, const std::string& want_fp, Prepare
 
 }  // namespace
 
+double doc_unit(const std::string& doc, int64_t seed) {
+  const uint64_t h = mix64(fnv1a64(doc) ^ mix64(static_cast<uint64_t>(seed)));
+  return static_cast<double>(h >> 11) * 0x1.0p-53;  // uniform in [0, 1)
+}
+
 bool is_val_doc(const std::string& doc, double val_fraction, int64_t seed) {
   return doc_unit(doc, seed) < val_fraction;
 }
@@ -139,22 +157,43 @@ Split split_docs(const std::vector<std::string>& docs, double val_fraction, int6
 }
 
 absl::StatusOr<PrepareResult> prepare(const PrepareOptions& o) {
-  if (o.out_dir.empty()) return absl::InvalidArgumentError("prepare: out_dir is empty");
-  if (o.tokenizer != "bpe" && o.tokenizer != "byte") {
-    return absl::InvalidArgumentError("prepare: tokenizer must be 'bpe' or 'byte', got '" +
-                                      o.tokenizer + "'");
+  if (auto s = check_options(o); !s.ok()) return s;
+  // The input: JSON Lines files (streamed) or a text corpus (in memory).
+  std::vector<std::string> jsonl_files;
+  if (o.input != "default" && !o.input.empty()) {
+    auto files = find_jsonl_files(o.input);
+    if (!files.ok()) return files.status();
+    jsonl_files = *std::move(files);
   }
-  if (o.tokenizer == "bpe" && (o.vocab_size < 257 || o.vocab_size > (1 << 24))) {
-    return absl::InvalidArgumentError("prepare: vocab_size must be in [257, 2^24], got " +
-                                      std::to_string(o.vocab_size));
+  std::optional<Corpus> corpus;
+  std::string source, fp;
+  if (!jsonl_files.empty()) {
+    if (o.tokenizer == "bpe") {
+      return absl::InvalidArgumentError(
+          "prepare: the bpe tokenizer is trained on the whole corpus in memory; for the JSON "
+          "Lines dataset " +
+          o.input + " use 'byte' or 'hf:<tokenizer.json>'");
+    }
+    auto f = jsonl_fingerprint(jsonl_files);
+    if (!f.ok()) return f.status();
+    source = o.input;
+    fp = "files:" + hex(*f);
+  } else {
+    auto c = load_corpus(o.input, o.paragraphs);
+    if (!c.ok()) return c.status();
+    corpus = *std::move(c);
+    source = corpus->source;
+    fp = hex(corpus->fingerprint());
   }
-  if (!(o.val_fraction >= 0 && o.val_fraction < 1)) {
-    return absl::InvalidArgumentError("prepare: val_fraction must be in [0, 1)");
+  std::unique_ptr<Tokenizer> tok;
+  const HfTokenizer* hf = nullptr;
+  if (is_hf(o.tokenizer)) {
+    auto t = HfTokenizer::load_json(o.tokenizer.substr(3), o.eot_token);
+    if (!t.ok()) return t.status();
+    hf = t->get();
+    tok = *std::move(t);
   }
-  auto corpus = load_corpus(o.input, o.paragraphs);
-  if (!corpus.ok()) return corpus.status();
-  const json want_options = options_json(o);
-  const std::string fp = hex(corpus->fingerprint());
+  const json want_options = options_json(o, hf);
   PrepareResult r = paths(o.out_dir);
   if (!o.force && outputs_match(want_options, fp, r)) {
     r.reused = true;
@@ -166,34 +205,38 @@ absl::StatusOr<PrepareResult> prepare(const PrepareOptions& o) {
   if (ec) return absl::PermissionDeniedError("cannot create " + o.out_dir + ": " + ec.message());
   fs::remove(r.meta_path, ec);  // a half-rebuilt directory must never look complete
 
-  Split split = split_docs(corpus->docs, o.val_fraction, o.seed);
-  std::unique_ptr<Tokenizer> tok;
   if (o.tokenizer == "bpe") {
     const auto t0 = std::chrono::steady_clock::now();
+    const Split split = split_docs(corpus->docs, o.val_fraction, o.seed);
     tok = std::make_unique<BpeTokenizer>(BpeTokenizer::train(split.train, o.vocab_size));
     r.tokenizer_seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  } else {
+  } else if (o.tokenizer == "byte") {
     tok = std::make_unique<ByteTokenizer>();
   }
-  const std::vector<int32_t> train = encode_docs(*tok, split.train);
-  const std::vector<int32_t> val = encode_docs(*tok, split.val);
-  r.source = corpus->source;
-  r.train_docs = static_cast<int64_t>(split.train.size());
-  r.val_docs = static_cast<int64_t>(split.val.size());
-  r.train_bytes = bytes_of(split.train);
-  r.val_bytes = bytes_of(split.val);
-  r.train_tokens = static_cast<int64_t>(train.size());
-  r.val_tokens = static_cast<int64_t>(val.size());
-  r.vocab_size = tok->vocab_size();
-  r.unigram_nats = val.empty() ? std::numeric_limits<double>::quiet_NaN()
-                               : unigram_cross_entropy(train, val, r.vocab_size);
-
   // Each file is written atomically: a failure (a full disk) leaves no temporary behind and
   // names the cause; meta.json, removed above, is only written once the rest is in place.
   if (auto s = tok->save(r.tokenizer_path); !s.ok()) return s;
-  if (auto s = write_token_file(r.train_path, train, r.vocab_size); !s.ok()) return s;
-  if (auto s = write_token_file(r.val_path, val, r.vocab_size); !s.ok()) return s;
+  std::unique_ptr<DocumentSource> docs;
+  if (corpus) {
+    docs = std::make_unique<VectorDocuments>(corpus->docs);
+  } else {
+    auto d = JsonlDocuments::open(jsonl_files);
+    if (!d.ok()) return d.status();
+    docs = std::make_unique<JsonlSource>(*std::move(d));
+  }
+  auto counts = encode_split(*docs, *tok, o.val_fraction, o.seed, r.train_path, r.val_path,
+                             {o.progress, o.progress_seconds});
+  if (!counts.ok()) return counts.status();
+  r.source = source;
+  r.train_docs = counts->train_docs;
+  r.val_docs = counts->val_docs;
+  r.train_bytes = counts->train_bytes;
+  r.val_bytes = counts->val_bytes;
+  r.train_tokens = counts->train_tokens;
+  r.val_tokens = counts->val_tokens;
+  r.vocab_size = tok->vocab_size();
+  r.unigram_nats = counts->unigram_nats;
 
   auto split_json = [](int64_t docs, int64_t bytes, int64_t tokens) {
     return json{{"docs", docs},
@@ -206,9 +249,10 @@ absl::StatusOr<PrepareResult> prepare(const PrepareOptions& o) {
       {"options", want_options},
       {"corpus",
        {{"source", r.source},
+        {"format", corpus ? "text" : "jsonl"},
         {"fingerprint", fp},
-        {"docs", corpus->docs.size()},
-        {"bytes", corpus->total_bytes()}}},
+        {"docs", r.train_docs + r.val_docs},
+        {"bytes", r.train_bytes + r.val_bytes}}},
       {"train", split_json(r.train_docs, r.train_bytes, r.train_tokens)},
       {"val", split_json(r.val_docs, r.val_bytes, r.val_tokens)},
       {"vocab_size", r.vocab_size},

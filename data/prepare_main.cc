@@ -1,6 +1,8 @@
-// bazel run //data:prepare -- --input=<file|dir|default> --out_dir=<dir> --tokenizer=byte|bpe
-//     --vocab_size=4096 --val_fraction=0.05 --seed=0 [--paragraphs=true] [--force]
-// Relative paths are taken from the directory bazel run was called in.
+// bazel run //data:prepare -- --input=<file|dir|default> --out_dir=<dir>
+//     --tokenizer=byte|bpe|hf:<tokenizer.json> [--eot_token=<token>] --vocab_size=4096
+//     --val_fraction=0.05 --seed=0 [--paragraphs=true] [--force]
+// Relative paths are taken from the directory bazel run was called in. Progress lines of the
+// tokenizing pass go to stderr.
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
@@ -12,9 +14,12 @@
 namespace {
 
 constexpr char kUsage[] =
-    "usage: prepare --out_dir=<dir> [--input=default|<file>|<dir>] [--tokenizer=bpe|byte]\n"
+    "usage: prepare --out_dir=<dir> [--input=default|<file>|<dir>]\n"
+    "               [--tokenizer=bpe|byte|hf:<tokenizer.json>] [--eot_token=<token>]\n"
     "               [--vocab_size=4096] [--val_fraction=0.05] [--seed=0]\n"
-    "               [--paragraphs=true|false] [--force]\n";
+    "               [--paragraphs=true|false] [--force]\n"
+    "input: the default corpus, a text file or directory of .txt files, or a JSON Lines file\n"
+    "       (.jsonl / .json, optionally .gz / .zst) or directory of them\n";
 
 std::string resolve(const std::string& p) {
   const char* wd = std::getenv("BUILD_WORKING_DIRECTORY");
@@ -50,7 +55,9 @@ int main(int argc, char** argv) {
       } else if (key == "out_dir") {
         o.out_dir = resolve(val);
       } else if (key == "tokenizer") {
-        o.tokenizer = val;
+        o.tokenizer = val.rfind("hf:", 0) == 0 ? "hf:" + resolve(val.substr(3)) : val;
+      } else if (key == "eot_token") {
+        o.eot_token = val;
       } else if (key == "vocab_size") {
         o.vocab_size = std::stoi(val);
       } else if (key == "val_fraction") {
@@ -69,6 +76,7 @@ int main(int argc, char** argv) {
     std::cerr << "prepare: bad argument " << e.what() << "\n" << kUsage;
     return 2;
   }
+  o.progress = &std::cerr;
   auto r = graft::data::prepare(o);
   if (!r.ok()) {
     std::cerr << "prepare: " << r.status() << "\n";

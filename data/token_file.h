@@ -33,6 +33,40 @@ inline int token_width_for(int64_t vocab_size) { return vocab_size <= 65535 ? 2 
 absl::Status write_token_file(const std::string& path, const std::vector<int32_t>& tokens,
                               int64_t vocab_size);
 
+// Writes a token file of unknown length in a stream, with the guarantees of write_token_file:
+// tokens go to the temporary temp_path_for(path) (a buffer of 1 MiB at a time), finish() writes
+// the count into the header, fsyncs and renames; a writer destroyed unfinished, or any failure,
+// removes the temporary. Errors name the file and the cause.
+class TokenFileWriter {
+ public:
+  static absl::StatusOr<std::unique_ptr<TokenFileWriter>> create(const std::string& path,
+                                                                 int64_t vocab_size);
+  ~TokenFileWriter();
+  TokenFileWriter(const TokenFileWriter&) = delete;
+  TokenFileWriter& operator=(const TokenFileWriter&) = delete;
+
+  // InvalidArgument if an id is outside [0, vocab_size).
+  absl::Status append(const std::vector<int32_t>& ids);
+  // Removes tokens [start, start + n) (moving the tokens after them down) and returns them:
+  // how prepare moves one document between the splits.
+  absl::StatusOr<std::vector<int32_t>> cut(int64_t start, int64_t n);
+  absl::Status finish();
+  int64_t size() const { return count_; }
+
+ private:
+  TokenFileWriter() = default;
+  absl::Status flush();
+  absl::Status fail(absl::Status s);  // removes the temporary, returns s
+
+  std::string path_, tmp_;
+  int fd_ = -1;
+  int width_ = 2;
+  int64_t vocab_size_ = 0;
+  int64_t count_ = 0;    // tokens, those in buffer_ included
+  int64_t written_ = 0;  // tokens on disk
+  std::string buffer_;
+};
+
 class TokenFile {
  public:
   // NotFound (missing), DataLoss (bad magic, truncated, ids >= vocab_size when verify_ids),

@@ -6,6 +6,7 @@
 #include "core/error.h"
 #include "data/atomic_file.h"
 #include "data/bpe.h"
+#include "data/hf_tokenizer.h"
 
 namespace graft::data {
 
@@ -44,6 +45,11 @@ absl::StatusOr<std::unique_ptr<Tokenizer>> load_tokenizer(const std::string& pat
     if (!t.ok()) return t.status();
     return std::unique_ptr<Tokenizer>(std::make_unique<BpeTokenizer>(*std::move(t)));
   }
+  if (text.rfind("graft-hf ", 0) == 0) {
+    auto t = parse_hf_saved(text, path);
+    if (!t.ok()) return t.status();
+    return std::unique_ptr<Tokenizer>(*std::move(t));
+  }
   if (text == "graft-byte 1\nvocab_size 257\nend\n") {
     return std::unique_ptr<Tokenizer>(std::make_unique<ByteTokenizer>());
   }
@@ -51,8 +57,8 @@ absl::StatusOr<std::unique_ptr<Tokenizer>> load_tokenizer(const std::string& pat
     return absl::DataLossError(path + ": corrupt or truncated byte tokenizer file");
   }
   return absl::DataLossError(path +
-                             ": not a graft tokenizer file (expected 'graft-bpe' or "
-                             "'graft-byte' on the first line)");
+                             ": not a graft tokenizer file (expected 'graft-bpe', "
+                             "'graft-byte' or 'graft-hf' on the first line)");
 }
 
 }  // namespace graft::data

@@ -15,6 +15,8 @@ packages=(
   llvm-14-dev       # LLVM's ORC JIT: fused elementwise groups compiled to native loops
   nlohmann-json3-dev   # JSON: checkpoint metadata, test vectors
   libtomlplusplus-dev  # TOML: training configs
+  zlib1g-dev        # gzip: .jsonl.gz datasets
+  libzstd-dev       # zstd: .jsonl.zst datasets
   libopenmpi-dev    # MPI: collectives between processes (core/distributed/mpi.cc)
   openmpi-bin       # mpirun, for multi-process runs and their tests
   fortunes          # the default English training corpus (/usr/share/games/fortunes)

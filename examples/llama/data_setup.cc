@@ -18,6 +18,8 @@ absl::StatusOr<RunData> setup_data(const train::TrainConfig& config, std::ostrea
   options.tokenizer = t.tokenizer;
   options.vocab_size = static_cast<int32_t>(t.tokenizer_vocab_size);
   options.seed = t.seed;
+  options.eot_token = t.tokenizer_eot;
+  options.progress = &out;  // a large JSON Lines dataset takes a while
   RunData d;
   auto prepared = data::prepare(options);
   if (!prepared.ok()) return prepared.status();

@@ -63,9 +63,12 @@ std::vector<Field> make_fields() {
       F(lr_scheduler, decay_ratio, T::kFloat, "wsd: fraction of steps decaying"),
       F(lr_scheduler, min_lr_ratio, T::kFloat, "final lr / peak lr"),
 
-      F(training, dataset, T::kString, "\"default\" (built-in corpus) or a text file/dir"),
-      F(training, tokenizer, T::kString, "tokenizer", "byte", "bpe"),
+      F(training, dataset, T::kString,
+        "\"default\" (built-in corpus), a text or JSON Lines (.jsonl[.gz|.zst]) file/dir"),
+      F(training, tokenizer, T::kString, "tokenizer", "byte", "bpe", "hf:<tokenizer.json>"),
       F(training, tokenizer_vocab_size, T::kInt, "bpe vocabulary size"),
+      F(training, tokenizer_eot, T::kString,
+        "hf: end-of-text token; \"\" = <|endoftext|>, <|end_of_text|>, </s> or <eos>"),
       F(training, data_dir, T::kString, "prepared token files; \"\" = <dump_folder>/data"),
       F(training, batch_size, T::kInt, "sequences per step"),
       F(training, seq_len, T::kInt, "tokens per sequence"),
@@ -206,7 +209,10 @@ absl::Status Field::set(TrainConfig& config, const FieldValue& value,
         bool ok = false;
         std::string list;
         for (const std::string& c : choices) {
-          ok |= c == s;
+          // "hf:<tokenizer.json>": any value of the form hf:<something>.
+          const size_t open = c.find('<');
+          ok |= c == s || (open != std::string::npos && c.back() == '>' &&
+                           s.size() > open && s.compare(0, open, c, 0, open) == 0);
           list += (list.empty() ? "\"" : ", \"") + c + "\"";
         }
         if (!ok) return key_error(where, name(), value_text(value), "must be one of " + list);

@@ -75,9 +75,11 @@ struct LrSchedulerConfig {
 };
 
 struct TrainingConfig {
-  std::string dataset = "default";      // "default" = built-in corpus, or a text file / directory
-  std::string tokenizer = "byte";       // "byte" | "bpe"
+  std::string dataset = "default";      // "default" = built-in corpus, a text or JSON Lines
+                                        // file / directory
+  std::string tokenizer = "byte";       // "byte" | "bpe" | "hf:<path to tokenizer.json>"
   int64_t tokenizer_vocab_size = 2048;  // bpe only; >= 256
+  std::string tokenizer_eot = "";       // hf only: end-of-text token; "" = found by name
   std::string data_dir = "";            // prepared token files; "" = <dump_folder>/data
   int64_t batch_size = 8;
   int64_t seq_len = 256;

@@ -116,10 +116,26 @@ TEST(TrainConfig, UnknownEnumStrings) {
            {"[optimizer]\nname = \"adafactor\"", "optimizer.name"},
            {"[lr_scheduler]\ndecay_type = \"step\"", "lr_scheduler.decay_type"},
            {"[training]\ntokenizer = \"word\"", "training.tokenizer"},
+           {"[training]\ntokenizer = \"hf:\"", "training.tokenizer"},  // no path
+           {"[training]\ntokenizer = \"hf\"", "training.tokenizer"},
            {"[checkpoint]\nasync_mode = \"sync\"", "checkpoint.async_mode"},
        }) {
     expect_invalid(parse_status(k.text), {"x.toml:2:1", k.key, "must be one of"});
   }
+}
+
+TEST(TrainConfig, HfTokenizerTakesAPathAndAnEotToken) {
+  auto c = parse_train_config(
+      "[training]\ntokenizer = \"hf:models/llama3/tokenizer.json\"\n"
+      "tokenizer_eot = \"<|eot_id|>\"\ndataset = \"data/shards\"\n",
+      "x.toml");
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->training.tokenizer, "hf:models/llama3/tokenizer.json");
+  EXPECT_EQ(c->training.tokenizer_eot, "<|eot_id|>");
+  EXPECT_EQ(c->training.dataset, "data/shards");
+  auto bad = parse_status("[training]\ntokenizer = \"word\"");
+  EXPECT_NE(std::string(bad.message()).find("\"hf:<tokenizer.json>\""), std::string::npos) << bad;
+  EXPECT_NE(usage("llama").find("byte | bpe | hf:<tokenizer.json>"), std::string::npos);
 }
 
 TEST(TrainConfig, OutOfRangeValues) {

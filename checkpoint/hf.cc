@@ -198,9 +198,9 @@ absl::StatusOr<std::vector<Array>> import_hf_leaves(const std::string& source,
   return out;
 }
 
-absl::StatusOr<std::vector<std::pair<std::string, Array>>> hf_tensors(
-    const std::vector<Array>& leaves, const std::vector<std::string>& paths,
-    const HfNameFn& names) {
+absl::StatusOr<HfTensorViews> hf_tensor_views(const std::vector<Array>& leaves,
+                                              const std::vector<std::string>& paths,
+                                              const HfNameFn& names) {
   std::vector<std::pair<std::string, Array>> out;
   try {
     for (size_t i = 0; i < leaves.size(); ++i) {
@@ -225,23 +225,22 @@ absl::StatusOr<std::vector<std::pair<std::string, Array>>> hf_tensors(
     std::vector<Array> arrays;
     for (const auto& [_, a] : out) arrays.push_back(a);
     eval(arrays);
+    HfTensorViews result;
+    for (const auto& [name, a] : out) {
+      result.keep.push_back(a.host_buffer());
+      result.views.push_back({name, a.dtype(), a.shape(), result.keep.back()->data()});
+    }
+    return result;
   } catch (const graft::Error& e) {
     return absl::InvalidArgumentError(str_cat("HF export: ", e.what()));
   }
-  return out;
 }
 
 absl::Status export_hf_leaves(const std::string& path, const std::vector<Array>& leaves,
                               const std::vector<std::string>& paths, const HfNameFn& names) {
-  auto tensors = hf_tensors(leaves, paths, names);
+  auto tensors = hf_tensor_views(leaves, paths, names);
   if (!tensors.ok()) return tensors.status();
-  std::vector<TensorView> views;
-  std::vector<std::shared_ptr<const Buffer>> keep;
-  for (const auto& [name, a] : *tensors) {
-    keep.push_back(a.host_buffer());
-    views.push_back({name, a.dtype(), a.shape(), keep.back()->data()});
-  }
-  return write_safetensors(path, views, {{"format", "pt"}});
+  return write_safetensors(path, tensors->views, {{"format", "pt"}});
 }
 
 }  // namespace graft::checkpoint

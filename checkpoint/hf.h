@@ -16,6 +16,7 @@
 #pragma once
 
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -23,6 +24,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "checkpoint/safetensors.h"
 #include "core/tree.h"
 
 namespace graft::checkpoint {
@@ -57,9 +59,15 @@ absl::StatusOr<std::vector<Array>> import_hf_leaves(const std::string& source,
                                                     const HfNameFn& names,
                                                     const HfImportOptions& options = {});
 // The HF tensors `leaves` map to, in leaf order: leaves without an HF name skipped, stacked
-// leaves split into one tensor per layer, transposes applied; evaluated.
-absl::StatusOr<std::vector<std::pair<std::string, Array>>> hf_tensors(
-    const std::vector<Array>& leaves, const std::vector<std::string>& paths, const HfNameFn& names);
+// leaves split into one tensor per layer, transposes applied; evaluated, as views over host
+// buffers that `keep` holds alive (what write_safetensors takes).
+struct HfTensorViews {
+  std::vector<TensorView> views;
+  std::vector<std::shared_ptr<const Buffer>> keep;
+};
+absl::StatusOr<HfTensorViews> hf_tensor_views(const std::vector<Array>& leaves,
+                                              const std::vector<std::string>& paths,
+                                              const HfNameFn& names);
 // Writes one safetensors file with metadata {"format": "pt"} (hf_folder.h writes a whole
 // folder that transformers' from_pretrained loads).
 absl::Status export_hf_leaves(const std::string& path, const std::vector<Array>& leaves,

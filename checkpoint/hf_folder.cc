@@ -213,15 +213,9 @@ absl::Status write_hf_folder(const std::string& dir, const HfFolderFiles& files,
 absl::Status export_hf_folder_leaves(const std::string& dir, const std::vector<Array>& leaves,
                                      const std::vector<std::string>& paths, const HfNameFn& names,
                                      const HfFolderFiles& files, const HfFolderOptions& options) {
-  auto tensors = hf_tensors(leaves, paths, names);
+  auto tensors = hf_tensor_views(leaves, paths, names);
   if (!tensors.ok()) return tensors.status();
-  std::vector<TensorView> views;
-  std::vector<std::shared_ptr<const Buffer>> keep;
-  for (const auto& [name, a] : *tensors) {
-    keep.push_back(a.host_buffer());
-    views.push_back({name, a.dtype(), a.shape(), keep.back()->data()});
-  }
-  return write_hf_folder(dir, files, views, options);
+  return write_hf_folder(dir, files, tensors->views, options);
 }
 
 absl::StatusOr<std::optional<json>> read_hf_config(const std::string& source) {

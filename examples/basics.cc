@@ -5,7 +5,7 @@
 // 1. Estimates pi by Monte Carlo with counter-based random numbers (examples/monte_carlo_pi.h:
 //    the same value as JAX's for the same key, 3.14166).
 // 2. Generates a noisy linear-regression problem and fits it by gradient descent written
-//    with plain ops (the gradient by hand; graft::grad arrives with the Transforms issue),
+//    with plain ops (the gradient written by hand, to show the ops; examples/mlp uses value_and_grad),
 //    then checks the fit against the true weights.
 // 3. Shows weak typing: bf16 arrays stay bf16 when multiplied by C++ scalars.
 #include <chrono>

@@ -1,10 +1,10 @@
-// Matrix factorizations (issue 17): lax.linalg's (namespace graft) and the jnp.linalg
+// Matrix factorizations: lax.linalg's (namespace graft) and the jnp.linalg
 // functions built on them (namespace graft::linalg), with JAX's names, defaults and
 // derivatives. The primitives are in core/primitives/decomp.h; LAPACK computes them on the
 // CPU. Matrices are the last two dims, leading dims are a batch. The lax forms take f32 or
 // f64 only; the jnp.linalg forms first promote integers and bools to f32 (f16 / bf16 are an
-// error, as JAX's LAPACK kernels have none). jnp.linalg.eig / eigvals are missing: they
-// return complex values and graft has no complex dtype.
+// error, as JAX's LAPACK kernels have none). jnp.linalg.eig / eigvals are in
+// core/ops_numpy_eig.h.
 #pragma once
 
 #include <optional>

@@ -1,6 +1,9 @@
 #include "core/ops_numpy_linalg.h"
 
+#include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <cstdlib>
 #include <limits>
 
 #include "core/error.h"
@@ -14,8 +17,22 @@ namespace {
 // by name; a real dtype here would drop the imaginary part).
 Array inexact(const Array& x) { return is_inexact(x.dtype()) ? x : astype(x, DType::kF32); }
 
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
 void require_matrix(const char* op, const Array& x) {
   if (x.ndim() < 2) fail(op, "needs at least 2 dims, got shape ", shape_str(x.shape()));
+}
+
+// linalg.norm's ord for a vector norm, from its spelling: a number, "inf" or "-inf".
+double vector_ord(const std::string& o) {
+  if (o == "inf") return kInf;
+  if (o == "-inf") return -kInf;
+  char* end = nullptr;
+  const double p = std::strtod(o.c_str(), &end);
+  if (o.empty() || *end != '\0') {
+    fail("linalg.norm", "ord \"", o, "\" of a vector norm is not a number, inf or -inf");
+  }
+  return p;
 }
 
 }  // namespace
@@ -49,19 +66,31 @@ Array vector_norm(const Array& x_in, double ord, const Axes& axes, bool keepdims
   const Array x = is_complex(x_in.dtype()) ? abs(x_in) : inexact(x_in);
   const Array a = abs(x);
   if (ord == 2.0) return sqrt(sum(x * x, axes, keepdims));
-  if (ord == std::numeric_limits<double>::infinity()) return max(a, axes, keepdims);
-  if (ord == -std::numeric_limits<double>::infinity()) return min(a, axes, keepdims);
+  if (ord == kInf) return max(a, axes, keepdims);
+  if (ord == -kInf) return min(a, axes, keepdims);
   if (ord == 0.0)
     return astype(sum(astype(not_equal(x, zeros_like(x)), x.dtype()), axes, keepdims), x.dtype());
   if (ord == 1.0) return sum(a, axes, keepdims);
   return power(sum(power(a, ord), axes, keepdims), 1.0 / ord);
 }
 
-Array matrix_norm(const Array& x_in, const std::string& ord, bool keepdims) {
-  require_matrix("matrix_norm", x_in);
-  // fro, 1 and inf depend on |x| alone (2 and nuc, which would not, are not offered).
+Array matrix_norm(const Array& x_in, const std::string& ord_in, bool keepdims) {
+  require_matrix("linalg.matrix_norm", x_in);
+  const std::string ord = ord_in == "f" ? "fro" : ord_in;
+  const int64_t r = x_in.ndim();
+  if (ord == "2" || ord == "-2" || ord == "nuc") {
+    // The largest, the smallest or the sum of the singular values, as JAX (their derivative
+    // is the svd's).
+    if (is_complex(x_in.dtype())) {
+      fail("linalg.matrix_norm", "ord ", ord, " of a complex matrix needs a complex svd, which ",
+           "graft does not have (got ", x_in.aval().str(), ")");
+    }
+    Array s = svdvals(x_in);
+    Array y = ord == "2" ? max(s, {-1}) : ord == "-2" ? min(s, {-1}) : sum(s, {-1});
+    return keepdims ? expand_dims(y, {r - 2, r - 1}) : y;
+  }
+  // fro, 1 and inf depend on |x| alone.
   const Array x = is_complex(x_in.dtype()) ? abs(x_in) : inexact(x_in);
-  const int64_t r = x.ndim();
   if (ord == "fro") return sqrt(sum(x * x, {r - 2, r - 1}, keepdims));
   const Array a = abs(x);
   // Column sums (over the rows, axis -2) for ord 1 / -1, row sums for inf / -inf.
@@ -74,37 +103,63 @@ Array matrix_norm(const Array& x_in, const std::string& ord, bool keepdims) {
     Array sums = sum(a, {r - 1}, keepdims);
     return ord == "inf" ? max(sums, {r - 2}, keepdims) : min(sums, {r - 2}, keepdims);
   }
-  fail("matrix_norm", "ord \"", ord,
-       "\" is not fro, 1, -1, inf or -inf (2, -2 and nuc need singular values: not yet)");
+  fail("linalg.matrix_norm", "ord \"", ord_in,
+       "\" is not fro, nuc, 1, -1, 2, -2, inf or -inf");
 }
 
-Array norm(const Array& x, const std::optional<std::string>& ord) {
-  if (!ord) return vector_norm(ravel(x));
-  if (x.ndim() == 2) return matrix_norm(x, *ord);
-  if (x.ndim() != 1)
-    fail("norm", "with an ord needs a 1-D or 2-D array, got shape ", shape_str(x.shape()));
-  const std::string& o = *ord;
-  const double inf = std::numeric_limits<double>::infinity();
-  if (o == "inf") return vector_norm(x, inf);
-  if (o == "-inf") return vector_norm(x, -inf);
-  char* end = nullptr;
-  const double p = std::strtod(o.c_str(), &end);
-  if (o.empty() || *end != '\0') fail("norm", "ord \"", o, "\" is not a number, inf or -inf");
-  return vector_norm(x, p);
+Array norm(const Array& x, const std::optional<std::string>& ord,
+           const std::optional<Axes>& axis, bool keepdims) {
+  const int64_t r = x.ndim();
+  if (!axis && !ord) {
+    // Any rank: the 2-norm of all elements.
+    Array y = vector_norm(ravel(x));
+    return keepdims ? reshape(y, Shape(static_cast<size_t>(r), 1)) : y;
+  }
+  Axes ax;
+  if (axis) {
+    for (int64_t a : *axis) {
+      if (a < -r || a >= r) fail("linalg.norm", "axis ", a, " is out of range for ", x.aval().str());
+      ax.push_back(a < 0 ? a + r : a);
+    }
+  } else {
+    for (int64_t a = 0; a < r; ++a) ax.push_back(a);
+  }
+  if (ax.size() == 1) {
+    return vector_norm(x, ord ? vector_ord(*ord) : 2.0, ax, keepdims);
+  }
+  if (ax.size() != 2 || ax[0] == ax[1]) {
+    fail("linalg.norm", "needs one axis (a vector norm) or two distinct axes (a matrix norm), "
+         "got ", ax.size(), " axes of ", x.aval().str());
+  }
+  // The two axes moved last (rows, then columns), as JAX's moveaxis for the svd orders.
+  std::vector<int> perm;
+  for (int64_t a = 0; a < r; ++a) {
+    if (a != ax[0] && a != ax[1]) perm.push_back(static_cast<int>(a));
+  }
+  perm.push_back(static_cast<int>(ax[0]));
+  perm.push_back(static_cast<int>(ax[1]));
+  Array y = matrix_norm(transpose(x, perm), ord ? *ord : "fro");
+  return keepdims ? expand_dims(y, {std::min(ax[0], ax[1]), std::max(ax[0], ax[1])}) : y;
 }
 
 Array matrix_power(const Array& a, int64_t n) {
-  require_matrix("matrix_power", a);
+  require_matrix("linalg.matrix_power", a);
   const Shape& s = a.shape();
   if (s[s.size() - 1] != s[s.size() - 2]) {
-    fail("matrix_power", "needs square matrices, got shape ", shape_str(s));
+    fail("linalg.matrix_power", "needs square matrices, got shape ", shape_str(s));
   }
-  if (n < 0) fail("matrix_power", "n = ", n, " needs inv, which graft does not have yet");
   if (n == 0) return broadcast_to(eye(s.back(), std::nullopt, 0, a.dtype()), s);
-  // Repeated squaring, as JAX: the binary digits of n from the lowest.
-  Array result, z = a;
+  // A negative power is the inverse's positive power, as JAX.
+  const Array base = n < 0 ? inv(a) : a;
+  uint64_t k = n < 0 ? 0 - static_cast<uint64_t>(n) : static_cast<uint64_t>(n);
+  // JAX's products: 1, 2 and 3 directly, then repeated squaring over the binary digits of n
+  // from the lowest.
+  if (k == 1) return base;
+  if (k == 2) return matmul(base, base);
+  if (k == 3) return matmul(matmul(base, base), base);
+  Array result, z = base;
   bool have = false;
-  for (int64_t k = n;;) {
+  for (;;) {
     if (k & 1) {
       result = have ? matmul(result, z) : z;
       have = true;

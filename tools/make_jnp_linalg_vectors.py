@@ -7,7 +7,7 @@ format of tools/make_jnp_array_vectors.py (whose writer this reuses): <case>.in<
 (float32, seeded standard normal), <case>.out0 JAX's output, and for the cases marked with
 gradients <case>.ct (a fixed cotangent) and <case>.grad<k> = d sum(out0 * ct) / d in<k>.
 
-Usage: ~/.cache/graft-peers/venv/bin/python tools/make_jnp_linalg_vectors.py
+Usage: python3 tools/make_jnp_linalg_vectors.py (any Python with JAX 0.10.2)
 """
 
 import os
@@ -24,6 +24,12 @@ import jax.numpy as jnp  # noqa: E402
 OUT = os.path.join(base.ROOT, "tests", "core", "testdata", "jnp_linalg_vectors.txt")
 la = jnp.linalg
 inf = np.inf
+
+
+def shifted(x):
+  """x + 3 I: well conditioned for the seeded inputs (as tests/core/numpy_linalg_test.cc)."""
+  return x + 3 * jnp.eye(x.shape[-1], dtype=x.dtype)
+
 
 # name: (function, input shapes, record gradients)
 CASES = {
@@ -59,6 +65,25 @@ CASES = {
     "vecdot": (lambda a, b: jnp.vecdot(a, b), [(5,), (2, 5)], False),
     "matvec": (lambda a, b: jnp.matvec(a, b), [(2, 3, 4), (4,)], True),
     "vecmat": (lambda a, b: jnp.vecmat(a, b), [(3,), (2, 3, 4)], True),
+    # The singular-value norms, norm's axis / keepdims and negative matrix powers (appended:
+    # a case's inputs are seeded by its position, so the cases above keep theirs).
+    "lmn_2": (lambda x: la.matrix_norm(x, ord=2), [(2, 3, 4)], True),
+    "lmn_m2": (lambda x: la.matrix_norm(x, ord=-2), [(2, 4, 3)], True),
+    "lmn_nuc_keep": (lambda x: la.matrix_norm(x, ord="nuc", keepdims=True), [(2, 3, 4)], True),
+    "lnorm_mat_2": (lambda x: la.norm(x, ord=2), [(3, 4)], True),
+    "lnorm_nuc": (lambda x: la.norm(x, ord="nuc"), [(4, 3)], True),
+    "lnorm_axis_3_keep": (lambda x: la.norm(x, ord=3, axis=1, keepdims=True), [(2, 3, 4)], True),
+    "lnorm_axes_1": (lambda x: la.norm(x, ord=1, axis=(2, 0)), [(2, 3, 4)], True),
+    "lnorm_axes_m2_keep": (lambda x: la.norm(x, ord=-2, axis=(0, 2), keepdims=True),
+                           [(3, 2, 4)], True),
+    "lnorm_axes_fro": (lambda x: la.norm(x, axis=(-1, -3)), [(2, 3, 4)], True),
+    "lnorm_axes_ninf_keep": (lambda x: la.norm(x, ord=-inf, axis=(1, 0), keepdims=True),
+                             [(3, 4, 2)], False),
+    "lnorm_none_keep": (lambda x: la.norm(x, keepdims=True), [(2, 3)], True),
+    "lmp_3": (lambda x: la.matrix_power(x, 3), [(2, 3, 3)], True),
+    "lmp_m1": (lambda x: la.matrix_power(shifted(x), -1), [(3, 3)], True),
+    "lmp_m3": (lambda x: la.matrix_power(0.5 * shifted(x), -3), [(2, 3, 3)], True),
+    "lmp_m6": (lambda x: la.matrix_power(0.5 * shifted(x), -6), [(3, 3)], True),
 }
 
 

@@ -25,7 +25,7 @@
 #include "gtest/gtest.h"
 #include "tests/api/api_entry.h"
 #include "tests/api/api_vectors.h"
-#include "tests/util/readme_block.h"
+#include "tests/util/doc_block.h"
 
 namespace graft::api {
 namespace {
@@ -211,7 +211,7 @@ TEST(ApiCoverageTest, CountsNeverDropAndTheTableIsPrinted) {
   if (!missing.str().empty()) table << "\nStill missing:" << missing.str() << "\n";
   const std::string block = table.str() + "\nThe documented limitations:\n\n" + limits.str();
   std::printf("%s\nThe probes' errors:\n%s", block.c_str(), refusals.str().c_str());
-  EXPECT_EQ(graft::testing::readme_block("api_coverage_test"), block)
+  EXPECT_EQ(graft::testing::doc_block("README.md", "api_coverage_test"), block)
       << "README.md's block between the api_coverage_test markers is not the table above";
 }
 

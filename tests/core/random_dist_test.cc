@@ -23,7 +23,7 @@
 #include "core/random.h"
 #include "gtest/gtest.h"
 #include "tests/core/random_vectors.h"
-#include "tests/util/readme_block.h"
+#include "tests/util/doc_block.h"
 #include "transforms/autodiff.h"
 #include "transforms/jit.h"
 #include "transforms/vmap.h"
@@ -368,7 +368,7 @@ TEST(RandomDistVectors, TheReadmeTableIsTheTestsAllowances) {
   }
   const std::string table = allowance_table();
   std::printf("%s", table.c_str());
-  EXPECT_EQ(graft::testing::readme_block("random_dist_test"), table)
+  EXPECT_EQ(graft::testing::doc_block("README.md", "random_dist_test"), table)
       << "README.md's block between the random_dist_test markers is not the table above";
 }
 

@@ -1,14 +1,14 @@
-#include "tests/util/readme_block.h"
+#include "tests/util/doc_block.h"
 
 #include <cstdlib>
 #include <fstream>
 
 namespace graft::testing {
 
-std::string readme_block(const std::string& name) {
-  std::ifstream in("README.md");
+std::string doc_block(const std::string& path, const std::string& name) {
+  std::ifstream in(path);
   const char* srcdir = std::getenv("TEST_SRCDIR");
-  if (!in && srcdir) in.open(std::string(srcdir) + "/graft/README.md");
+  if (!in && srcdir) in.open(std::string(srcdir) + "/graft/" + path);
   const std::string begin = "<!-- " + name + ": begin -->", end = "<!-- " + name + ": end -->";
   std::string block;
   bool inside = false;

@@ -10,8 +10,8 @@
 // are not listed one by one), and the Optax and jax.nn names below.
 // The test fails when a present or checked count drops below its floor (kFloors), when the
 // limitations grow past kMostLimited, when a limitation's probe stops failing, when a
-// recorded result has no entry, or when README.md's "JAX API coverage" block is not the table
-// and list it prints.
+// recorded result has no entry, or when docs/arrays-and-ops.md's "JAX API coverage" block is
+// not the table and list it prints.
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
@@ -211,8 +211,9 @@ TEST(ApiCoverageTest, CountsNeverDropAndTheTableIsPrinted) {
   if (!missing.str().empty()) table << "\nStill missing:" << missing.str() << "\n";
   const std::string block = table.str() + "\nThe documented limitations:\n\n" + limits.str();
   std::printf("%s\nThe probes' errors:\n%s", block.c_str(), refusals.str().c_str());
-  EXPECT_EQ(graft::testing::doc_block("README.md", "api_coverage_test"), block)
-      << "README.md's block between the api_coverage_test markers is not the table above";
+  EXPECT_EQ(graft::testing::doc_block("docs/arrays-and-ops.md", "api_coverage_test"), block)
+      << "docs/arrays-and-ops.md's block between the api_coverage_test markers is not the "
+         "table above";
 }
 
 }  // namespace

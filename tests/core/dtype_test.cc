@@ -95,7 +95,7 @@ TEST(DTypeTest, ArrayPromotionWithCppScalarsMatchesJax) {
 }
 
 // graft has i64 as a first-class type, so u32 + i32 joins in JAX's lattice to i64, as JAX does
-// with x64 on; JAX without x64 canonicalizes that to i32 (README, "Dtypes and promotion").
+// with x64 on; JAX without x64 canonicalizes that to i32 (docs/arrays-and-ops.md, "Dtypes and promotion").
 TEST(DTypeTest, U32PlusI32IsI64AsDocumented) {
   EXPECT_EQ(P(DType::kU32, DType::kI32), DType::kI64);
   Array s = ones({2}, DType::kU32) + full({2}, -3, DType::kI32);

@@ -4,8 +4,9 @@
 // tools/make_random_dist_vectors.py, which ran jax.random (JAX / jaxlib 0.10.2 on CPU,
 // x86-64, default flags, raw keys from jax.random.PRNGKey) and stored each result's exact
 // bits. A case is compared bit for bit unless its function has an allowance (allowed(): f32
-// ulp, or an absolute / relative error, each with its reason); the allowances are the README's
-// table, which the test prints and checks against README.md.
+// ulp, or an absolute / relative error, each with its reason); the allowances are the table of
+// docs/arrays-and-ops.md ("Random numbers"), which the test prints and checks against that
+// page.
 #include <algorithm>
 #include <cctype>
 #include <cmath>
@@ -43,9 +44,9 @@ const std::map<std::string, Golden>& vectors() {
 Array f32s(std::vector<float> v) { return array<float>(v); }
 
 // What each function's cases are allowed to differ from JAX's by, and why. A function not
-// named here is bit for bit. The same table is the README's ("Random numbers"): the test
-// prints it and fails when README.md's copy differs. The allowances are the worst differences
-// seen on these cases (the test prints each case's).
+// named here is bit for bit. The same table is docs/arrays-and-ops.md's ("Random numbers"):
+// the test prints it and fails when that page's copy differs. The allowances are the worst
+// differences seen on these cases (the test prints each case's).
 struct Allowed {
   int64_t ulp = 0;        // f32 ulp on the monotone integer line; 0 (and no abs): bit for bit
   double abs = 0;         // > 0: compared as values within this error instead
@@ -336,8 +337,8 @@ TEST(RandomDistVectors, EveryCaseMatchesJax) {
   }
 }
 
-// How each function is compared, as the README's table: its cases (JAX's keys), and bit for
-// bit or its allowance. Every allowance names a function that has cases.
+// How each function is compared, as docs/arrays-and-ops.md's table: its cases (JAX's keys),
+// and bit for bit or its allowance. Every allowance names a function that has cases.
 std::string allowance_table() {
   std::map<std::string, std::vector<std::string>> by_function;
   for (const auto& [name, c] : cases()) by_function[function_of(name)].push_back(name);
@@ -359,7 +360,7 @@ std::string allowance_table() {
   return t.str();
 }
 
-TEST(RandomDistVectors, TheReadmeTableIsTheTestsAllowances) {
+TEST(RandomDistVectors, TheDocsTableIsTheTestsAllowances) {
   std::set<std::string> functions;
   for (const auto& [name, c] : cases()) functions.insert(function_of(name));
   for (const auto& [fn, a] : allowed()) {
@@ -368,8 +369,9 @@ TEST(RandomDistVectors, TheReadmeTableIsTheTestsAllowances) {
   }
   const std::string table = allowance_table();
   std::printf("%s", table.c_str());
-  EXPECT_EQ(graft::testing::doc_block("README.md", "random_dist_test"), table)
-      << "README.md's block between the random_dist_test markers is not the table above";
+  EXPECT_EQ(graft::testing::doc_block("docs/arrays-and-ops.md", "random_dist_test"), table)
+      << "docs/arrays-and-ops.md's block between the random_dist_test markers is not the "
+         "table above";
 }
 
 // ---- moments of large samples (a check independent of the vectors): the sample mean and

@@ -71,7 +71,7 @@ TEST(MonteCarloPi, EqualsJaxForTheSameKey) {
   }
 }
 
-// The README's Quick start quotes the example's value: "... equals JAX's for the same key:
+// The README ("More examples") quotes the example's value: "... equals JAX's for the same key:
 // 3.14166" (line breaks read as spaces).
 TEST(MonteCarloPi, TheReadmeQuotesJaxsValue) {
   std::ifstream in = open_runfile("README.md");

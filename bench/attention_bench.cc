@@ -22,7 +22,7 @@
 #include "bench/timing.h"
 #include "core/backend/cpu/openmp_policy.h"
 #include "core/ops.h"
-#include "core/random.h"
+#include "core/random/random.h"
 #include "nn/attention.h"
 #include "transforms/autodiff.h"
 #include "transforms/jit.h"

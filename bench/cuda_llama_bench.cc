@@ -20,7 +20,7 @@
 #include "core/backend/cuda/device.h"
 #include "core/device.h"
 #include "core/ops.h"
-#include "core/random.h"
+#include "core/random/random.h"
 #include "core/sharding.h"
 #include "core/tree.h"
 #include "examples/llama/model.h"

@@ -11,7 +11,7 @@
 
 #include "bench/timing.h"
 #include "core/ops.h"
-#include "core/random.h"
+#include "core/random/random.h"
 #include "transforms/autodiff.h"
 #include "transforms/jit.h"
 

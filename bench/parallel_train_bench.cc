@@ -23,7 +23,7 @@
 #include "core/backend/cpu/openmp_policy.h"
 #include "core/device.h"
 #include "core/ops.h"
-#include "core/random.h"
+#include "core/random/random.h"
 #include "core/sharding.h"
 #include "examples/llama/model.h"
 #include "examples/llama/train_step.h"

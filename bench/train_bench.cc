@@ -17,7 +17,7 @@
 #include "core/backend/cpu/kernel_profile.h"
 #include "core/backend/cpu/openmp_policy.h"
 #include "core/ops.h"
-#include "core/random.h"
+#include "core/random/random.h"
 #include "examples/llama/model.h"
 #include "examples/llama/train_step.h"
 #include "examples/train/progress.h"

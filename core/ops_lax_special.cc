@@ -12,7 +12,7 @@
 #include "core/ops_dtype_info.h"
 #include "core/primitives/call.h"
 #include "core/primitives/control.h"
-#include "core/random.h"  // random::detail::fma
+#include "core/ops_exact_fma.h"
 
 namespace graft {
 
@@ -72,7 +72,7 @@ Array lgamma_of(const Array& x) {
   // XLA:CPU contracts the product and the first sum into one FMA.
   Array a = (z + c(0.5)) - t / l.log_t;
   Array log_y =
-      random::detail::fma(a, l.log_t, broadcast_to(c(0.5 * std::log(2 * kPi)), a.shape())) +
+      graft::detail::fma(a, l.log_t, broadcast_to(c(0.5 * std::log(2 * kPi)), a.shape())) +
       log(sum);
   // Reflection: log(pi) - log|sin(pi x)| - lgamma(1 - x), with sin(pi x) taken at the
   // fractional part of |x| folded into [0, 1/2] (exact 0 at the integers, no overflow).

@@ -2,7 +2,7 @@
 // computes them (the CHLO decompositions, read from JAX 0.10.2's compiled HLO on CPU): Lanczos'
 // approximation (g = 7, 9 terms) with Euler's reflection below 0.5, written over graft's
 // elementwise ops (no new primitive), so grad / vmap / jit work through them. Their f32
-// values equal JAX's bit for bit on the points tests/core/random_dist_test.cc checks (they
+// values equal JAX's bit for bit on the points tests/core/random/random_dist_test.cc checks (they
 // pass through log1p, log, sin and cos, whose kernels could differ in a last bit elsewhere). lgamma's derivative is digamma (a custom
 // jvp, as JAX's rule); digamma's is its formula's derivative (JAX: polygamma(1, x)).
 //

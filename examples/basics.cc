@@ -14,7 +14,7 @@
 #include <iostream>
 
 #include "core/ops.h"
-#include "core/random.h"
+#include "core/random/random.h"
 #include "examples/monte_carlo_pi.h"
 
 namespace g = graft;

@@ -6,7 +6,7 @@
 #include <cstdio>
 
 #include "core/ops.h"
-#include "core/random.h"
+#include "core/random/random.h"
 #include "transforms/autodiff.h"
 
 namespace g = graft;

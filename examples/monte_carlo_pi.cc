@@ -1,7 +1,7 @@
 #include "examples/monte_carlo_pi.h"
 
 #include "core/ops.h"
-#include "core/random.h"
+#include "core/random/random.h"
 
 namespace graft::examples {
 

@@ -4,7 +4,7 @@
 
 #include "core/error.h"
 #include "core/ops.h"
-#include "core/random.h"
+#include "core/random/random.h"
 #include "transforms/jit.h"
 
 namespace graft::nn {

@@ -11,7 +11,7 @@
 
 #include "core/array.h"
 #include "core/ops.h"
-#include "core/random.h"
+#include "core/random/random.h"
 #include "nn/llama.h"
 #include "transforms/jit.h"
 

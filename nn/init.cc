@@ -7,7 +7,7 @@
 
 #include "core/error.h"
 #include "core/ops.h"
-#include "core/random.h"
+#include "core/random/random.h"
 
 namespace graft::nn {
 

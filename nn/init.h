@@ -1,4 +1,4 @@
-// Parameter initializers (jax.nn.initializers semantics). Each takes a core/random.h key, a
+// Parameter initializers (jax.nn.initializers semantics). Each takes a core/random/random.h key, a
 // shape and a dtype and returns a fresh array.
 //
 // Fans follow JAX's variance_scaling with in_axis = -2, out_axis = -1: for a weight of shape

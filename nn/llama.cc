@@ -5,7 +5,7 @@
 
 #include "core/error.h"
 #include "core/ops.h"
-#include "core/random.h"
+#include "core/random/random.h"
 #include "nn/attention.h"
 #include "nn/cross_entropy.h"
 #include "nn/init.h"

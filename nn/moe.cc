@@ -5,7 +5,7 @@
 
 #include "core/error.h"
 #include "core/ops.h"
-#include "core/random.h"
+#include "core/random/random.h"
 #include "nn/moe_capacity.h"
 
 namespace graft::nn {

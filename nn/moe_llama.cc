@@ -6,7 +6,7 @@
 
 #include "core/error.h"
 #include "core/ops.h"
-#include "core/random.h"
+#include "core/random/random.h"
 #include "nn/cross_entropy.h"
 #include "nn/norm.h"
 #include "nn/rope.h"

@@ -1,7 +1,7 @@
 #include "nn/swiglu.h"
 
 #include "core/ops.h"
-#include "core/random.h"
+#include "core/random/random.h"
 #include "nn/activations.h"
 #include "nn/init.h"
 #include "nn/linear.h"

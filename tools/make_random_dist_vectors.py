@@ -3,9 +3,9 @@
 
 Runs jax.random (JAX 0.10.2 on CPU, default flags: partitionable threefry, x64 off, raw
 uint32[2] keys from jax.random.PRNGKey) and writes
-tests/core/testdata/random_dist_vectors.txt in the format of
+tests/core/random/testdata/random_dist_vectors.txt in the format of
 tools/make_random_vectors.py (`<name> <dtype> <shape|scalar> <values>`, floats as exact hex
-bit patterns). tests/core/random_dist_test.cc computes each case with graft and compares.
+bit patterns). tests/core/random/random_dist_test.cc computes each case with graft and compares.
 
 Usage: ~/.cache/graft-peers/venv/bin/python tools/make_random_dist_vectors.py
 """
@@ -26,7 +26,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from make_random_vectors import fmt_line  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-OUT = os.path.join(ROOT, "tests", "core", "testdata", "random_dist_vectors.txt")
+OUT = os.path.join(ROOT, "tests", "core", "random", "testdata", "random_dist_vectors.txt")
 
 K = jr.PRNGKey
 f32 = jnp.float32
@@ -115,7 +115,7 @@ def cases():
                      jnp.array([[0.1, 0.2, 0.3, 0.4], [0.5, 0.0, 0.25, 0.25]], f32)))
   add("multinomial_k92_shape3x3_f32",
       jr.multinomial(K(92), 50.0, jnp.array([0.6, 0.3, 0.1], f32), shape=(3, 3)))
-  # ---- lax.lgamma / lax.digamma at fixed points (tests/core/random_dist_test.cc has the
+  # ---- lax.lgamma / lax.digamma at fixed points (tests/core/random/random_dist_test.cc has the
   # same lists), and lgamma(k + 1) for k = 0..199 (what the poisson rejection uses).
   pts = jnp.array(LGAMMA_POINTS, f32)
   add("lgamma_points_f32", jax.lax.lgamma(pts))

@@ -3,7 +3,7 @@
 
 Runs JAX on CPU with its default configuration (in JAX 0.10.2 that means
 jax_threefry_partitionable=True, jax_enable_x64=False, default PRNG
-threefry2x32) and writes tests/core/testdata/random_vectors.txt.
+threefry2x32) and writes tests/core/random/testdata/random_vectors.txt.
 
 File format (line based, no JSON needed):
 
@@ -46,7 +46,7 @@ import jax.random as jr  # noqa: E402
 import ml_dtypes  # noqa: E402  (ships with jax)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-OUT = os.path.join(ROOT, "tests", "core", "testdata", "random_vectors.txt")
+OUT = os.path.join(ROOT, "tests", "core", "random", "testdata", "random_vectors.txt")
 
 BF16 = np.dtype(ml_dtypes.bfloat16)
 

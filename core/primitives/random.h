@@ -1,5 +1,5 @@
 // Random primitives: threefry2x32, the Threefry-2x32 block cipher (20 rounds) that
-// jax.random is built on (lax's threefry2x32_p). Everything else in core/random.cc is
+// jax.random is built on (lax's threefry2x32_p). Everything else in core/random/random.cc is
 // composed from public ops around it, so random draws are ordinary lazy graphs.
 #pragma once
 

@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "core/ops.h"
-#include "core/random.h"
+#include "core/random/random.h"
 #include "nn/activations.h"
 #include "nn/cross_entropy.h"
 #include "nn/pooling.h"

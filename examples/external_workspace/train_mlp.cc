@@ -15,7 +15,7 @@
 
 #include "checkpoint/manager.h"
 #include "core/ops.h"
-#include "core/random.h"
+#include "core/random/random.h"
 #include "optim/optim.h"
 #include "transforms/autodiff.h"
 #include "transforms/jit.h"

@@ -2,7 +2,7 @@
 // the coefficients of each and the residual.
 #include <cstdio>
 
-#include "core/random.h"
+#include "core/random/random.h"
 #include "examples/least_squares/least_squares.h"
 
 int main() {

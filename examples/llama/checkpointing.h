@@ -21,7 +21,7 @@
 
 #include "absl/status/statusor.h"
 #include "checkpoint/manager.h"
-#include "core/random.h"
+#include "core/random/random.h"
 #include "data/loader.h"
 #include "examples/train/train_config.h"
 #include "optim/optim.h"

@@ -17,7 +17,7 @@
 #include "core/device.h"
 #include "core/error.h"
 #include "core/ops.h"
-#include "core/random.h"
+#include "core/random/random.h"
 #include "examples/llama/checkpointing.h"
 #include "examples/llama/data_setup.h"
 #include "examples/llama/hf_config.h"

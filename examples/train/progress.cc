@@ -8,7 +8,7 @@
 #include "core/buffer.h"
 #include "core/error.h"
 #include "core/ops.h"
-#include "core/random.h"
+#include "core/random/random.h"
 
 namespace graft::train {
 namespace {

@@ -2,7 +2,7 @@
 // tools/make_api_coverage_vectors.py makes with Optax / jax.nn under the same key, on the inputs
 // of api_entry.h (Optax given the C++ options' defaults where it has none).
 #include "core/ops.h"
-#include "core/random.h"
+#include "core/random/random.h"
 #include "nn/activations.h"
 #include "nn/dot_product_attention.h"
 #include "nn/init.h"

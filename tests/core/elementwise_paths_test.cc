@@ -17,7 +17,7 @@
 #include "core/ops.h"
 #include "core/primitives/elementwise.h"
 #include "core/primitives/fusion.h"
-#include "core/random.h"
+#include "core/random/random.h"
 #include "gtest/gtest.h"
 
 namespace graft {

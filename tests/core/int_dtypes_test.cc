@@ -13,7 +13,7 @@
 #include "core/npy_io.h"
 #include "core/ops.h"
 #include "core/primitives/elementwise.h"
-#include "core/random.h"
+#include "core/random/random.h"
 #include "gtest/gtest.h"
 #include "transforms/jit.h"
 

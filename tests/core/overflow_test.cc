@@ -7,7 +7,7 @@
 
 #include "core/buffer.h"
 #include "core/ops.h"
-#include "core/random.h"
+#include "core/random/random.h"
 #include "gtest/gtest.h"
 #include "transforms/jit.h"
 #include "transforms/vmap.h"

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "core/ops.h"
-#include "core/random.h"
+#include "core/random/random.h"
 #include "tests/cuda/gpu_vs_cpu.h"
 
 namespace graft {

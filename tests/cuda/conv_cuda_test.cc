@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "core/ops.h"
-#include "core/random.h"
+#include "core/random/random.h"
 #include "transforms/autodiff.h"
 #include "tests/cuda/gpu_vs_cpu.h"
 

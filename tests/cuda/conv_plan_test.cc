@@ -12,7 +12,7 @@
 #include "core/backend/cuda/conv/conv_plan.h"
 #include "core/error.h"
 #include "core/ops.h"
-#include "core/random.h"
+#include "core/random/random.h"
 #include "gtest/gtest.h"
 
 namespace graft::cuda::conv {

@@ -16,7 +16,7 @@
 
 #include "core/backend/cuda/decomp/eig_unpack.h"
 #include "core/ops.h"
-#include "core/random.h"
+#include "core/random/random.h"
 #include "gtest/gtest.h"
 
 namespace graft::cuda::decomp {

@@ -8,7 +8,7 @@
 
 #include "core/ops.h"
 #include "core/primitives/fft.h"
-#include "core/random.h"
+#include "core/random/random.h"
 #include "tests/cuda/gpu_vs_cpu.h"
 
 namespace graft {

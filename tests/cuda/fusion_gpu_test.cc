@@ -13,7 +13,7 @@
 #include "core/backend/cuda/device.h"
 #include "core/error.h"
 #include "core/ops.h"
-#include "core/random.h"
+#include "core/random/random.h"
 #include "gtest/gtest.h"
 #include "tests/cuda/fusion_test_groups.h"
 #include "tests/cuda/gpu_skip.h"

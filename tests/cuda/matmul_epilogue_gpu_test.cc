@@ -8,7 +8,7 @@
 #include "core/backend/cuda/device.h"
 #include "core/device.h"
 #include "core/ops.h"
-#include "core/random.h"
+#include "core/random/random.h"
 #include "nn/activations.h"
 #include "gtest/gtest.h"
 #include "tests/cuda/gpu_skip.h"

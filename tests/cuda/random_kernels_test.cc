@@ -1,5 +1,5 @@
 // The CUDA threefry2x32 launcher (core/backend/cuda/kernels/random.h) against graft's CPU
-// threefry (which matches JAX bit for bit, tests/core/random_test.cc): every key layout (each
+// threefry (which matches JAX bit for bit, tests/core/random/random_test.cc): every key layout (each
 // key word a scalar or per counter), sizes 0, 1, 5 and 1000003, from a misaligned start (the
 // scalar path), and the Random123 known-answer vectors. All bits must be equal. Skips without a
 // GPU; without --config=cuda the file is one skipping test.
@@ -8,7 +8,7 @@
 #ifdef GRAFT_CUDA
 
 #include "core/backend/cuda/kernels/random.h"
-#include "core/random.h"
+#include "core/random/random.h"
 #include "tests/cuda/kernels_test_util.h"
 
 namespace graft::cuda {

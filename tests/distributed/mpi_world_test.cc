@@ -21,7 +21,7 @@
 #include "core/distributed/mpi.h"
 #include "core/distributed/world.h"
 #include "core/ops.h"
-#include "core/random.h"
+#include "core/random/random.h"
 #include "core/sharding.h"
 #include "gtest/gtest.h"
 #include "nn/llama.h"

@@ -5,7 +5,7 @@
 #include <tuple>
 
 #include "core/ops.h"
-#include "core/random.h"
+#include "core/random/random.h"
 #include "transforms/autodiff.h"
 #include "transforms/jit.h"
 #include "transforms/vmap.h"

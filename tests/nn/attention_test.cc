@@ -13,7 +13,7 @@
 
 #include "core/error.h"
 #include "core/ops.h"
-#include "core/random.h"
+#include "core/random/random.h"
 #include "tests/util/test_vectors.h"
 #include "transforms/autodiff.h"
 #include "transforms/control_flow.h"

@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "core/ops.h"
-#include "core/random.h"
+#include "core/random/random.h"
 #include "gtest/gtest.h"
 #include "nn/activations.h"
 #include "nn/init.h"

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "core/ops.h"
-#include "core/random.h"
+#include "core/random/random.h"
 #include "gtest/gtest.h"
 #include "tests/util/test_vectors.h"
 #include "transforms/autodiff.h"

@@ -8,7 +8,7 @@
 #include <utility>
 
 #include "core/ops.h"
-#include "core/random.h"
+#include "core/random/random.h"
 #include "gtest/gtest.h"
 #include "nn/llama.h"
 #include "transforms/autodiff.h"

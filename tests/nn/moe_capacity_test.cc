@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "core/ops.h"
-#include "core/random.h"
+#include "core/random/random.h"
 #include "gtest/gtest.h"
 #include "nn/moe.h"
 #include "tests/util/test_vectors.h"

@@ -4,7 +4,7 @@
 #include "nn/moe_llama.h"
 
 #include "core/ops.h"
-#include "core/random.h"
+#include "core/random/random.h"
 #include "gtest/gtest.h"
 #include "nn/cross_entropy.h"
 #include "nn/norm.h"

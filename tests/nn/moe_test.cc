@@ -12,7 +12,7 @@
 
 #include "core/backend/cpu/onednn_matmul.h"
 #include "core/ops.h"
-#include "core/random.h"
+#include "core/random/random.h"
 #include "gtest/gtest.h"
 #include "tests/util/test_vectors.h"
 #include "transforms/autodiff.h"

@@ -9,7 +9,7 @@
 #include "core/error.h"
 #include "core/ops.h"
 #include "core/primitives/fusion.h"
-#include "core/random.h"
+#include "core/random/random.h"
 #include "gtest/gtest.h"
 #include "transforms/autodiff.h"
 #include "transforms/fusion.h"

@@ -14,7 +14,7 @@
 #include "core/backend/cpu/fusion_codegen.h"
 #include "core/ops.h"
 #include "core/primitives/reduce.h"
-#include "core/random.h"
+#include "core/random/random.h"
 #include "gtest/gtest.h"
 #include "tests/transforms/expect_util.h"
 #include "transforms/jit.h"

@@ -16,7 +16,7 @@
 #include "core/primitives/elementwise.h"
 #include "core/primitives/fusion.h"
 #include "core/primitives/shape.h"
-#include "core/random.h"
+#include "core/random/random.h"
 #include "gtest/gtest.h"
 #include "tests/transforms/expect_util.h"
 #include "transforms/autodiff.h"

@@ -18,7 +18,7 @@
 
 #include "core/ops.h"
 #include "core/primitives/fusion.h"
-#include "core/random.h"
+#include "core/random/random.h"
 #include "gtest/gtest.h"
 #include "tests/transforms/expect_util.h"
 #include "transforms/jit.h"

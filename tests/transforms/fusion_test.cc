@@ -6,7 +6,7 @@
 #include <limits>
 
 #include "core/ops.h"
-#include "core/random.h"
+#include "core/random/random.h"
 #include "gtest/gtest.h"
 #include "transforms/autodiff.h"
 #include "transforms/jit.h"

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "core/random.h"
+#include "core/random/random.h"
 #include "gtest/gtest.h"
 #include "nn/llama.h"
 #include "transforms/autodiff.h"

@@ -3,7 +3,7 @@
 #include <cmath>
 
 #include "core/ops.h"
-#include "core/random.h"
+#include "core/random/random.h"
 #include "gtest/gtest.h"
 #include "transforms/autodiff.h"
 

@@ -4,7 +4,7 @@
 #include <array>
 #include <cstdint>
 
-#include "core/random.h"
+#include "core/random/random.h"
 #include "tests/core/specs/spec.h"
 
 namespace graft::spec {

@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "core/ops.h"
-#include "core/random.h"
+#include "core/random/random.h"
 #include "examples/monte_carlo_pi.h"
 #include "gtest/gtest.h"
 

@@ -13,7 +13,7 @@
 #include <string>
 
 #include "core/ops.h"
-#include "core/random.h"
+#include "core/random/random.h"
 #include "examples/llama/hf_config.h"
 #include "nn/llama.h"
 

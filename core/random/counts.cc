@@ -13,8 +13,8 @@
 #include "core/ops.h"
 #include "core/ops_lax_special.h"
 #include "core/primitives/control.h"
-#include "core/random.h"
-#include "core/random_internal.h"
+#include "core/random/random.h"
+#include "core/random/internal.h"
 
 namespace graft::random {
 

@@ -1,9 +1,9 @@
-// The distributions of jax.random beyond the basics in core/random.h, with JAX's signatures:
+// The distributions of jax.random beyond the basics in core/random/random.h, with JAX's signatures:
 // parameters are arrays (C++ numbers convert) that broadcast against `shape`; when `shape` is
 // nullopt it is the parameters' broadcast shape; otherwise broadcasting the parameters into
 // it must give `shape` exactly (JAX's _check_shape). Parameters are converted to `dtype`.
 // Each follows JAX 0.10.2's algorithm and key use (tools/jax_random_algorithms.md, section
-// 18); tests/core/random_dist_test.cc states per function whether graft's f32 values equal
+// 18); tests/core/random/random_dist_test.cc states per function whether graft's f32 values equal
 // JAX's bit for bit or within which tolerance, and why.
 // Errors: graft::Error "[op] ..." for a bad key, shape, dtype or parameter.
 #pragma once
@@ -17,7 +17,7 @@ namespace graft::random {
 
 using OptShape = std::optional<Shape>;
 
-// ---- one uniform or normal draw, transformed (core/random_continuous.cc)
+// ---- one uniform or normal draw, transformed (core/random/continuous.cc)
 Array exponential(const Array& key, const Shape& shape = {}, DType dtype = DType::kF32);
 Array laplace(const Array& key, const Shape& shape = {}, DType dtype = DType::kF32);
 Array logistic(const Array& key, const Shape& shape = {}, DType dtype = DType::kF32);
@@ -40,7 +40,7 @@ Array triangular(const Array& key, const Array& left, const Array& mode, const A
 Array wald(const Array& key, const Array& mean, OptShape shape = std::nullopt,
            DType dtype = DType::kF32);
 
-// ---- discrete (core/random_discrete.cc)
+// ---- discrete (core/random/discrete.cc)
 // -1 or +1 with equal probability, in `dtype` (i32 by default, as JAX's int).
 Array rademacher(const Array& key, const Shape& shape = {}, DType dtype = DType::kI32);
 // Trials until the first success, >= 1 (integer dtype, i32 by default).
@@ -54,7 +54,7 @@ Array choice(const Array& key, int64_t n, const Shape& shape = {}, bool replace 
 Array choice(const Array& key, const Array& x, const Shape& shape = {}, bool replace = true,
              const std::optional<Array>& p = std::nullopt, int64_t axis = 0);
 
-// ---- counts (core/random_counts.cc), JAX's loops with one key for all elements.
+// ---- counts (core/random/counts.cc), JAX's loops with one key for all elements.
 // Poisson(lam) (lam converted to f32) as an integer dtype: Knuth's product of uniforms below
 // lam = 10, Hormann's transformed rejection (on lgamma) above; 0 where lam is 0.
 Array poisson(const Array& key, const Array& lam, OptShape shape = std::nullopt,
@@ -70,7 +70,7 @@ Array binomial(const Array& key, const Array& n, const Array& p, OptShape shape 
 Array multinomial(const Array& key, const Array& n, const Array& p,
                   OptShape shape = std::nullopt, DType dtype = DType::kF32);
 
-// ---- gamma and what is built on it (core/random_gamma.cc): Marsaglia-Tsang with JAX's
+// ---- gamma and what is built on it (core/random/gamma.cc): Marsaglia-Tsang with JAX's
 // rejection loops (while_loop primitives) and one key per element, split(key, a.size).
 // Differentiable w.r.t. `a` as JAX (d sample / d a by random_gamma_grad, core/ops_lax_special.h).
 Array gamma(const Array& key, const Array& a, OptShape shape = std::nullopt,
@@ -94,7 +94,7 @@ Array generalized_normal(const Array& key, const Array& p, const Shape& shape = 
 Array ball(const Array& key, int64_t d, const Array& p = 2.0, const Shape& shape = {},
            DType dtype = DType::kF32);
 
-// ---- built on jnp.linalg (core/random_linalg.cc), as JAX composes them: the same keys and
+// ---- built on jnp.linalg (core/random/linalg.cc), as JAX composes them: the same keys and
 // draws, values within the factorizations' rounding of JAX's.
 // A uniformly random orthogonal n x m matrix (semi-orthogonal when m != n; m defaults to n):
 // shape + (n, m), Q of a normal matrix's QR with the signs of R's diagonal (Mezzadri).

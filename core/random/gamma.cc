@@ -9,12 +9,13 @@
 
 #include "core/error.h"
 #include "core/ops.h"
+#include "core/ops_exact_fma.h"
 #include "core/ops_dtype_info.h"
 #include "core/ops_lax_special.h"
 #include "core/primitives/call.h"
 #include "core/primitives/control.h"
-#include "core/random.h"
-#include "core/random_internal.h"
+#include "core/random/random.h"
+#include "core/random/internal.h"
 
 namespace graft::random {
 
@@ -52,7 +53,7 @@ Array mul_add(const Array& a, const Array& b, const Array& c) {
   DType d = a.dtype();
   if (d != DType::kF32 && d != DType::kF64) return a * b + c;
   Shape s = broadcast_shapes("gamma", broadcast_shapes("gamma", a.shape(), b.shape()), c.shape());
-  return detail::fma(broadcast_to(a, s), broadcast_to(b, s), broadcast_to(c, s));
+  return graft::detail::fma(broadcast_to(a, s), broadcast_to(b, s), broadcast_to(c, s));
 }
 
 // JAX's _gamma_one for every element of `alpha` (shape (n,)) with keys `k`.

@@ -1,6 +1,6 @@
 // Counter-based random numbers: Threefry-2x32 keys, bit for bit JAX's jax.random with its
 // default configuration (see tools/jax_random_algorithms.md and
-// tests/core/random_test.cc for what is checked against JAX and how the vectors were made).
+// tests/core/random/random_test.cc for what is checked against JAX and how the vectors were made).
 //
 // A key is a u32 array of shape (2,), like jax.random.PRNGKey. Keys are values: split them,
 // never reuse one for two purposes. Every draw is a lazy graph around the threefry2x32
@@ -16,7 +16,7 @@
 
 #include "core/array.h"
 #include "core/ops.h"
-#include "core/random_distributions.h"  // the other distributions of jax.random
+#include "core/random/distributions.h"  // the other distributions of jax.random
 
 namespace graft::random {
 
@@ -61,9 +61,6 @@ namespace detail {
 // JAX's _random_bits(key, bit_width, shape) for 8, 16, 32 or 64 bits. graft has no u16 or
 // u64: widths up to 32 come back as u32 holding the low bits, 64 as i64 holding the bits.
 Array random_bits(const Array& key, int bit_width, const Shape& shape);
-// fma(a, b, c) with one rounding, for f32 or f64 arrays of one dtype (broadcasting like the
-// binary ops), built from ordinary ops: XLA:CPU fuses uniform's affine step into an FMA.
-Array fma(const Array& a, const Array& b, const Array& c);
 }  // namespace detail
 
 }  // namespace graft::random

@@ -6,8 +6,8 @@
 
 #include "core/error.h"
 #include "core/ops.h"
-#include "core/random.h"
-#include "core/random_internal.h"
+#include "core/random/random.h"
+#include "core/random/internal.h"
 
 namespace graft::random {
 

@@ -7,8 +7,9 @@
 
 #include "core/error.h"
 #include "core/ops.h"
-#include "core/random.h"
-#include "core/random_internal.h"
+#include "core/ops_exact_fma.h"
+#include "core/random/random.h"
+#include "core/random/internal.h"
 
 namespace graft::random {
 
@@ -140,7 +141,7 @@ Array double_sided_maxwell(const Array& key, const Array& loc, const Array& scal
   Array sc = broadcast_to(param("double_sided_maxwell", scale, dtype), s);
   Array lc = broadcast_to(param("double_sided_maxwell", loc, dtype), s);
   // XLA:CPU fuses the multiply-add into one FMA.
-  if (dtype == DType::kF32 || dtype == DType::kF64) return detail::fma(prod, sc, lc);
+  if (dtype == DType::kF32 || dtype == DType::kF64) return graft::detail::fma(prod, sc, lc);
   return prod * sc + lc;
 }
 
@@ -180,9 +181,9 @@ Array wald(const Array& key, const Array& mean, OptShape shape, DType dtype) {
   Array sqrt_term = sqrt(k(4, dtype) * mu * y + mean_sq * y_sq);
   Array t = mu + mean_sq * y / k(2, dtype);
   // XLA:CPU contracts the last multiply-subtract into an FMA (the other contractions it makes
-  // here are not reproduced: a few ulp, see tests/core/random_dist_test.cc).
+  // here are not reproduced: a few ulp, see tests/core/random/random_dist_test.cc).
   Array x = (dtype == DType::kF32 || dtype == DType::kF64)
-                ? detail::fma(-(mu / k(2, dtype)), sqrt_term, t)
+                ? graft::detail::fma(-(mu / k(2, dtype)), sqrt_term, t)
                 : t - mu / k(2, dtype) * sqrt_term;
   return where(z <= mu / (mu + x), x, mean_sq / x);
 }

@@ -10,7 +10,7 @@
 #include "core/ops.h"
 #include "core/primitive.h"
 #include "core/primitives/random.h"
-#include "core/random.h"
+#include "core/random/random.h"
 #include "gtest/gtest.h"
 #include "tests/core/rule_checks.h"
 #include "transforms/vmap.h"

@@ -1,6 +1,6 @@
-// The jax.random distributions of core/random_distributions.h against JAX.
+// The jax.random distributions of core/random/distributions.h against JAX.
 //
-// How the vectors were made: tests/core/testdata/random_dist_vectors.txt was written by
+// How the vectors were made: tests/core/random/testdata/random_dist_vectors.txt was written by
 // tools/make_random_dist_vectors.py, which ran jax.random (JAX / jaxlib 0.10.2 on CPU,
 // x86-64, default flags, raw keys from jax.random.PRNGKey) and stored each result's exact
 // bits. A case is compared bit for bit unless its function has an allowance (allowed(): f32
@@ -21,9 +21,9 @@
 #include "core/error.h"
 #include "core/ops.h"
 #include "core/ops_lax_special.h"
-#include "core/random.h"
+#include "core/random/random.h"
 #include "gtest/gtest.h"
-#include "tests/core/random_vectors.h"
+#include "tests/core/random/random_vectors.h"
 #include "tests/util/doc_block.h"
 #include "transforms/autodiff.h"
 #include "transforms/jit.h"
@@ -37,7 +37,7 @@ using random::key;
 
 const std::map<std::string, Golden>& vectors() {
   static const auto* v = new std::map<std::string, Golden>(
-      load_golden("tests/core/testdata/random_dist_vectors.txt"));
+      load_golden("tests/core/random/testdata/random_dist_vectors.txt"));
   return *v;
 }
 

@@ -1,4 +1,4 @@
-// The reader of the jax.random golden files (tests/core/testdata/random*_vectors.txt, written
+// The reader of the jax.random golden files (tests/core/random/testdata/random*_vectors.txt, written
 // by tools/make_random*_vectors.py): one case per line, `<name> <dtype> <shape|scalar>
 // <values>`, ints in decimal, floats as exact hex bit patterns. Shared by random_test and
 // random_dist_test.

@@ -26,7 +26,7 @@ Array key_at(const Array& keys, int64_t i);          // keys[i] of a u32[n, 2] s
 Array uniform_between(const Array& key, const Shape& shape, DType dtype, const Array& minval,
                       const Array& maxval, bool exact_product);
 
-// ---- shared by the samplers (core/random_float.cc)
+// ---- shared by the samplers (core/random/floats.cc)
 void check_float(std::string_view op, DType dtype);  // "[op] dtype must be floating"
 double host_round(double v, DType dtype);            // v rounded to dtype
 double next_toward(double v, DType dtype, double dir);  // one ulp of dtype toward dir
@@ -36,7 +36,7 @@ Array unit_float(const Array& key, const Shape& shape, DType dtype);
 // JAX's uniform(key, shape, dtype, minval=tiny, maxval=1) (gumbel, logistic).
 Array uniform_tiny_to_one(const Array& key, const Shape& shape, DType dtype);
 
-// ---- parameters of the distributions (core/random_continuous.cc)
+// ---- parameters of the distributions (core/random/continuous.cc)
 // JAX's _check_broadcast_shapes: `shape` if given (the parameters must broadcast into it
 // exactly), else the parameters' broadcast shape.
 Shape param_shape(std::string_view op, const std::optional<Shape>& shape,

@@ -1,5 +1,5 @@
 // graft::random: statistical sanity, jax.random edge-case semantics, laziness and errors.
-// (Bit-exactness against JAX is tests/core/random_test.cc.) Statistical bounds are about
+// (Bit-exactness against JAX is tests/core/random/random_test.cc.) Statistical bounds are about
 // 6 standard errors wide, so a correct sampler fails them with probability < 1e-8, and
 // the keys are fixed, so the tests are deterministic.
 #include <algorithm>
@@ -8,7 +8,7 @@
 #include <string>
 
 #include "core/ops.h"
-#include "core/random.h"
+#include "core/random/random.h"
 #include "gtest/gtest.h"
 
 namespace graft {

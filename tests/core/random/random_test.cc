@@ -1,6 +1,6 @@
 // graft::random against JAX, bit for bit.
 //
-// How the vectors were made: tests/core/testdata/random_vectors.txt was written by
+// How the vectors were made: tests/core/random/testdata/random_vectors.txt was written by
 // tools/make_random_vectors.py, which ran jax.random (JAX / jaxlib 0.10.2 on CPU, x86-64,
 // default flags: jax_threefry_partitionable=True, x64 off, threefry2x32 keys from
 // jax.random.PRNGKey) and stored every result's exact bits; its --verify mode re-derives all
@@ -9,9 +9,9 @@
 //
 // Every case in the file is compared exactly (0 ulp), including normal, truncated_normal and
 // categorical: graft's f32 log / log1p / erf / erf_inv kernels are ports of XLA:CPU's and
-// uniform's affine step reproduces XLA's FMA (see core/random_float.cc). The only cases
+// uniform's affine step reproduces XLA's FMA (see core/random/floats.cc). The only cases
 // not compared are listed in kNotGraft (JAX's x64 seeding mode, which graft does not have).
-#include "core/random.h"
+#include "core/random/random.h"
 
 #include <cmath>
 #include <cstdint>
@@ -25,8 +25,9 @@
 #include <string>
 
 #include "core/ops.h"
+#include "core/ops_exact_fma.h"
 #include "gtest/gtest.h"
-#include "tests/core/random_vectors.h"
+#include "tests/core/random/random_vectors.h"
 
 namespace graft {
 namespace {
@@ -35,7 +36,7 @@ using namespace random_vectors;  // NOLINT: the golden-file reader
 
 const std::map<std::string, Golden>& vectors() {
   static const auto* v =
-      new std::map<std::string, Golden>(load_golden("tests/core/testdata/random_vectors.txt"));
+      new std::map<std::string, Golden>(load_golden("tests/core/random/testdata/random_vectors.txt"));
   return *v;
 }
 
@@ -146,7 +147,7 @@ bool is_input(const std::string& name) {
 }
 
 TEST(RandomVectors, FileIsThereAndComplete) {
-  ASSERT_GE(vectors().size(), 48u) << "tests/core/testdata/random_vectors.txt not found or short";
+  ASSERT_GE(vectors().size(), 48u) << "tests/core/random/testdata/random_vectors.txt not found or short";
   for (const auto& [name, g] : vectors()) {
     if (is_input(name) || kNotGraft.count(name)) continue;
     EXPECT_TRUE(cases().count(name)) << "no graft computation for golden case " << name;
@@ -221,9 +222,9 @@ TEST(RandomFma, MatchesStdFma) {
   std::vector<float> af(a.begin(), a.end()), bf(b.begin(), b.end()), cf(c.begin(), c.end());
   for (int i = 2; i < n; i += 4) cf[i] = -static_cast<float>(double{af[i]} * bf[i]);
   auto got64 =
-      random::detail::fma(array<double>(a), array<double>(b), array<double>(c)).to_vector<double>();
+      graft::detail::fma(array<double>(a), array<double>(b), array<double>(c)).to_vector<double>();
   auto got32 =
-      random::detail::fma(array<float>(af), array<float>(bf), array<float>(cf)).to_vector<float>();
+      graft::detail::fma(array<float>(af), array<float>(bf), array<float>(cf)).to_vector<float>();
   int bad64 = 0, bad32 = 0;
   for (int i = 0; i < n; ++i) {
     double r = std::fma(a[i], b[i], c[i]);

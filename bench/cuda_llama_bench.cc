@@ -1,4 +1,4 @@
-// A Llama of about 1B parameters in bf16 mixed precision on one GPU (issue 16's benchmark):
+// A Llama of about 1B parameters in bf16 mixed precision on one GPU:
 // tokens/s of the jitted train step and MFU against the GPU's bf16 dense peak (H200 / H100
 // SXM: 989.4 TFLOP/s; `--peak-tflops` for another GPU). Params are initialized on the host
 // and device_put on cuda:0, so the step (the same make_train_step as the CPU's) runs there.

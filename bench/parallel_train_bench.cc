@@ -1,4 +1,4 @@
-// Train-step time of llama-small (../shared/notes/bench-configs.md: batch 8, seq 256) on 1, 2,
+// Train-step time of llama-small (bench/configs.md: batch 8, seq 256) on 1, 2,
 // 4 and 8 virtual devices with the same global batch: data parallel (the loss under
 // shard_map, parameters replicated: examples/llama/train_step.h) and FSDP by jit shardings
 // (parameters and AdamW state split over the devices, place_fsdp) and, on 2 and 4 devices,

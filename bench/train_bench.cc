@@ -1,4 +1,4 @@
-// Train-step throughput of the shapes in ../shared/notes/bench-configs.md (llama-small, and
+// Train-step throughput of the shapes in bench/configs.md (llama-small, and
 // moe-small once MoE is in): tokens/s and MFU (torchtitan's 6N + 12 L H d_head T FLOPs per
 // token) against the f32 and bf16 matmul peaks measured at the start of the same run.
 // AdamW (lr 3e-4, betas 0.9 / 0.95, eps 1e-8, wd 0.1), clipping at 1.0, causal LM loss on

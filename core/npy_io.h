@@ -1,4 +1,4 @@
-// jnp.save and jnp.load (issue 17): NumPy .npy files
+// jnp.save and jnp.load: NumPy .npy files
 // (format version 1.0, little-endian, C order) for bool, u8, i32, i64, u32, f16, f32, f64 and
 // bf16. As numpy (through ml_dtypes) and jnp.save do, bf16 is written as descr '<V2', and
 // jnp.load reads '<V2' back as bf16. fp8 arrays have no descr numpy would read back as fp8:

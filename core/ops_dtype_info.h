@@ -1,4 +1,4 @@
-// jax.numpy's dtype queries (issue 17): finfo / iinfo, issubdtype / isdtype, can_cast,
+// jax.numpy's dtype queries: finfo / iinfo, issubdtype / isdtype, can_cast,
 // result_type, isscalar, for graft's dtypes (core/dtype.h), with JAX 0.10.2's answers (JAX with
 // x64 on where 64-bit types meet; a weak C++ float alone gives the default float, f32, as JAX
 // with x64 off). Host-side facts: nothing is traced. Included at the end of core/ops.h;

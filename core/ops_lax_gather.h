@@ -1,4 +1,4 @@
-// jax.lax.gather and the lax.scatter family with dimension numbers (issue 17). core/ops.h
+// jax.lax.gather and the lax.scatter family with dimension numbers. core/ops.h
 // includes this header; the definitions are in core/ops_lax_gather.cc.
 //
 // Names and semantics as JAX 0.10.2's lax: the index vector is the last dim of the indices;

@@ -1,4 +1,4 @@
-// Parallel-prefix scans (issue 17): jax.lax.associative_scan over pytrees, the cumulative
+// Parallel-prefix scans: jax.lax.associative_scan over pytrees, the cumulative
 // reductions lax.cumprod / cummax / cummin / cumlogsumexp (cumsum is the reduce-family
 // primitive, core/ops.h), and jnp's cumprod, cumulative_sum, cumulative_prod, nancumsum,
 // nancumprod. core/ops.h includes this header; the definitions are in core/ops_lax_scan.cc.

@@ -1,4 +1,4 @@
-// jax.numpy array-manipulation and contraction breadth (issue 17): einsum, tensordot, kron,
+// jax.numpy array-manipulation and contraction breadth: einsum, tensordot, kron,
 // triangles and diagonals, roll / rot90, stacking helpers, meshgrid, diff, average, cross.
 //
 // Every op here is composed from the public ops of core/ops.h (dot_general, transpose,

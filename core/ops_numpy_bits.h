@@ -1,4 +1,4 @@
-// jax.numpy integer and bit functions (issue 17): gcd / lcm, bitwise_count, right_shift,
+// jax.numpy integer and bit functions: gcd / lcm, bitwise_count, right_shift,
 // packbits / unpackbits. Written after JAX 0.10.2 (lax_numpy.py, ufuncs.py) as compositions of
 // graft's ops (shift_right_logical, and / or / xor, while_loop...), no new primitive, so vmap
 // and jit work through them. Integer results: no derivatives. Included at the end of

@@ -1,4 +1,4 @@
-// jax.numpy's complex-number functions (issue 17) over complex64 / complex128 arrays and,
+// jax.numpy's complex-number functions over complex64 / complex128 arrays and,
 // as JAX, real ones: real(x) is x, imag(x) zeros, conj(x) x for a real x. Complex arithmetic,
 // the transcendental functions, comparisons (lexicographic, as jnp), reductions, cumulative
 // sums and products, sorting and gathers / scatters are written with these over the real and

@@ -1,4 +1,4 @@
-// jax.numpy array construction (issue 17): index helpers (tril / triu / diag indices,
+// jax.numpy array construction: index helpers (tril / triu / diag indices,
 // indices), geomspace / logspace / vander, empty, diagflat and the window functions.
 // Written after JAX 0.10.2's lax_numpy.py, array_creation.py and window_functions.py; index
 // arrays are i32 (JAX's default int with x64 off). Included at the end of core/ops.h.

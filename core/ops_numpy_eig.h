@@ -1,4 +1,4 @@
-// The jax.numpy names that need complex results from real inputs (issue 17, s4-complex):
+// The jax.numpy names that need complex results from real inputs:
 // jnp.linalg.eig / eigvals (through the eig primitive, LAPACK geev, CPU only; real inputs),
 // jnp.poly (the coefficients of the polynomial with the given roots, or of a square matrix's
 // characteristic polynomial) and jnp.roots (eigenvalues of the companion matrix). Included at

@@ -1,4 +1,4 @@
-// jnp.fft (issue 17), with JAX's names, defaults and semantics, in namespace graft::fft: the
+// jnp.fft, with JAX's names, defaults and semantics, in namespace graft::fft: the
 // transforms (through lax_fft, core/primitives/fft.h, PocketFFT on the CPU), the sample
 // frequencies and the spectrum shifts.
 //

@@ -1,4 +1,4 @@
-// jax.numpy index tricks and selections (issue 17): partition / argpartition, ravel_multi_index
+// jax.numpy index tricks and selections: partition / argpartition, ravel_multi_index
 // / unravel_index, ix_, mask_indices, choose, compress / extract, insert, trim_zeros and
 // fill_diagonal. Compositions of core/ops.h ops (top_k, take_along_axis, nonzero, at().set)
 // written after JAX 0.10.2's lax_numpy.py and sorting.py; misuse throws graft::Error starting

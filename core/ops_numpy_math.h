@@ -1,4 +1,4 @@
-// More jax.numpy math (issue 17): JAX 0.10.2's functions, written as compositions of graft's
+// More jax.numpy math: JAX 0.10.2's functions, written as compositions of graft's
 // public ops and existing primitives (no new primitive), so grad / vmap / jit work on them.
 // core/ops.h includes this header; the definitions are in core/ops_numpy_math.cc.
 //

@@ -1,4 +1,4 @@
-// Later jax.numpy functions (issue 17): take with JAX's modes and axis=None, repeat with an
+// Later jax.numpy functions: take with JAX's modes and axis=None, repeat with an
 // array of repeats (and a static total_repeat_length), the one-argument where, block,
 // histogram2d / histogramdd, polydiv, polyfit and frombuffer. Written after JAX 0.10.2's lax_numpy.py,
 // indexing.py and polynomial.py over core/ops.h ops, so grad / vmap / jit work through them.

@@ -1,4 +1,4 @@
-// jnp.pad's modes beyond constant (issue 17): edge, wrap, reflect / symmetric (reflect_type
+// jnp.pad's modes beyond constant: edge, wrap, reflect / symmetric (reflect_type
 // even or odd), linear_ramp, maximum / minimum / mean / median (with stat_length) and empty.
 // Written after JAX 0.10.2's lax_numpy._pad_* over core/ops.h ops (slices, flips,
 // concatenations, reductions), so grad / vmap / jit work through them. Included at the end of

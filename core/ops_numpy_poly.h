@@ -1,4 +1,4 @@
-// jax.numpy polynomials and integration (issue 17): polyval / polyadd / polysub / polymul /
+// jax.numpy polynomials and integration: polyval / polyadd / polysub / polymul /
 // polyder / polyint over 1-D coefficient arrays (highest power first), trapezoid and interp.
 // Written after JAX 0.10.2's polynomial.py and lax_numpy.py over core/ops.h ops, so grad /
 // vmap / jit work through them. Included at the end of core/ops.h.

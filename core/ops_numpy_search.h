@@ -1,4 +1,4 @@
-// jax.numpy searching and counting (issue 17): searchsorted, digitize, bincount, isin,
+// jax.numpy searching and counting: searchsorted, digitize, bincount, isin,
 // nonzero / flatnonzero / argwhere with JAX's static size= (so they trace), lexsort and
 // histograms. Compositions of core/ops.h ops written after JAX 0.10.2's lax_numpy.py; misuse
 // throws graft::Error starting with the op. Included at the end of core/ops.h.

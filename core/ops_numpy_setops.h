@@ -1,4 +1,4 @@
-// jax.numpy set operations (issue 17): unique and its array-API forms (unique_all,
+// jax.numpy set operations: unique and its array-API forms (unique_all,
 // unique_counts, unique_inverse, unique_values), intersect1d, union1d, setdiff1d, setxor1d.
 // Compositions of core/ops.h ops (argsort / lexsort, cumsum, nonzero, take, scatter) written
 // after JAX 0.10.2's setops.py. Included at the end of core/ops.h.

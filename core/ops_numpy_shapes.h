@@ -1,4 +1,4 @@
-// jax.numpy shape helpers (issue 17): splitting, unstacking, broadcasting several arrays,
+// jax.numpy shape helpers: splitting, unstacking, broadcasting several arrays,
 // rollaxis, append / delete / resize, select, array_equal / array_equiv. Written after JAX
 // 0.10.2's lax_numpy.py over core/ops.h ops. Included at the end of core/ops.h.
 #pragma once

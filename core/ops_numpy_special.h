@@ -1,4 +1,4 @@
-// jax.numpy float decomposition and special functions (issue 17): frexp / ldexp / modf /
+// jax.numpy float decomposition and special functions: frexp / ldexp / modf /
 // nextafter, i0 / kaiser, unwrap, gradient. Written after JAX 0.10.2 (ufuncs.py,
 // lax_numpy.py, window_functions.py) over graft's ops, no new primitive, so grad / vmap / jit
 // work through them. Included at the end of core/ops.h; definitions in

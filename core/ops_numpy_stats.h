@@ -1,4 +1,4 @@
-// jax.numpy statistics (issue 17): std, the NaN-ignoring reductions, count_nonzero, quantile /
+// jax.numpy statistics: std, the NaN-ignoring reductions, count_nonzero, quantile /
 // percentile / median (and their nan* forms), cov and corrcoef. Compositions of core/ops.h
 // ops written after JAX 0.10.2's reductions.py, so grad / vmap / jit work through them.
 // Integer and bool inputs promote to the default float (f32) where JAX's do. Misuse throws

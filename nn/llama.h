@@ -50,7 +50,7 @@ struct LlamaConfig {
   // Throws graft::Error("[LlamaConfig] ...") naming the first inconsistent field.
   void validate() const;
 
-  static LlamaConfig tiny();   // the test model of /work/shared/notes/bench-configs.md
+  static LlamaConfig tiny();   // the test model of bench/configs.md
   static LlamaConfig small();  // llama-small: vocab 8192, dim 512, 8 layers, 8 / 4 heads
 };
 std::ostream& operator<<(std::ostream& os, const LlamaConfig& c);  // also jit's static key

@@ -27,7 +27,7 @@ struct MoELlamaConfig {
   // Throws graft::Error("[MoELlamaConfig] ...").
   void validate() const;
   int64_t groups() const { return base.n_layers / moe_every; }
-  // moe-small of ../shared/notes/bench-configs.md: llama-small with every FFN an MoE of 8
+  // moe-small of bench/configs.md: llama-small with every FFN an MoE of 8
   // experts (hidden 512), top-2, softmax router, renormalized, one shared expert (512).
   static MoELlamaConfig small();
   static MoELlamaConfig tiny();  // llama-tiny with 4 experts (hidden 64), top-2, 1 shared

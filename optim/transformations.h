@@ -129,7 +129,7 @@ GradientTransformation clip_by_block_rms(double threshold);
 // Each leaf times max-like(rms(param), min_scale) (min_scale when rms <= min_scale).
 GradientTransformation scale_by_param_block_rms(double min_scale = 1e-3);
 
-// Issue 17 (Optax breadth): elementwise clipping, NaN zeroing, EMA, accumulation, Muon's
+// Optax breadth: elementwise clipping, NaN zeroing, EMA, accumulation, Muon's
 // scaling. Semantics and state as Optax 0.2.8's functions of the same names.
 
 // Each update clipped to [-max_delta, max_delta] (optax.clip). No state.

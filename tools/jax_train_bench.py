@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The llama-small train step of ../shared/notes/bench-configs.md in JAX, for comparing
+"""The llama-small train step of bench/configs.md in JAX, for comparing
 against graft's `bazel run -c opt //bench:train_bench llama-small` on the same machine (run
 them one after the other, not at once). Same model as tools/make_llama_vectors.py (plain jnp,
 naive attention as XLA compiles it), AdamW (lr 3e-4, betas 0.9/0.95, eps 1e-8, wd 0.1), clip

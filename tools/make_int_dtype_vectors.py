@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Record JAX's answers for graft's integer dtypes int8, int16, uint16, uint64 (issue 17).
+"""Record JAX's answers for graft's integer dtypes int8, int16, uint16, uint64.
 
 Runs JAX 0.10.2 on CPU and writes tests/core/testdata/int_dtype_vectors.txt, read by
 tests/core/int_dtypes_test.cc, plus .npy files that numpy writes (tests/core/testdata/npy/).

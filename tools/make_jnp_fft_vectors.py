@@ -64,7 +64,7 @@ CASES = {
     "iscomplex": (lambda x: jnp.iscomplex(x), [(2, 3)], False),
     "isreal": (lambda x: jnp.isreal(x), [(2, 3)], False),
     "isreal_int": (lambda x: jnp.isreal(x.astype(jnp.int32)), [(4,)], False),
-    # complex + fft (s4-complex): the transforms, with n / s, axes and norm
+    # complex + fft: the transforms, with n / s, axes and norm
     "fft_real": (lambda x: ri(fft.fft(x)), [(8,)], True),
     "fft_c": (lambda a, b: ri(fft.fft(cx(a, b))), [(3, 6), (3, 6)], True),
     "fft_pad_axis0": (lambda a, b: ri(fft.fft(cx(a, b), n=5, axis=0)), [(4, 3), (4, 3)], True),

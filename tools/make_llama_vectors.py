@@ -26,7 +26,7 @@ import numpy as np
 OUT = os.path.join(os.path.dirname(__file__), "..", "tests", "nn", "testdata")
 
 CASES = {
-    # llama-tiny of /work/shared/notes/bench-configs.md
+    # llama-tiny of bench/configs.md
     "llama_tiny": dict(vocab=256, dim=64, layers=2, heads=4, kv_heads=2, ffn=192, seq=32,
                        batch=2, tied=False, theta=10000.0, eps=1e-5, scaling=None, seed=0),
     # smaller, tied output, Llama 3 rope scaling (original_max chosen so that the three

@@ -96,7 +96,7 @@ SCHEDULES = {
     "wsd_linear": wsd(0.0, 1.0, 4, 30, 0.2, 0.0, "linear"),
     "wsd_cosine": wsd(0.1, 1.0, 4, 30, 0.2, 0.05, "cosine"),
     "wsd_sqrt": wsd(0.0, 1.0, 4, 30, 0.2, 0.0, "sqrt"),
-    # Breadth (issue 17): the remaining optax.schedules a JAX user reaches for.
+    # Breadth: the remaining optax.schedules a JAX user reaches for.
     "exp_decay": optax.exponential_decay(1.0, 5, 0.5, transition_begin=3),
     "exp_decay_staircase_end": optax.exponential_decay(1.0, 4, 0.5, staircase=True,
                                                        end_value=0.1),
@@ -135,7 +135,7 @@ OPTIMIZERS = {
     # SGD is linear in the gradient, so this one checks the accumulated mean itself.
     "multi_steps_sgd_momentum": (optax.MultiSteps(optax.sgd(0.5, momentum=0.9),
                                                   every_k_schedule=2), None),
-    # Breadth (issue 17): rmsprop, adagrad, adamax, nadam, radam, lamb, lars.
+    # Breadth: rmsprop, adagrad, adamax, nadam, radam, lamb, lars.
     "rmsprop": (optax.rmsprop(0.01), None),
     "rmsprop_centered_momentum": (optax.rmsprop(0.01, centered=True, momentum=0.9), None),
     "rmsprop_bc_nesterov": (optax.rmsprop(0.01, decay=0.95, eps_in_sqrt=False,
@@ -155,7 +155,7 @@ OPTIMIZERS = {
     "lars": (optax.lars(0.1, weight_decay=0.01), None),
     "lars_nesterov": (optax.lars(0.1, weight_decay=0.01, trust_coefficient=0.5,
                                  momentum=0.8, nesterov=True), None),
-    # Breadth (issue 17, second part): muon, clip, ema, multi_transform, inject_hyperparams,
+    # Breadth, continued: muon, clip, ema, multi_transform, inject_hyperparams,
     # apply_every (apply_if_finite and zero_nans run on NAN_GRADS, below).
     "muon": (optax.contrib.muon(0.02), None),
     "muon_dion_wd": (optax.contrib.muon(0.02, ns_coeffs="dion", weight_decay=0.1,

@@ -1,4 +1,4 @@
-// jax.numpy's function-taking helpers (issue 17): vectorize, apply_along_axis,
+// jax.numpy's function-taking helpers: vectorize, apply_along_axis,
 // apply_over_axes, fromfunction and piecewise. As in JAX 0.10.2 (lax_numpy.py, vectorize.py)
 // they map C++ callables with graft::vmap, so the callables see the per-element (or per-core-
 // dims) slices JAX's would, and grad / jit work through them. They live in transforms/ because

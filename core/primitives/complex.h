@@ -1,4 +1,4 @@
-// The complex-number primitives of lax (issue 17): real, imag, complex (x + i y from two real
+// The complex-number primitives of lax: real, imag, complex (x + i y from two real
 // arrays) and conj. Elementwise; real / imag / conj take c64 or c128, complex takes two f32 or
 // two f64 operands of one shape. Rules as JAX's (jax/_src/lax/lax.py): all four are linear, and
 // their transposes follow JAX's convention for complex cotangents (real's is complex(ct, 0),

@@ -1,4 +1,4 @@
-// lax.linalg.eig on the CPU (issue 17): a general square x [..., n, n], f32, f64, c64 or
+// lax.linalg.eig on the CPU: a general square x [..., n, n], f32, f64, c64 or
 // c128, through LAPACK's geev (core/backend/cpu/eig_kernel.cc) -> eigenvalues w [..., n] and, with
 // compute_right_eigenvectors (JAX's default), the right eigenvectors v [..., n, n] in columns
 // (unit 2-norm, largest component real, as LAPACK and JAX give them), both complex (c64 for

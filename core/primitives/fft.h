@@ -1,4 +1,4 @@
-// lax.fft (issue 17): the discrete Fourier transform over the trailing len(fft_lengths) dims,
+// lax.fft: the discrete Fourier transform over the trailing len(fft_lengths) dims,
 // computed on the CPU by PocketFFT (core/backend/cpu/fft_kernel.cc). fft_type as JAX's:
 //   kFft    c64/c128 [..., n1..nk] -> same, unnormalized forward transform;
 //   kIfft   c64/c128 [..., n1..nk] -> same, inverse scaled by 1 / (n1 * ... * nk);

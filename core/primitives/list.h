@@ -110,7 +110,7 @@
   /* linear algebra */                                                                      \
   X(DotGeneral, "dot_general", linalg, Other, kAny, kFloat8)                                \
   X(RaggedDot, "ragged_dot", linalg, Other, kAny, 0)                                        \
-  /* matrix factorizations through LAPACK (issue 17; core/primitives/decomp.h) */           \
+  /* matrix factorizations through LAPACK (core/primitives/decomp.h) */                     \
   X(Cholesky, "cholesky", decomp, Other, kAny, 0)                                           \
   X(Qr, "qr", decomp, Other, kAny, 0)                                                       \
   X(Svd, "svd", decomp, Other, kAny, 0)                                                     \
@@ -152,14 +152,14 @@
   X(Pvary, "pvary", collective, Other, kAny, 0)                                             \
   X(ShardingConstraint, "sharding_constraint", collective, Other, kAny, 0)                  \
   X(ShardMap, "shard_map", collective, Other, kAny, 0)                                      \
-  /* complex numbers, FFT, eig (issue 17, s4-complex; core/primitives/complex.h, fft.h, eig.h) */ \
+  /* complex numbers, FFT, eig (core/primitives/complex.h, fft.h, eig.h) */                 \
   X(Real, "real", complex, Other, kAny, kComplex)                                           \
   X(Imag, "imag", complex, Other, kAny, kComplex)                                           \
   X(Complex, "complex", complex, Other, kAny, kComplex)                                     \
   X(Conj, "conj", complex, Other, kAny, kComplex)                                           \
   X(Fft, "fft", fft, Other, kAny, kComplex)                                                \
   X(Eig, "eig", decomp, Other, kAny, kComplex)                                           \
-  /* scatter with set / mul / min / max combiners (issue 17, s5-gather; core/primitives/index.h) */ \
+  /* scatter with set / mul / min / max combiners (core/primitives/index.h) */              \
   X(Scatter, "scatter", index, Other, kAny, 0)                                              \
   X(ScatterMul, "scatter_mul", index, Other, kAny, 0)                                       \
   X(ScatterMin, "scatter_min", index, Other, kAny, 0)                                       \

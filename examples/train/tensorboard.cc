@@ -8,10 +8,16 @@
 #include <ctime>
 #include <filesystem>
 
-#include "examples/train/crc32c.h"
+#include "checkpoint/crc32c.h"
 
 namespace graft::train {
 namespace {
+
+// TFRecord stores masked CRC-32Cs (a CRC of data that contains CRCs is weak otherwise).
+uint32_t masked_crc32c(const void* data, size_t n) {
+  uint32_t crc = checkpoint::crc32c(data, n);
+  return ((crc >> 15) | (crc << 17)) + 0xa282ead8u;
+}
 
 // Minimal protobuf wire-format encoder: just what Event / Summary need.
 enum Wire : uint32_t { kVarint = 0, kFixed64 = 1, kBytes = 2, kFixed32 = 5 };
@@ -121,9 +127,9 @@ std::string encode_text_event(double wall_time, int64_t step, const std::string&
 std::string frame_record(const std::string& payload) {
   std::string out;
   put_fixed(out, payload.size(), 8);
-  put_fixed(out, mask_crc32c(crc32c(out.data(), 8)), 4);
+  put_fixed(out, masked_crc32c(out.data(), 8), 4);
   out += payload;
-  put_fixed(out, mask_crc32c(crc32c(payload)), 4);
+  put_fixed(out, masked_crc32c(payload.data(), payload.size()), 4);
   return out;
 }
 

@@ -76,7 +76,7 @@ TEST(Safetensors, WriterOutputReadsBack) {
             absl::StatusCode::kNotFound);
 }
 
-// complex + fft (s4-complex): c64 is safetensors' C64 and reads back; safetensors has no
+// complex + fft: c64 is safetensors' C64 and reads back; safetensors has no
 // complex128, so writing one is refused with a Status (nothing written).
 TEST(Safetensors, Complex64ReadsBackAndComplex128IsRefused) {
   std::string path = testing::fresh_dir("complex") + "/t.safetensors";

@@ -1,4 +1,4 @@
-// complex64 / complex128 (s4-complex): JAX's promotion lattice with complex types, the values
+// complex64 / complex128: JAX's promotion lattice with complex types, the values
 // complex arrays hold through creation, conversion, layout ops and reading back, printing,
 // the trace-time rejection of every op without complex support, grad / jit / vmap through
 // complex intermediates, and complex values through scan, cond, while_loop and remat. Reference facts are JAX's (jnp.promote_types, lax.convert_element_type

@@ -1,4 +1,4 @@
-// The integer dtypes i8, i16, u16, u64 (issue 17) against JAX 0.10.2: vectors recorded by
+// The integer dtypes i8, i16, u16, u64 against JAX 0.10.2: vectors recorded by
 // tools/make_int_dtype_vectors.py (JAX with x64 on, where the file says otherwise the tool's
 // docstring does) in tests/core/testdata/int_dtype_vectors.txt, and .npy files numpy wrote.
 // Integers are compared exactly (read as decimal text: u64 values do not fit a double).

@@ -59,7 +59,7 @@ const std::map<std::string, Fn>& cases() {
       {"iscomplex", [](auto& x) { return iscomplex(x[0]); }},
       {"isreal", [](auto& x) { return isreal(x[0]); }},
       {"isreal_int", [](auto& x) { return isreal(astype(x[0], DType::kI32)); }},
-      // complex + fft (s4-complex)
+      // complex + fft
       {"fft_real", [](auto& x) { return ri(fft::fft(x[0])); }},
       {"fft_c", [](auto& x) { return ri(fft::fft(cx(x))); }},
       {"fft_pad_axis0", [](auto& x) { return ri(fft::fft(cx(x), 5, 0)); }},

@@ -1,6 +1,6 @@
 // Shapes whose element count or byte size overflows int64 are a graft::Error at the op that
 // makes them; an allocation that fails is an AllocError naming the bytes; negative counts
-// and dims are errors (issue 12).
+// and dims are errors.
 #include <cstdint>
 #include <limits>
 #include <string>

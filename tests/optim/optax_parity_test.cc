@@ -1,4 +1,4 @@
-// The breadth of Optax (issue 17) against Optax 0.2.8 itself: rmsprop (plain, centered,
+// The breadth of Optax against Optax 0.2.8 itself: rmsprop (plain, centered,
 // momentum, bias-corrected, scheduled), adagrad, adamax, nadam, radam, lamb and lars, the
 // exponential / piecewise-constant / polynomial / one-cycle schedules, and optax.losses.
 //

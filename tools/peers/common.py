@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Shared pieces of the peer train-step benchmarks (tools/peers/*.py) and graft's
-bench/peer_step.cc: the configurations of ../shared/notes/bench-configs.md, FLOPs per token
+bench/peer_step.cc: the configurations of bench/configs.md, FLOPs per token
 (torchtitan's formula), and deterministic weights and tokens made with numpy so that every
 framework starts from identical numbers.
 
@@ -28,7 +28,7 @@ _BASE = dict(theta=10000.0, eps=1e-5, tied=False, init_std=0.02,
              lr=3e-4, b1=0.9, b2=0.95, adam_eps=1e-8, weight_decay=0.1, clip=1.0)
 
 CONFIGS = {
-    # ../shared/notes/bench-configs.md
+    # bench/configs.md
     "llama-tiny": dict(_BASE, vocab=256, dim=64, layers=2, heads=4, kv_heads=2, ffn=192,
                        seq=32, batch=2),
     "llama-small": dict(_BASE, vocab=8192, dim=512, layers=8, heads=8, kv_heads=4, ffn=1536,

@@ -2,7 +2,7 @@
 # Installs the peers of tools/peers (PyTorch 2.15 CPU-usable, JAX 0.10.2 + optax, MLX 0.32.4)
 # into a virtualenv, and extracts Debian's pthread OpenBLAS (for MLX, LD_PRELOADed by
 # compare.py; NOT installed system-wide, which would switch the system's libblas).
-# The recipe of /work/shared/notes/peers.md. Idempotent; ~3 GB of downloads and disk.
+# Installs the peers (CPU wheels, pinned versions). Idempotent; ~3 GB of downloads and disk.
 #
 #   bash tools/peers/install.sh            # venv: ${GRAFT_PEERS_VENV:-~/.cache/graft-peers/venv}
 #

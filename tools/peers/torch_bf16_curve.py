@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """PyTorch's loss curve under CPU autocast(bfloat16) against f32, on the main job's model.
 
-The PyTorch counterpart of tools/bf16_loss_curve.py (issue 15: "the same comparison against
-PyTorch's CPU autocast(bfloat16)"). Trains the Llama of torch_llama.py with the model and
+The PyTorch counterpart of tools/bf16_loss_curve.py: the same comparison against
+PyTorch's CPU autocast(bfloat16). Trains the Llama of torch_llama.py with the model and
 optimizer of examples/llama/configs/fortunes.toml (dim 256, 4 layers, 8 heads, 4 kv heads,
 ffn 768, untied; AdamW lr 2e-3 with 50 linear warm-up steps from 0 then cosine to 0.1x over
 the run, optax's warmup_cosine_decay as graft's, betas 0.9 / 0.95, eps 1e-8, weight decay 0.1

@@ -1,4 +1,4 @@
-// Specs for real, imag, complex, conj and fft (complex + fft, s4-complex). Complex values go in
+// Specs for real, imag, complex, conj and fft (complex + fft). Complex values go in
 // and out of a case through real arrays (complex(a, b) of two real inputs; results as real
 // parts, stack([real, imag], -1)), so the table's transform checks (finite differences, vmap,
 // jit) run on them unchanged. References are plain loops in double: the parts themselves, and

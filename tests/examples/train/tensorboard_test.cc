@@ -13,7 +13,6 @@
 #include <random>
 #include <sstream>
 
-#include "examples/train/crc32c.h"
 
 namespace graft::train {
 namespace {
@@ -31,36 +30,6 @@ uint32_t crc32c_bitwise(const std::string& data) {
 }
 
 uint32_t mask(uint32_t crc) { return ((crc >> 15) | (crc << 17)) + 0xa282ead8u; }
-
-TEST(Crc32c, KnownVectors) {
-  EXPECT_EQ(crc32c("123456789"), 0xE3069283u);
-  EXPECT_EQ(crc32c(""), 0u);
-  // RFC 3720 (iSCSI) appendix B.4.
-  EXPECT_EQ(crc32c(std::string(32, '\0')), 0x8A9136AAu);
-  EXPECT_EQ(crc32c(std::string(32, '\xff')), 0x62A8AB43u);
-  std::string ascending, descending;
-  for (int i = 0; i < 32; ++i) {
-    ascending.push_back(static_cast<char>(i));
-    descending.push_back(static_cast<char>(31 - i));
-  }
-  EXPECT_EQ(crc32c(ascending), 0x46DD794Eu);
-  EXPECT_EQ(crc32c(descending), 0x113FDB5Cu);
-  EXPECT_EQ(crc32c_bitwise("123456789"), 0xE3069283u);  // the reference itself
-}
-
-TEST(Crc32c, TableMatchesBitwiseAndExtends) {
-  std::mt19937 rng(3);
-  for (int len : {1, 7, 64, 1000}) {
-    std::string s(len, '\0');
-    for (char& c : s) c = static_cast<char>(rng());
-    EXPECT_EQ(crc32c(s), crc32c_bitwise(s)) << len;
-    size_t half = s.size() / 2;
-    EXPECT_EQ(crc32c_extend(crc32c(s.data(), half), s.data() + half, s.size() - half), crc32c(s));
-    uint32_t c = crc32c(s);
-    EXPECT_EQ(mask_crc32c(c), mask(c));
-    EXPECT_EQ(unmask_crc32c(mask_crc32c(c)), c);
-  }
-}
 
 // ---- an independent reader: TFRecord framing + protobuf wire format ------------------------
 

@@ -2,7 +2,7 @@
 #include <cmath>
 
 #include "core/error.h"
-#include "core/ops.h"
+#include "core/lax.h"
 #include "core/ops_util.h"
 #include "core/primitives/attention.h"
 

@@ -4,7 +4,7 @@
 
 #include "core/axis.h"
 #include "core/error.h"
-#include "core/ops.h"
+#include "core/lax.h"
 #include "core/primitives/collective.h"
 
 namespace graft {

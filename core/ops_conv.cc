@@ -12,7 +12,7 @@
 
 #include "absl/strings/str_join.h"
 #include "core/error.h"
-#include "core/ops.h"
+#include "core/lax.h"
 #include "core/ops_util.h"
 #include "core/primitives/conv.h"
 

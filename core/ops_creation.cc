@@ -3,7 +3,7 @@
 
 #include "core/convert.h"
 #include "core/error.h"
-#include "core/ops.h"
+#include "core/lax.h"
 #include "core/ops_util.h"
 
 namespace graft {

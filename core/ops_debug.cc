@@ -1,5 +1,5 @@
 // debug_print (core/primitives/debug.h).
-#include "core/ops.h"
+#include "core/lax.h"
 #include "core/primitives/debug.h"
 
 namespace graft {

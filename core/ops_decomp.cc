@@ -2,7 +2,7 @@
 // (core/primitives/decomp.h), after the symmetrization lax applies.
 #include <memory>
 
-#include "core/ops.h"
+#include "core/lax.h"
 #include "core/primitives/decomp.h"
 
 namespace graft {

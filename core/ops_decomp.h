@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "core/array.h"
-#include "core/ops.h"  // Axes; ops.h includes this header at its end
+#include "core/lax.h"  // Axes; lax.h includes this header at its end
 
 namespace graft {
 

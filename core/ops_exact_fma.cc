@@ -6,7 +6,7 @@
 #include <utility>
 
 #include "core/error.h"
-#include "core/ops.h"
+#include "core/lax.h"
 
 namespace graft {
 namespace {

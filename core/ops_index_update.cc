@@ -13,7 +13,7 @@
 #include <utility>
 
 #include "core/error.h"
-#include "core/ops.h"
+#include "core/lax.h"
 #include "core/ops_util.h"
 #include "core/primitive.h"
 #include "core/primitives/index.h"

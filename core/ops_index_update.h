@@ -1,5 +1,5 @@
 // NumPy-style indexing and JAX's indexed updates (x.at[idx].set(v) and friends), with jnp's
-// put, put_along_axis and place. core/ops.h includes this header; the definitions are in
+// put, put_along_axis and place. core/lax.h includes this header; the definitions are in
 // core/ops_index_update.cc.
 //
 // An index is a list of Index entries, as in a NumPy subscript: integers (negative ones count

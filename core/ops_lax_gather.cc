@@ -15,7 +15,7 @@
 #include <string_view>
 
 #include "core/error.h"
-#include "core/ops.h"
+#include "core/lax.h"
 #include "core/ops_util.h"
 #include "core/primitive.h"
 #include "core/primitives/control.h"

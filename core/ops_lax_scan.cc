@@ -5,7 +5,8 @@
 #include <string_view>
 
 #include "core/error.h"
-#include "core/ops.h"
+#include "core/lax.h"
+#include "core/ops_numpy_math.h"  // jnp.logaddexp, the step of cumlogsumexp
 #include "core/ops_util.h"
 
 namespace graft {

@@ -1,7 +1,7 @@
 // Parallel-prefix scans: jax.lax.associative_scan over pytrees, the cumulative
 // reductions lax.cumprod / cummax / cummin / cumlogsumexp (cumsum is the reduce-family
 // primitive, core/ops.h), and jnp's cumprod, cumulative_sum, cumulative_prod, nancumsum,
-// nancumprod. core/ops.h includes this header; the definitions are in core/ops_lax_scan.cc.
+// nancumprod. core/lax.h includes this header; the definitions are in core/ops_lax_scan.cc.
 //
 // Everything here is a composite of public ops (strided slices, lax.pad with interior
 // padding, concatenate), so grad, vmap and jit go through it. The cumulative reductions are

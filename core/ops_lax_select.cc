@@ -2,7 +2,7 @@
 #include "core/ops_lax_select.h"
 
 #include "core/error.h"
-#include "core/ops.h"
+#include "core/lax.h"
 #include "core/ops_util.h"
 
 namespace graft {

@@ -1,4 +1,4 @@
-// jax.lax.select_n with n cases. core/ops.h includes this header; the definition is
+// jax.lax.select_n with n cases. core/lax.h includes this header; the definition is
 // in core/ops_lax_select.cc.
 #pragma once
 

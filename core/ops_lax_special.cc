@@ -7,7 +7,7 @@
 #include <cmath>
 
 #include "core/error.h"
-#include "core/ops.h"
+#include "core/lax.h"
 #include "core/ops_util.h"
 #include "core/ops_dtype_info.h"
 #include "core/primitives/call.h"

@@ -4,7 +4,7 @@
 #include <numeric>
 
 #include "core/error.h"
-#include "core/ops.h"
+#include "core/lax.h"
 #include "core/ops_util.h"
 #include "core/primitives/linalg.h"
 

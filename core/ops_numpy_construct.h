@@ -9,7 +9,7 @@
 #include <utility>
 #include <vector>
 
-#include "core/ops.h"
+#include "core/lax.h"
 
 namespace graft {
 

@@ -5,6 +5,7 @@
 #include "core/error.h"
 #include "core/ops_util.h"
 #include "core/primitives/eig.h"
+#include "core/ops.h"
 
 namespace graft {
 namespace {

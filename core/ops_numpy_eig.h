@@ -5,7 +5,7 @@
 // the end of core/ops.h.
 #pragma once
 
-#include "core/ops.h"
+#include "core/lax.h"
 
 namespace graft::linalg {
 

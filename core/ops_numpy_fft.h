@@ -15,7 +15,7 @@
 #include <string>
 
 #include "core/array.h"
-#include "core/ops.h"  // Axes; ops.h includes this header at its end
+#include "core/lax.h"  // Axes; ops.h includes this header at its end
 
 namespace graft::fft {
 

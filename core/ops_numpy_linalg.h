@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "core/array.h"
-#include "core/ops.h"  // Axes; ops.h includes this header at its end
+#include "core/lax.h"  // Axes; ops.h includes this header at its end
 #include "core/shape.h"
 
 namespace graft::linalg {

@@ -10,6 +10,7 @@
 #include "core/buffer.h"
 #include "core/error.h"
 #include "core/ops_util.h"
+#include "core/ops.h"
 
 namespace graft {
 namespace {

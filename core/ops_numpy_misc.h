@@ -14,7 +14,7 @@
 #include <variant>
 #include <vector>
 
-#include "core/ops.h"
+#include "core/lax.h"
 
 namespace graft {
 

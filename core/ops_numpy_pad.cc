@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "core/error.h"
+#include "core/ops.h"
 
 namespace graft {
 namespace {

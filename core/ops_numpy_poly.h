@@ -8,7 +8,7 @@
 #include <optional>
 #include <vector>
 
-#include "core/ops.h"
+#include "core/lax.h"
 
 namespace graft {
 

@@ -9,7 +9,7 @@
 #include <optional>
 #include <string>
 
-#include "core/ops.h"
+#include "core/lax.h"
 
 namespace graft {
 

@@ -7,7 +7,7 @@
 #include <string_view>
 
 #include "core/error.h"
-#include "core/ops.h"
+#include "core/lax.h"
 #include "core/ops_util.h"
 #include "core/primitives/elementwise.h"
 #include "core/primitives/reduce.h"

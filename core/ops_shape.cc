@@ -5,7 +5,7 @@
 
 #include "absl/strings/str_join.h"
 #include "core/error.h"
-#include "core/ops.h"
+#include "core/lax.h"
 #include "core/ops_util.h"
 #include "core/primitives/shape.h"
 

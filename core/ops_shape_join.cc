@@ -2,7 +2,7 @@
 #include <algorithm>
 
 #include "core/error.h"
-#include "core/ops.h"
+#include "core/lax.h"
 #include "core/ops_util.h"
 #include "core/primitives/shape.h"
 

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "core/array.h"
-#include "core/ops.h"
+#include "core/lax.h"
 
 namespace graft::detail {
 

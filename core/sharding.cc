@@ -5,7 +5,7 @@
 #include "core/backend/backend.h"
 #include "core/backend/device_shards.h"
 #include "core/error.h"
-#include "core/ops.h"
+#include "core/lax.h"
 
 namespace graft {
 

@@ -34,7 +34,7 @@
 #include "core/array.h"
 #include "core/axis.h"
 #include "core/device.h"
-#include "core/ops.h"
+#include "core/lax.h"
 
 namespace graft {
 

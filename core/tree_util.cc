@@ -1,7 +1,7 @@
 #include "core/tree_util.h"
 
 #include "core/error.h"
-#include "core/ops.h"
+#include "core/lax.h"
 
 namespace graft {
 namespace {

@@ -3,7 +3,7 @@
 #include <unordered_map>
 
 #include "core/error.h"
-#include "core/ops.h"
+#include "core/lax.h"
 #include "core/ops_util.h"
 #include "core/primitive.h"
 

@@ -1,7 +1,7 @@
 #include "core/ir/batching.h"
 
 #include "core/error.h"
-#include "core/ops.h"
+#include "core/lax.h"
 #include "core/primitive.h"
 
 namespace graft::detail {

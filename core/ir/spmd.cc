@@ -4,7 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "core/error.h"
-#include "core/ops.h"
+#include "core/lax.h"
 #include "core/primitives/collective.h"
 #include "core/primitives/shard_map.h"
 

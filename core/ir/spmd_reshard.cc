@@ -3,7 +3,7 @@
 
 #include "core/error.h"
 #include "core/ir/spmd.h"
-#include "core/ops.h"
+#include "core/lax.h"
 
 namespace graft::spmd {
 

@@ -9,7 +9,7 @@
 
 #include "core/ir/ad.h"
 #include "core/ir/spmd.h"
-#include "core/ops.h"
+#include "core/lax.h"
 #include "core/primitives/attention.h"
 #include "core/primitives/shape_rules_util.h"
 

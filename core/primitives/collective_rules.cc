@@ -19,7 +19,7 @@
 
 #include "core/error.h"
 #include "core/ir/batching.h"
-#include "core/ops.h"
+#include "core/lax.h"
 #include "core/primitives/collective.h"
 #include "core/primitives/reduce.h"
 

@@ -3,7 +3,7 @@
 #include <string>
 
 #include "core/error.h"
-#include "core/ops.h"
+#include "core/lax.h"
 #include "core/primitive.h"
 #include "core/ir/batching.h"
 

@@ -15,7 +15,7 @@
 #include <utility>
 #include <vector>
 
-#include "core/ops.h"
+#include "core/lax.h"
 #include "core/primitive.h"
 
 namespace graft {

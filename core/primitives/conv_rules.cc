@@ -11,7 +11,7 @@
 #include <algorithm>
 #include <numeric>
 
-#include "core/ops.h"
+#include "core/lax.h"
 #include "core/ops_util.h"
 #include "core/primitives/conv.h"
 #include "core/primitives/shape_rules_util.h"

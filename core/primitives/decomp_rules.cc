@@ -8,7 +8,10 @@
 // Derivatives JAX leaves undefined are errors here too: qr with full_matrices on a non-square
 // matrix (or m < n), svd with full_matrices and compute_uv.
 #include "core/ir/ad.h"
-#include "core/ops.h"
+#include "core/lax.h"
+// jnp.tril / triu / linalg.diagonal: the one place a primitive rule still uses jax.numpy.
+#include "core/ops_numpy_array.h"
+#include "core/ops_numpy_linalg.h"
 #include "core/ops_util.h"
 #include "core/primitives/decomp.h"
 #include "core/primitives/shape_rules_util.h"

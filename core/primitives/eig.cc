@@ -3,7 +3,7 @@
 
 #include "core/error.h"
 #include "core/ir/ad.h"
-#include "core/ops.h"
+#include "core/lax.h"
 #include "core/primitives/shape_rules_util.h"
 
 namespace graft {

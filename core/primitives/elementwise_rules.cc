@@ -8,7 +8,7 @@
 #include <memory>
 
 #include "core/ir/spmd.h"
-#include "core/ops.h"
+#include "core/lax.h"
 #include "core/ops_util.h"
 #include "core/primitives/elementwise.h"
 #include "core/primitives/elementwise_ops.h"

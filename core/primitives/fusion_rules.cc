@@ -8,7 +8,7 @@
 #include "core/error.h"
 #include "core/ir/ad.h"
 #include "core/ir/batching.h"
-#include "core/ops.h"
+#include "core/lax.h"
 #include "core/primitives/control_util.h"
 #include "core/primitives/fused_reduce.h"
 #include "core/primitives/fusion.h"

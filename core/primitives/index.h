@@ -5,7 +5,7 @@
 
 #include <cstdint>
 
-#include "core/ops.h"
+#include "core/lax.h"
 #include "core/primitive.h"
 
 namespace graft {

@@ -11,7 +11,7 @@
 #include <memory>
 
 #include "core/ir/spmd.h"
-#include "core/ops.h"
+#include "core/lax.h"
 #include "core/primitives/index.h"
 #include "core/primitives/index_rules_util.h"
 #include "core/primitives/shape_rules_util.h"

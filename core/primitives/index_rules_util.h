@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "core/ir/spmd.h"
-#include "core/ops.h"
+#include "core/lax.h"
 #include "core/primitives/index.h"
 
 namespace graft::index_rules {

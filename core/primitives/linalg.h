@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "core/ops.h"
+#include "core/lax.h"
 #include "core/primitive.h"
 
 namespace graft {

@@ -7,7 +7,7 @@
 #include <numeric>
 
 #include "core/ir/spmd.h"
-#include "core/ops.h"
+#include "core/lax.h"
 #include "core/primitives/linalg.h"
 
 namespace graft {

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "core/ir/spmd.h"
-#include "core/ops.h"
+#include "core/lax.h"
 #include "core/primitives/reduce.h"
 
 namespace graft {

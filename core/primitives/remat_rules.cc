@@ -7,7 +7,7 @@
 #include "core/ir/spmd.h"
 #include "core/error.h"
 #include "core/ir/ad.h"
-#include "core/ops.h"
+#include "core/lax.h"
 #include "core/ops_util.h"
 #include "core/primitives/call.h"
 #include "core/primitives/control_util.h"

@@ -21,7 +21,7 @@
 #include "core/error.h"
 #include "core/ir/ad.h"
 #include "core/ir/batching.h"
-#include "core/ops.h"
+#include "core/lax.h"
 #include "core/primitives/control.h"
 #include "core/primitives/control_util.h"
 

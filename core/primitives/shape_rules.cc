@@ -5,7 +5,7 @@
 #include <numeric>
 
 #include "core/ir/spmd.h"
-#include "core/ops.h"
+#include "core/lax.h"
 #include "core/primitives/shape.h"
 #include "core/primitives/shape_rules_util.h"
 

@@ -3,7 +3,7 @@
 
 #include <vector>
 
-#include "core/ops.h"
+#include "core/lax.h"
 #include "core/primitive.h"
 
 namespace graft::shape_rules {

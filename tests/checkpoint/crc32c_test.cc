@@ -7,20 +7,14 @@
 #include <random>
 #include <string>
 
+#include "tests/util/crc32c_reference.h"
+
 namespace graft::checkpoint {
 namespace {
 
 uint32_t crc_of(const std::string& s) { return crc32c(s.data(), s.size()); }
 
-// One bit at a time from the reflected Castagnoli polynomial (no table, no SSE4.2).
-uint32_t crc32c_bitwise(const std::string& data) {
-  uint32_t crc = 0xffffffffu;
-  for (unsigned char byte : data) {
-    crc ^= byte;
-    for (int i = 0; i < 8; ++i) crc = (crc & 1) ? (crc >> 1) ^ 0x82F63B78u : crc >> 1;
-  }
-  return ~crc;
-}
+using graft::testing::crc32c_bitwise;
 
 TEST(Crc32c, KnownVectors) {
   EXPECT_EQ(crc_of("123456789"), 0xE3069283u);

@@ -1,6 +1,6 @@
 // SummaryWriter: the event file is decoded here by an independent reader (own protobuf
-// decoder, bit-by-bit CRC-32C), and the CRC table code is checked against the RFC 3720
-// test vectors. tools/check_tensorboard.py reads the same format with TensorBoard itself.
+// decoder, bit-by-bit CRC-32C; the CRC itself is tested in tests/checkpoint/crc32c_test).
+// tools/check_tensorboard.py reads the same format with TensorBoard itself.
 #include "examples/train/tensorboard.h"
 
 #include <gtest/gtest.h>
@@ -10,24 +10,16 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
-#include <random>
 #include <sstream>
 
+#include "tests/util/crc32c_reference.h"
 
 namespace graft::train {
 namespace {
 
 namespace fs = std::filesystem;
 
-// Reference CRC-32C, one bit at a time straight from the polynomial (no table).
-uint32_t crc32c_bitwise(const std::string& data) {
-  uint32_t crc = 0xffffffffu;
-  for (unsigned char byte : data) {
-    crc ^= byte;
-    for (int i = 0; i < 8; ++i) crc = (crc & 1) ? (crc >> 1) ^ 0x82F63B78u : crc >> 1;
-  }
-  return ~crc;
-}
+using graft::testing::crc32c_bitwise;
 
 uint32_t mask(uint32_t crc) { return ((crc >> 15) | (crc << 17)) + 0xa282ead8u; }
 
@@ -121,7 +113,7 @@ float as_float(const std::string& b) {
 }
 
 std::string temp_dir(const std::string& name) {
-  fs::path p = fs::path(testing::TempDir()) / name;
+  fs::path p = fs::path(::testing::TempDir()) / name;
   fs::remove_all(p);
   return p.string();
 }

@@ -7,9 +7,8 @@
 #include "absl/strings/str_join.h"
 #include "core/axis.h"
 #include "core/convert.h"
-#include "core/backend/backend.h"
-#include "core/eval.h"
 #include "core/primitive.h"
+#include "core/runtime.h"
 
 namespace graft {
 
@@ -127,11 +126,15 @@ const std::vector<Array>& Array::inputs() const {
   return node_->inputs;
 }
 
+void detail::check_valid(std::string_view op, const Array& x) {
+  if (!x.valid()) fail(op, "got an empty Array handle");
+}
+
 void fail_donated() {
   fail("jit", "array was donated to a jitted function and can no longer be used");
 }
 
-std::shared_ptr<const Buffer> Array::host_buffer() const { return to_host(buffer()); }
+std::shared_ptr<const Buffer> Array::host_buffer() const { return runtime("host_buffer").to_host(buffer()); }
 
 const void* Array::raw_data() const {
   std::shared_ptr<Buffer> b = buffer();

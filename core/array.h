@@ -19,6 +19,7 @@
 #include <mutex>
 #include <ostream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/buffer.h"
@@ -149,6 +150,11 @@ class Array {
 
 // Throws the error for using an array donated to a jitted function.
 [[noreturn]] void fail_donated();
+
+namespace detail {
+// graft::Error "[op] got an empty Array handle" for a default-constructed handle.
+void check_valid(std::string_view op, const Array& x);
+}  // namespace detail
 
 // Computes all given arrays (sharing work between them).
 void eval(const std::vector<Array>& arrays);

@@ -5,8 +5,8 @@
 #include <string>
 
 #include "absl/status/status.h"
-#include "core/backend/backend.h"
 #include "core/error.h"
+#include "core/runtime.h"
 
 namespace graft {
 
@@ -77,8 +77,8 @@ std::vector<Device> devices(std::string_view platform) {
     fail("devices", "unknown platform \"", platform, "\" (cpu, cuda or gpu)");
   }
   std::vector<Device> out;
-  const Backend* b = device_backend();
-  for (int k = 0; b != nullptr && k < b->device_count(); ++k) {
+  const int gpus = runtime("devices").gpu_count();
+  for (int k = 0; k < gpus; ++k) {
     out.push_back(Device{k, process_index(), "cuda"});
   }
   return out;

@@ -335,4 +335,6 @@ std::vector<Array> debug_print(const std::string& fmt, const Array& first, const
 #include "core/ops_lax_select.h"
 #include "core/ops_lax_gather.h"
 #include "core/ops_lax_special.h"
+#include "core/ops_lax_math.h"
+#include "core/ops_lax_triangles.h"
 #include "core/ops_callback.h"

@@ -8,11 +8,13 @@
 #include <cctype>
 #include <cstring>
 #include <fstream>
+#include <optional>
 #include <sstream>
 #include <vector>
 
 #include "core/buffer.h"
 #include "core/error.h"
+#include "core/ops.h"
 
 namespace graft {
 namespace {

@@ -13,7 +13,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "core/ops.h"
+#include "core/array.h"
 
 namespace graft {
 

@@ -9,8 +9,6 @@
 
 #include "core/error.h"
 #include "core/lax.h"
-// jnp.hypot, arctan2 and copysign: the one place lax-level code still uses jax.numpy.
-#include "core/ops_numpy_math.h"
 #include "core/ops_util.h"
 #include "core/primitives/elementwise.h"
 

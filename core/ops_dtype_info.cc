@@ -5,7 +5,6 @@
 #include <limits>
 
 #include "core/error.h"
-#include "core/ops_util.h"
 
 namespace graft {
 namespace {

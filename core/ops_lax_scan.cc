@@ -6,7 +6,6 @@
 
 #include "core/error.h"
 #include "core/lax.h"
-#include "core/ops_numpy_math.h"  // jnp.logaddexp, the step of cumlogsumexp
 #include "core/ops_util.h"
 
 namespace graft {

@@ -49,16 +49,9 @@ Array vdot(const Array& a, const Array& b);
 Array kron(const Array& a, const Array& b);
 
 // ------------------------------------------------------------ triangles and diagonals
-// tri[i, j] = (j <= i + k), shape [n, m] (m defaults to n).
-Array tri(int64_t n, std::optional<int64_t> m = std::nullopt, int64_t k = 0,
-          DType dtype = DType::kF32);
-// Zero above (tril) / below (triu) the k-th diagonal of the last two dims (rank >= 2).
-Array tril(const Array& m, int64_t k = 0);
-Array triu(const Array& m, int64_t k = 0);
+// tri, tril, triu and diagonal are lax-level: core/ops_lax_triangles.h.
 // 1-D v: the square matrix with v on the k-th diagonal; 2-D v: its k-th diagonal.
 Array diag(const Array& v, int64_t k = 0);
-// The `offset` diagonal of the (axis1, axis2) planes, as the last dim of the result.
-Array diagonal(const Array& a, int64_t offset = 0, int64_t axis1 = 0, int64_t axis2 = 1);
 Array trace(const Array& a, int64_t offset = 0, int64_t axis1 = 0, int64_t axis2 = 1);
 
 // ------------------------------------------------------------------- rearranging

@@ -1,6 +1,8 @@
 // More jax.numpy math: JAX 0.10.2's functions, written as compositions of graft's
 // public ops and existing primitives (no new primitive), so grad / vmap / jit work on them.
-// core/ops.h includes this header; the definitions are in core/ops_numpy_math.cc.
+// core/ops.h includes this header; the definitions are in core/ops_numpy_math.cc. exp2,
+// logaddexp, hypot, arctan2, copysign, signbit and isposinf / isneginf are lax-level
+// (core/ops_lax_math.h): complex math and the cumulative reductions use them.
 //
 // Promotion is jnp's: functions marked "inexact" promote integer and bool operands to the
 // default float (f32; weak if the operand is weak), like promote_args_inexact. Binary ones
@@ -11,35 +13,19 @@
 #include <utility>
 
 #include "core/array.h"
+#include "core/ops_lax_math.h"
 
 namespace graft {
 
 // ---- logarithms and exponentials (inexact) ----
 Array log2(const Array& x);   // log(x) / log(2)
 Array log10(const Array& x);  // log(x) * (1 / log(10))
-// 2^x. JAX binds the lax.exp2 primitive; here power(2, x) (exact at integers; within f32
-// rounding of XLA's exp2 elsewhere). Derivative ln 2 * 2^x, as JAX's.
-Array exp2(const Array& x);
-// log(exp(a) + exp(b)) without overflow, and its base-2 twin. As in jax._src.lax.other, a
-// custom_jvp: the tangent is ta * exp(a - out) + tb * exp(b - out) with +inf replaced by 0,
-// so equal inputs get 1/2 each and -inf, -inf gives NaN gradients (as in JAX).
-Array logaddexp(const Array& a, const Array& b);
-Array logaddexp2(const Array& a, const Array& b);
 
 // ---- geometry (inexact) ----
-// sqrt(a^2 + b^2) without overflow (jnp.hypot's formula); inf if either is +-inf, even NaN.
-Array hypot(const Array& a, const Array& b);
 // Real cube root: sign(x) * |x|^(1/3), a composite (JAX binds the lax.cbrt primitive; values
 // agree within a few f32 ulps, not bit for bit). Derivative as JAX's: t / (3 cbrt(x)^2)
 // (inf at 0), through a custom_jvp.
 Array cbrt(const Array& x);
-// The angle of the point (x, y) in [-pi, pi], quadrant-correct, with C / XLA's atan2 values
-// for signed zeros and infinities (atan2(+-0, -0) = +-pi, atan2(+-inf, -inf) = +-3pi/4...).
-// Composed from atan(|y| / |x|) and reflections, so values may differ from XLA's atan2 by an
-// ulp or two. Derivative as JAX's atan2 jvp (custom_jvp): dy * x / (x^2 + y^2) and
-// dx * -y / (x^2 + y^2) (NaN at the origin, as in JAX).
-Array arctan2(const Array& y, const Array& x);
-inline Array atan2(const Array& y, const Array& x) { return arctan2(y, x); }
 
 // jnp's NumPy spellings of the inverse trigonometric and hyperbolic functions (core/ops.h).
 inline Array arccos(const Array& x) { return acos(x); }
@@ -59,11 +45,6 @@ inline Array degrees(const Array& x) { return rad2deg(x); }
 Array sinc(const Array& x);
 
 // ---- signs and rounding ----
-// |a| with the sign bit of b (inexact), as jnp: where(signbit(b), -|a|, |a|).
-Array copysign(const Array& a, const Array& b);
-// The sign bit (bool): of the float bits (so -0 and -NaN are true); x < 0 for integers; false
-// for bool.
-Array signbit(const Array& x);
 // Toward zero; integers and bool unchanged. jnp.fix (removed from JAX in 0.10) is numpy's
 // name for the same.
 Array trunc(const Array& x);
@@ -83,8 +64,6 @@ Array positive(const Array& x);  // +x (the identity)
 Array fabs(const Array& x);      // |x| of x promoted to inexact
 
 // ---- special values ----
-Array isposinf(const Array& x);  // bool; false for integer and bool inputs
-Array isneginf(const Array& x);
 // NaN -> nan, +inf -> posinf, -inf -> neginf (defaults: the dtype's largest and lowest finite
 // values). Integer and bool arrays come back unchanged.
 Array nan_to_num(const Array& x, double nan = 0.0, std::optional<double> posinf = std::nullopt,

@@ -16,10 +16,6 @@ TypeInfo result_type(const std::vector<Array>& xs) {
   return t;
 }
 
-void check_valid(std::string_view op, const Array& x) {
-  if (!x.valid()) fail(op, "got an empty Array handle");
-}
-
 Array broadcast_to_shape(std::string_view op, const Array& x, const Shape& shape) {
   if (x.shape() == shape) return x;
   Shape b = broadcast_shapes(op, x.shape(), shape);
@@ -87,6 +83,24 @@ Array add_any(const Array& a, const Array& b) {
                    false);
   }
   return add(a, b);
+}
+
+Array inexact(const char* op, const Array& x, bool complex_ok) {
+  check_valid(op, x);
+  if (!complex_ok) refuse_complex(op, x);
+  return is_inexact(x.dtype()) ? x : convert(x, DType::kF32, x.weak_type());
+}
+
+std::pair<Array, Array> inexact2(const char* op, const Array& a, const Array& b,
+                                 bool complex_ok) {
+  std::vector<Array> xs = promote_and_broadcast(op, {a, b});
+  if (!complex_ok) refuse_complex(op, xs[0]);
+  if (!is_inexact(xs[0].dtype())) {
+    bool weak = xs[0].weak_type();
+    xs[0] = convert(xs[0], DType::kF32, weak);
+    xs[1] = convert(xs[1], DType::kF32, weak);
+  }
+  return {xs[0], xs[1]};
 }
 
 }  // namespace graft::detail

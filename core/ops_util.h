@@ -24,9 +24,6 @@ std::vector<Array> promote_and_broadcast(std::string_view op, const std::vector<
 // Broadcasts x to `shape` (NumPy rules; no node when already that shape).
 Array broadcast_to_shape(std::string_view op, const Array& x, const Shape& shape);
 
-// Checks x is valid (non-empty handle), naming op.
-void check_valid(std::string_view op, const Array& x);
-
 // "[op] does not support complex values" for a complex x: the ops JAX defines on real values
 // only (and those without a complex case yet).
 void refuse_complex(std::string_view op, const Array& x);
@@ -49,5 +46,12 @@ DType float_dtype_for(const Array& x);
 // jnp's promote_dtypes: every operand converted to their common type (weak iff all are weak),
 // shapes untouched.
 std::vector<Array> promote_dtypes(const std::vector<Array>& xs);
+
+// jnp's promote_args_inexact for one operand: integers and bool become the default float
+// (f32), weak if x is weak. Complex operands are an error unless complex_ok.
+Array inexact(const char* op, const Array& x, bool complex_ok = false);
+// The same for two: the common type (then f32 if not inexact), broadcast.
+std::pair<Array, Array> inexact2(const char* op, const Array& a, const Array& b,
+                                 bool complex_ok = false);
 
 }  // namespace graft::detail

@@ -3,7 +3,7 @@
 #include "core/error.h"
 #include "core/ir/name_scope.h"
 #include "core/ir/program.h"
-#include "core/primitives/debug.h"
+#include "core/ir/effects.h"
 
 namespace graft {
 

@@ -1,7 +1,8 @@
 #include "core/tree_util.h"
 
+#include <complex>
+
 #include "core/error.h"
-#include "core/lax.h"
 
 namespace graft {
 namespace {
@@ -67,7 +68,10 @@ bool tree_all_flat(const std::vector<Array>& leaves) {
       fail("tree_all", "the truth value of an array of shape ", shape_str(x.shape()),
            " is ambiguous");
     }
-    if (!astype(x, DType::kBool).item<bool>()) return false;
+    // As astype(x, bool): nonzero, NaN included; a complex leaf by both parts.
+    const bool truth = is_complex(x.dtype()) ? x.item<std::complex<double>>() != 0.0
+                                             : x.item<bool>();
+    if (!truth) return false;
   }
   return true;
 }

@@ -6,7 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "core/primitives/debug.h"
+#include "core/ir/effects.h"
 #include "core/primitives/shard_map.h"
 #include "transforms/passes/passes.h"
 

@@ -5,7 +5,8 @@
 
 #include "core/backend/device_shards.h"
 #include "core/error.h"
-#include "core/eval.h"
+#include "core/backend/eval.h"
+#include "core/runtime.h"
 
 namespace graft {
 namespace {
@@ -133,5 +134,14 @@ std::shared_ptr<const Buffer> to_host(const std::shared_ptr<Buffer>& b) {
   d->copy_to_host(*b, host->data(), b->bytes());
   return host;
 }
+
+namespace {
+int gpu_count() {
+  const Backend* d = device_backend();
+  return d == nullptr ? 0 : d->device_count();
+}
+// The base types reach the evaluator and the backends through core/runtime.h.
+const bool runtime_installed = install_runtime(Runtime{&run_pending, &to_host, &gpu_count});
+}  // namespace
 
 }  // namespace graft

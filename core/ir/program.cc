@@ -6,7 +6,7 @@
 #include <utility>
 
 #include "core/error.h"
-#include "core/primitives/debug.h"
+#include "core/ir/effects.h"
 
 namespace graft {
 

@@ -50,7 +50,6 @@ DebugSink& sink() {
   static DebugSink s;
   return s;
 }
-thread_local std::vector<Array>* collector = nullptr;
 }  // namespace
 
 DebugSink set_debug_print_sink(DebugSink s) {
@@ -66,16 +65,6 @@ void debug_print_emit(const std::string& text) {
   } else {
     std::cerr << text << "\n";
   }
-}
-
-std::vector<Array>* set_effect_collector(std::vector<Array>* c) {
-  std::vector<Array>* prev = collector;
-  collector = c;
-  return prev;
-}
-
-void record_effect(const Array& a) {
-  if (collector != nullptr) collector->push_back(a);
 }
 
 }  // namespace graft

@@ -36,9 +36,4 @@ using DebugSink = std::function<void(const std::string&)>;
 DebugSink set_debug_print_sink(DebugSink sink);
 void debug_print_emit(const std::string& text);
 
-// Side-effecting nodes bound while a collector is installed (jit's tracing installs one, so
-// a print whose outputs are unused still becomes part of the program). Returns the previous.
-std::vector<Array>* set_effect_collector(std::vector<Array>* collector);
-void record_effect(const Array& a);
-
 }  // namespace graft

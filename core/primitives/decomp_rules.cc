@@ -9,9 +9,6 @@
 // matrix (or m < n), svd with full_matrices and compute_uv.
 #include "core/ir/ad.h"
 #include "core/lax.h"
-// jnp.tril / triu / linalg.diagonal: the one place a primitive rule still uses jax.numpy.
-#include "core/ops_numpy_array.h"
-#include "core/ops_numpy_linalg.h"
 #include "core/ops_util.h"
 #include "core/primitives/decomp.h"
 #include "core/primitives/shape_rules_util.h"
@@ -140,7 +137,7 @@ std::vector<Array> Svd::jvp(const std::vector<Array>& primals, const std::vector
   const Array ut = T(u), v = T(vt);
   const Array s_dim = expand_dims(s, {-2});  // [..., 1, k]
   const Array ds_mat = matmul(matmul(ut, da), v);
-  const Array ds = linalg::diagonal(ds_mat);
+  const Array ds = diagonal(ds_mat, 0, -2, -1);
   if (!compute_uv_) return {ds};
   const int64_t k = s.shape().back();
   const Array eye_k = eye_as(k, s);
@@ -186,7 +183,7 @@ std::vector<Array> Eigh::jvp(const std::vector<Array>&, const std::vector<Array>
   // The reciprocal eigenvalue gaps, with zeros (not NaNs) on the diagonal.
   const Array fmat = reciprocal(eye_n + expand_dims(w, {-2}) - expand_dims(w, {-1})) - eye_n;
   const Array vt_a_v = matmul(matmul(T(v), t[0]), v);
-  return {matmul(v, fmat * vt_a_v), linalg::diagonal(vt_a_v)};
+  return {matmul(v, fmat * vt_a_v), diagonal(vt_a_v, 0, -2, -1)};
 }
 
 std::vector<Array> Eigh::vjp(const std::vector<Array>& primals, const std::vector<Array>& outputs,

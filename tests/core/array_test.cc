@@ -6,7 +6,7 @@
 #include <memory>
 
 #include "core/error.h"
-#include "core/eval.h"
+#include "core/backend/eval.h"
 #include "core/ops.h"
 #include "core/primitive.h"
 #include "gtest/gtest.h"

@@ -8,6 +8,7 @@
 #include "core/backend/backend.h"
 #include "core/ops.h"
 #include "core/primitives/control.h"
+#include "core/ir/effects.h"
 #include "core/primitives/debug.h"
 #include "gtest/gtest.h"
 #include "transforms/autodiff.h"

@@ -7,6 +7,7 @@
 #include <tuple>
 
 #include "core/ops.h"
+#include "core/ir/effects.h"
 #include "core/primitives/debug.h"
 #include "gtest/gtest.h"
 #include "tests/transforms/pass_test_util.h"

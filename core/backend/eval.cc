@@ -1,4 +1,4 @@
-#include "core/eval.h"
+#include "core/backend/eval.h"
 
 #include <mutex>
 #include <unordered_set>
@@ -42,7 +42,7 @@ std::vector<std::shared_ptr<Node>> pending_nodes(const std::vector<Array>& roots
   return order;
 }
 
-void eval(const std::vector<Array>& arrays) {
+void run_pending(const std::vector<Array>& arrays) {
   std::vector<std::shared_ptr<Node>> order = pending_nodes(arrays);
   if (order.empty()) return;
   const Backend& backend = default_backend();

@@ -25,7 +25,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "checkpoint/safetensors.h"
-#include "core/tree.h"
+#include "core/tree/tree.h"
 
 namespace graft::checkpoint {
 

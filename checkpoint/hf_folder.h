@@ -30,7 +30,7 @@
 #include "absl/status/statusor.h"
 #include "checkpoint/hf.h"
 #include "checkpoint/safetensors.h"
-#include "core/tree.h"
+#include "core/tree/tree.h"
 #include "nlohmann/json.hpp"
 
 namespace graft::checkpoint {

@@ -14,7 +14,7 @@
 #include <utility>
 #include <vector>
 
-#include "core/tree.h"
+#include "core/tree/tree.h"
 #include "nlohmann/json.hpp"
 
 namespace graft::checkpoint {

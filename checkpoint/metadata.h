@@ -35,7 +35,7 @@
 #include "absl/status/statusor.h"
 #include "core/dtype.h"
 #include "core/shape.h"
-#include "core/tree.h"
+#include "core/tree/tree.h"
 #include "nlohmann/json.hpp"
 
 namespace graft::checkpoint {

@@ -7,7 +7,6 @@
 #include "absl/strings/str_join.h"
 #include "core/axis.h"
 #include "core/convert.h"
-#include "core/primitive.h"
 #include "core/runtime.h"
 
 namespace graft {

@@ -20,6 +20,8 @@
 namespace graft {
 
 using AxisMask = uint64_t;
+// Named axes, as collectives and PartitionSpecs take them: {"data"}, {"data", "model"}.
+using AxisNames = std::vector<std::string>;
 inline constexpr int kMaxAxisNames = 64;
 
 // The bit of an axis name (interned on first use, for the life of the process; at most 64

@@ -1,5 +1,5 @@
 // Scalar conversion with XLA's convert_element_type semantics, shared by ops that build
-// constants (core/ops_creation.cc) and the kernels.
+// constants (core/lax/creation.cc) and the kernels.
 #pragma once
 
 #include <cmath>

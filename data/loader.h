@@ -22,7 +22,7 @@
 
 #include "absl/status/statusor.h"
 #include "core/array.h"
-#include "core/tree.h"
+#include "core/tree/tree.h"
 #include "data/token_file.h"
 
 namespace graft::data {

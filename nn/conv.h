@@ -9,7 +9,7 @@
 
 #include "core/array.h"
 #include "core/ops.h"
-#include "core/tree.h"
+#include "core/tree/tree.h"
 
 namespace graft::nn {
 

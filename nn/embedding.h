@@ -6,7 +6,7 @@
 #include <cstdint>
 
 #include "core/array.h"
-#include "core/tree.h"
+#include "core/tree/tree.h"
 
 namespace graft::nn {
 

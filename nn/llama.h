@@ -17,7 +17,7 @@
 #include <ostream>
 
 #include "core/array.h"
-#include "core/tree.h"
+#include "core/tree/tree.h"
 #include "nn/rope.h"
 #include "nn/swiglu.h"
 

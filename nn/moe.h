@@ -22,7 +22,7 @@
 #include "absl/status/status.h"
 #include "core/array.h"
 #include "core/sharding.h"
-#include "core/tree.h"
+#include "core/tree/tree.h"
 
 namespace graft::nn {
 

@@ -13,7 +13,7 @@
 #include <optional>
 
 #include "core/array.h"
-#include "core/tree.h"
+#include "core/tree/tree.h"
 #include "nn/llama.h"
 #include "nn/moe.h"
 

@@ -1,6 +1,6 @@
 // Pooling as flax.linen has it (pool, avg_pool, max_pool, min_pool): windows over the spatial
 // dims of channels-last inputs [batch, spatial..., features] (or [spatial..., features],
-// unbatched), built on lax.reduce_window (core/ops_conv.h).
+// unbatched), built on lax.reduce_window (core/lax/convolution.h).
 #pragma once
 
 #include "core/array.h"

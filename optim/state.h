@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "core/array.h"
-#include "core/tree.h"
+#include "core/tree/tree.h"
 #include "transforms/jit.h"
 
 namespace graft::optim {

@@ -20,7 +20,7 @@
 #include <vector>
 
 #include "core/array.h"
-#include "core/tree.h"
+#include "core/tree/tree.h"
 #include "optim/state.h"
 
 namespace graft::optim {

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "core/array.h"
-#include "core/tree.h"
+#include "core/tree/tree.h"
 #include "optim/schedule.h"
 #include "optim/transform.h"
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Record JAX's results for graft's complex cases of jax.numpy's elementwise functions,
-comparisons, reductions, sorting and gathers / scatters (core/ops_complex_math.cc,
-core/ops_complex_reduce.cc).
+comparisons, reductions, sorting and gathers / scatters (core/lax/complex_math.cc,
+core/lax/complex_reduce.cc).
 
 As tools/make_jnp_fft_vectors.py: the vector format holds real arrays only, so a complex
 result is recorded as stack([real, imag], -1) (ri()) and a complex input is built from two real

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Record JAX's results for graft's convolution and windowed reductions (core/ops_conv.h).
+"""Record JAX's results for graft's convolution and windowed reductions (core/lax/convolution.h).
 
 Runs JAX 0.10.2 on CPU (x64 off) on fixed inputs and writes tests/core/testdata/
 conv_vectors.txt, read by tests/core/conv_test.cc, in the format of

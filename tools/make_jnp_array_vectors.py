@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Record JAX's results for graft's jax.numpy array ops (core/ops_numpy_array.h).
+"""Record JAX's results for graft's jax.numpy array ops (core/numpy/lax_numpy.h).
 
 Runs jax.numpy (JAX 0.10.2 on CPU, default flags: x64 off) on fixed inputs and writes
 tests/core/testdata/jnp_array_vectors.txt, which tests/core/numpy_array_test.cc and

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Record JAX's results for graft's jax.numpy integer / bit functions, special functions and
-dtype queries (core/ops_numpy_bits.h, ops_numpy_special.h, ops_dtype_info.h).
+dtype queries (core/numpy/bits.h, core/numpy/special.h, core/dtype_info.h).
 
 Runs jax.numpy (JAX 0.10.2 on CPU) on the fixed inputs below and writes
 tests/core/testdata/jnp_bits_vectors.txt, read by tests/core/numpy_bits_test.cc. Lines, in

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Record JAX's results for graft's jnp.fft (core/ops_numpy_fft.h) and jax.numpy's
-complex-number functions (core/ops_numpy_complex.h).
+"""Record JAX's results for graft's jnp.fft (core/numpy/fft/fft.h) and jax.numpy's
+complex-number functions (core/numpy/complex.h).
 
 The vector format holds real arrays only, so a complex result is recorded as
 stack([real, imag], -1) (ri() below; the C++ cases do the same) and a complex input is built

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Record JAX's results for graft's jnp.linalg factorizations (core/ops_decomp.h).
+"""Record JAX's results for graft's jnp.linalg factorizations (core/lax/linalg.h).
 
 Runs JAX 0.10.2 on CPU (x64 off) on fixed inputs and writes
 tests/core/testdata/jnp_linalg_decomp_vectors.txt, read by

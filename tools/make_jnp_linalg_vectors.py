@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Record JAX's results for graft's composable jnp.linalg functions (core/ops_numpy_linalg.h).
+"""Record JAX's results for graft's composable jnp.linalg functions (core/numpy/linalg/linalg.h).
 
 Runs JAX 0.10.2 on CPU (x64 off) on fixed inputs and writes
 tests/core/testdata/jnp_linalg_vectors.txt, read by tests/core/numpy_linalg_test.cc, in the

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Record JAX's results for graft's jnp misc functions (core/ops_numpy_pad.h,
-core/ops_numpy_misc.h, core/npy_io.h, transforms/numpy_functional.h).
+"""Record JAX's results for graft's jnp misc functions (core/numpy/pad.h,
+core/numpy/misc.h, core/numpy/npy_io.h, transforms/numpy_functional.h).
 
 Runs jax.numpy (JAX 0.10.2 on CPU, default flags: x64 off) on the fixed inputs below and
 writes tests/core/testdata/jnp_misc_vectors.txt, read by tests/core/numpy_misc_test.cc, in

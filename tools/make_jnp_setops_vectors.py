@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Record JAX's results for graft's jax.numpy set operations and index tricks
-(core/ops_numpy_setops.h, core/ops_numpy_index_tricks.h) into
+(core/numpy/setops.h, core/numpy/index_tricks.h) into
 tests/core/testdata/jnp_setops_vectors.txt, read by tests/core/numpy_setops_test.cc.
 
 JAX 0.10.2 on CPU (x64 off) runs each case of CASES; the lines (inputs, outputs, and jax.grad

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Record JAX's results for graft's later jax.numpy functions (core/ops_numpy_stats.h,
-ops_numpy_search.h, ops_numpy_construct.h, ops_numpy_shapes.h, ops_numpy_poly.h).
+"""Record JAX's results for graft's later jax.numpy functions (core/numpy/reductions.h,
+core/numpy/searching.h, core/numpy/array_creation.h, core/numpy/shapes.h, core/numpy/polynomial.h).
 
 Runs jax.numpy (JAX 0.10.2 on CPU, default flags: x64 off) on the fixed inputs below and
 writes tests/core/testdata/jnp_tail_vectors.txt, read by tests/core/numpy_tail_test.cc. Lines:

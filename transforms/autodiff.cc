@@ -1,6 +1,6 @@
 #include "transforms/autodiff.h"
 
-#include "core/ops_util.h"
+#include "core/lax/util.h"
 #include "core/primitives/elementwise.h"
 
 namespace graft {

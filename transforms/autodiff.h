@@ -17,9 +17,9 @@
 #include <utility>
 
 #include "core/error.h"
-#include "core/ir/ad.h"
+#include "core/interpreters/ad.h"
 #include "core/ops.h"
-#include "core/tree.h"
+#include "core/tree/tree.h"
 #include "transforms/argnums.h"
 #include "transforms/flat_fn.h"
 

@@ -1,7 +1,7 @@
 // Control flow as primitives, like jax.lax: scan, cond / switch_case, while_loop, fori_loop.
 // The functions are traced once (on placeholders) into sub-graphs held by a scan, cond or
 // while_loop primitive; every transform applies to them (their rules are in
-// transforms/control_flow_*.cc). Carries, operands and outputs are pytrees (core/tree.h).
+// transforms/control_flow_*.cc). Carries, operands and outputs are pytrees (core/tree/tree.h).
 //
 //   auto [last, ys] = graft::scan([](const Array& c, const Array& x) {
 //     return std::pair{c * 0.9 + x, c};                 // (new carry, y)
@@ -23,7 +23,7 @@
 #include <vector>
 
 #include "core/ops.h"
-#include "core/tree.h"
+#include "core/tree/tree.h"
 #include "core/primitives/control.h"
 
 namespace graft {

@@ -29,7 +29,7 @@
 #include <utility>
 
 #include "core/primitives/call.h"
-#include "core/tree.h"
+#include "core/tree/tree.h"
 
 namespace graft {
 

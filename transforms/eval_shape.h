@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "core/ir/graph.h"
-#include "core/tree.h"
+#include "core/tree/tree.h"
 #include "transforms/flat_fn.h"
 
 namespace graft {

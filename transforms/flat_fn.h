@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "core/ir/graph.h"
-#include "core/tree.h"
+#include "core/tree/tree.h"
 
 namespace graft::detail {
 

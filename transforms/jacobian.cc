@@ -2,8 +2,8 @@
 
 #include <algorithm>
 
-#include "core/ir/ad.h"
-#include "core/ir/batching.h"
+#include "core/interpreters/ad.h"
+#include "core/interpreters/batching.h"
 #include "core/ops.h"
 #include "core/primitives/elementwise.h"
 

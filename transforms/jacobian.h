@@ -26,7 +26,7 @@
 #include <vector>
 
 #include "core/ir/graph.h"
-#include "core/tree.h"
+#include "core/tree/tree.h"
 #include "transforms/argnums.h"
 #include "transforms/autodiff.h"
 

@@ -46,7 +46,7 @@
 #include "core/error.h"
 #include "core/ir/graph.h"
 #include "core/sharding.h"
-#include "core/tree.h"
+#include "core/tree/tree.h"
 #include "transforms/passes/passes.h"
 
 namespace graft {
@@ -64,7 +64,7 @@ struct JitOptions {
   // every leaf of it; nullopt: the leaves' own; static arguments take nullopt).
   // out_shardings: empty (what propagation gives), one for all outputs, or one per output
   // leaf (nullopt: propagation's). When one of them splits an array, the program is
-  // partitioned over their mesh (core/ir/spmd.h) and runs on its devices, and the outputs
+  // partitioned over their mesh (core/interpreters/spmd.h) and runs on its devices, and the outputs
   // carry their shardings. The shardings are part of the cache key.
   std::vector<std::optional<NamedSharding>> in_shardings;
   std::vector<std::optional<NamedSharding>> out_shardings;

@@ -1,7 +1,7 @@
 // jit with shardings: the per-leaf shardings of the cache key, and the SPMD partitioning of a
-// traced program over their mesh (core/ir/spmd.h does the work).
+// traced program over their mesh (core/interpreters/spmd.h does the work).
 #include "absl/strings/str_cat.h"
-#include "core/ir/spmd.h"
+#include "core/interpreters/spmd.h"
 #include "core/primitives/collective.h"
 #include "core/primitives/shard_map.h"
 #include "transforms/jit.h"

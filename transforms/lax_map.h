@@ -5,7 +5,7 @@
 // As in JAX it is a scan with no carry (so f is traced once and grad, vmap and jit apply);
 // with batch_size, f is vmapped over chunks of batch_size slices inside the scan and the
 // remainder (n mod batch_size slices) goes through one more vmapped call. xs and f's result
-// are pytrees (core/tree.h).
+// are pytrees (core/tree/tree.h).
 #pragma once
 
 #include <cstdint>
@@ -17,7 +17,7 @@
 
 #include "core/error.h"
 #include "core/ops.h"
-#include "core/tree.h"
+#include "core/tree/tree.h"
 #include "transforms/control_flow.h"
 #include "transforms/vmap.h"
 

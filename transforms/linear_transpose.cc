@@ -3,7 +3,7 @@
 #include <sstream>
 
 #include "core/error.h"
-#include "core/ir/ad.h"
+#include "core/interpreters/ad.h"
 #include "core/ops.h"
 
 namespace graft::detail {

@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "core/ir/program.h"
-#include "core/tree.h"
+#include "core/tree/tree.h"
 #include "transforms/flat_fn.h"
 
 namespace graft {

@@ -3,7 +3,7 @@
 #include <unordered_set>
 
 #include "core/error.h"
-#include "core/ir/ad.h"
+#include "core/interpreters/ad.h"
 
 namespace graft::detail {
 namespace {

@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "core/ir/program.h"
-#include "core/tree.h"
+#include "core/tree/tree.h"
 
 namespace graft {
 

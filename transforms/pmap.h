@@ -20,7 +20,7 @@
 #include <vector>
 
 #include "core/primitives/shard_map.h"
-#include "core/tree.h"
+#include "core/tree/tree.h"
 #include "transforms/flat_fn.h"
 #include "transforms/vmap.h"
 

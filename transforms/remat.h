@@ -25,7 +25,7 @@
 #include <vector>
 
 #include "core/primitives/call.h"
-#include "core/tree.h"
+#include "core/tree/tree.h"
 #include "transforms/flat_fn.h"
 
 namespace graft {
@@ -48,7 +48,7 @@ auto remat(F f, RematPolicy policy = nothing_saveable(), std::string name = "che
 }
 
 // The values the pullback of f at args keeps for the backward pass (see
-// detail::vjp_residuals in core/ir/ad.h for exactly what counts).
+// detail::vjp_residuals in core/interpreters/ad.h for exactly what counts).
 template <typename F, typename... Args>
 std::vector<SavedResidual> saved_residuals(F f, const Args&... args) {
   using Result = std::decay_t<decltype(f(args...))>;

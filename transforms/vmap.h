@@ -16,9 +16,9 @@
 #include <vector>
 
 #include "core/error.h"
-#include "core/ir/batching.h"
+#include "core/interpreters/batching.h"
 #include "core/sharding.h"
-#include "core/tree.h"
+#include "core/tree/tree.h"
 #include "transforms/flat_fn.h"
 
 namespace graft {

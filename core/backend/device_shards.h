@@ -23,7 +23,7 @@
 #include <vector>
 
 #include "core/backend/backend.h"
-#include "core/sharding.h"
+#include "core/mesh.h"
 
 namespace graft {
 

@@ -10,7 +10,7 @@
 
 #include "core/backend/device_shards.h"
 #include "core/ir/program.h"
-#include "core/primitive.h"
+#include "core/ir/primitive.h"
 
 namespace graft {
 namespace {

@@ -7,7 +7,7 @@
 #include "core/backend/backend.h"
 #include "core/backend/eager.h"
 #include "core/error.h"
-#include "core/primitive.h"
+#include "core/ir/primitive.h"
 
 namespace graft {
 

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "core/array.h"
-#include "core/primitive.h"
+#include "core/ir/primitive.h"
 
 namespace graft {
 

@@ -3,7 +3,7 @@
 #include <unordered_set>
 
 #include "core/error.h"
-#include "core/primitive.h"
+#include "core/ir/primitive.h"
 
 namespace graft {
 

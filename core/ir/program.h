@@ -18,7 +18,7 @@
 #include "core/array.h"
 #include "core/axis.h"
 #include "core/ir/graph.h"
-#include "core/primitive.h"
+#include "core/ir/primitive.h"
 
 namespace graft {
 

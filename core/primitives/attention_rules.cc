@@ -7,9 +7,9 @@
 #include <cmath>
 #include <limits>
 
-#include "core/ir/ad.h"
-#include "core/ir/spmd.h"
-#include "core/lax.h"
+#include "core/interpreters/ad.h"
+#include "core/interpreters/spmd.h"
+#include "core/lax/lax.h"
 #include "core/primitives/attention.h"
 #include "core/primitives/shape_rules_util.h"
 

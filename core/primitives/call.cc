@@ -6,7 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "core/error.h"
-#include "core/ir/ad.h"
+#include "core/interpreters/ad.h"
 
 namespace graft {
 

@@ -4,7 +4,7 @@
 
 #include "core/error.h"
 #include "core/ir/graph.h"
-#include "core/lax.h"
+#include "core/lax/lax.h"
 #include "core/primitives/control.h"
 
 namespace graft {

@@ -1,4 +1,4 @@
-// pure_callback: calls a host function (core/ops_callback.h) on its inputs' values; its
+// pure_callback: calls a host function (core/lax/callback.h) on its inputs' values; its
 // outputs are what the function returns, of the declared avals.
 #pragma once
 
@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "core/ops_callback.h"
-#include "core/primitive.h"
+#include "core/lax/callback.h"
+#include "core/ir/primitive.h"
 
 namespace graft {
 

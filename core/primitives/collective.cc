@@ -3,7 +3,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "core/error.h"
-#include "core/ir/batching.h"
+#include "core/interpreters/batching.h"
 
 namespace graft {
 

@@ -18,7 +18,7 @@
 //   axis_index           -> this member's index (i32).
 //   pvary                x -> x, now typed as varying over the axes (a no-op on values; its
 //                        transpose is psum).
-// The public ops (core/ops_collective.cc) insert pvary for an operand that does not vary
+// The public ops (core/lax/parallel.cc) insert pvary for an operand that does not vary
 // over the axis yet (so psum of an unvarying x is n * x, and its gradient n), as JAX does.
 // Transforms (collective_rules.cc) follow JAX's shard_map semantics: the transpose of psum
 // is pvary (the identity: the gradient of psum(x) is 1 per member, not n), of pvary psum,
@@ -32,7 +32,7 @@
 #include <utility>
 #include <vector>
 
-#include "core/primitive.h"
+#include "core/ir/primitive.h"
 #include "core/sharding.h"
 
 namespace graft {
@@ -158,7 +158,7 @@ class AxisIndex : public Collective {
 };
 
 // with_sharding_constraint(x) (core/primitives/sharding_constraint.cc): x, with its layout
-// pinned to `sharding` for jit's partitioner (core/ir/spmd.h); the identity on values. Its
+// pinned to `sharding` for jit's partitioner (core/interpreters/spmd.h); the identity on values. Its
 // tangent and cotangent are constrained alike; under vmap the batch dimension is not split.
 // Not a collective: it names a mesh, not the axes of an enclosing map.
 class ShardingConstraint : public Primitive {

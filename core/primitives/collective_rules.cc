@@ -2,7 +2,7 @@
 //
 // Derivatives follow JAX's shard_map semantics, where each value either varies over an axis or
 // is the same on every member (Aval::vma). Reverse mode sums the cotangent of a value that
-// does not vary over the members (core/ir/ad.cc, match_vma), so the transposes are:
+// does not vary over the members (core/interpreters/ad.cc, match_vma), so the transposes are:
 //   psum         ct -> ct (pvary: the gradient of psum(x) is 1 per member, not n)
 //   pvary        ct -> psum(ct)
 //   pmax / pmin  ct -> ct where x is the extremum, shared among ties (psum of the count)
@@ -18,8 +18,8 @@
 #include <memory>
 
 #include "core/error.h"
-#include "core/ir/batching.h"
-#include "core/lax.h"
+#include "core/interpreters/batching.h"
+#include "core/lax/lax.h"
 #include "core/primitives/collective.h"
 #include "core/primitives/reduce.h"
 

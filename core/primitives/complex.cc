@@ -2,7 +2,7 @@
 #include "core/primitives/complex.h"
 
 #include "core/error.h"
-#include "core/lax.h"
+#include "core/lax/lax.h"
 #include "core/primitives/shape_rules_util.h"
 
 namespace graft {

@@ -8,7 +8,7 @@
 
 #include <vector>
 
-#include "core/primitive.h"
+#include "core/ir/primitive.h"
 
 namespace graft {
 

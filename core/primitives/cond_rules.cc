@@ -8,9 +8,9 @@
 //        index stays). A cond kept only for a branch's effect (debug_print) keeps one output,
 //        so that it still defines a value (bind records an effect through its first output).
 #include "core/error.h"
-#include "core/ir/ad.h"
-#include "core/ir/batching.h"
-#include "core/lax.h"
+#include "core/interpreters/ad.h"
+#include "core/interpreters/batching.h"
+#include "core/lax/lax.h"
 #include "core/primitives/control.h"
 #include "core/primitives/control_util.h"
 

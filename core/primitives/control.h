@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "core/ir/program.h"
-#include "core/primitive.h"
+#include "core/ir/primitive.h"
 
 namespace graft {
 

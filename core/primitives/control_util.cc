@@ -3,9 +3,9 @@
 #include <string>
 
 #include "core/error.h"
-#include "core/lax.h"
-#include "core/primitive.h"
-#include "core/ir/batching.h"
+#include "core/lax/lax.h"
+#include "core/ir/primitive.h"
+#include "core/interpreters/batching.h"
 
 namespace graft::detail {
 

@@ -1,5 +1,5 @@
 // The convolution primitive: conv_general_dilated with lax.conv_general_dilated's semantics
-// (XLA's ConvGeneralDilated). Parameters are normalized by the public op (core/ops_conv.cc):
+// (XLA's ConvGeneralDilated). Parameters are normalized by the public op (core/lax/convolution.cc):
 // padding is explicit (lo, hi) pairs (negative values crop), dilations and strides have one
 // entry per spatial dim, and the dimension numbers are JAX's ConvDimensionNumbers:
 //   lhs_spec = (batch dim, feature dim, spatial dims...) of the input,
@@ -15,8 +15,8 @@
 #include <utility>
 #include <vector>
 
-#include "core/lax.h"
-#include "core/primitive.h"
+#include "core/lax/lax.h"
+#include "core/ir/primitive.h"
 
 namespace graft {
 

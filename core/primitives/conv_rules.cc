@@ -11,8 +11,8 @@
 #include <algorithm>
 #include <numeric>
 
-#include "core/lax.h"
-#include "core/ops_util.h"
+#include "core/lax/lax.h"
+#include "core/lax/util.h"
 #include "core/primitives/conv.h"
 #include "core/primitives/shape_rules_util.h"
 

@@ -2,10 +2,10 @@
 //   jvp: the user's rule (its program) on the primals and tangents.
 //   vjp: the transpose of the rule's tangent map (the rule is linear in the tangents).
 //   vmap: a custom_jvp_call of fun and rule vmapped.
-#include "core/ir/spmd.h"
+#include "core/interpreters/spmd.h"
 #include "core/error.h"
-#include "core/ir/ad.h"
-#include "core/lax.h"
+#include "core/interpreters/ad.h"
+#include "core/lax/lax.h"
 #include "core/primitives/call.h"
 #include "core/primitives/control_util.h"
 

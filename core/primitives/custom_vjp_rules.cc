@@ -4,11 +4,11 @@
 //   vjp: bwd on those residuals and the outputs' cotangents. Cotangents of the residuals
 //        (differentiating a gradient again) go through fwd's own derivative.
 //   jvp: an error, as in JAX. vmap: a custom_vjp_call of fun, fwd and bwd vmapped.
-#include "core/ir/spmd.h"
+#include "core/interpreters/spmd.h"
 #include "core/error.h"
-#include "core/ir/ad.h"
-#include "core/lax.h"
-#include "core/ops_util.h"
+#include "core/interpreters/ad.h"
+#include "core/lax/lax.h"
+#include "core/lax/util.h"
 #include "core/primitives/call.h"
 #include "core/primitives/control_util.h"
 

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "core/primitive.h"
+#include "core/ir/primitive.h"
 
 namespace graft {
 

@@ -7,9 +7,9 @@
 //   vmap    the batched axis moved to the front (the kernels loop over leading dims).
 // Derivatives JAX leaves undefined are errors here too: qr with full_matrices on a non-square
 // matrix (or m < n), svd with full_matrices and compute_uv.
-#include "core/ir/ad.h"
-#include "core/lax.h"
-#include "core/ops_util.h"
+#include "core/interpreters/ad.h"
+#include "core/lax/lax.h"
+#include "core/lax/util.h"
 #include "core/primitives/decomp.h"
 #include "core/primitives/shape_rules_util.h"
 

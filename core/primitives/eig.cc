@@ -2,8 +2,8 @@
 #include "core/primitives/eig.h"
 
 #include "core/error.h"
-#include "core/ir/ad.h"
-#include "core/lax.h"
+#include "core/interpreters/ad.h"
+#include "core/lax/lax.h"
 #include "core/primitives/shape_rules_util.h"
 
 namespace graft {
@@ -59,7 +59,7 @@ std::vector<Array> Eig::jvp(const std::vector<Array>& primals, const std::vector
   const int64_t n = primals[0].shape().back();
   const int r = primals[0].ndim();
   Array m = concatenate({concatenate({vr, -vi}, r - 1), concatenate({vi, vr}, r - 1)}, r - 2);
-  Array y = linalg::solve(m, concatenate({real(da), imag(da)}, r - 2));
+  Array y = lu_solve(m, concatenate({real(da), imag(da)}, r - 2));
   Array yr = slice_axis(y, r - 2, 0, n), yi = slice_axis(y, r - 2, n, 2 * n);
   Array vtr = swapaxes(vr, -1, -2), vti = swapaxes(vi, -1, -2);
   return {complex(sum(yr * vtr - yi * vti, {-1}), sum(yr * vti + yi * vtr, {-1}))};

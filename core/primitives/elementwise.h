@@ -1,9 +1,9 @@
 // Elementwise primitives: unary math, binary arithmetic and comparisons, select, converts.
 // Operands of binary primitives have equal shapes and dtypes: the public ops promote and
-// broadcast first (core/ops_elementwise.cc), as jax.numpy does over jax.lax.
+// broadcast first (core/lax/elementwise_ops.cc), as jax.numpy does over jax.lax.
 #pragma once
 
-#include "core/primitive.h"
+#include "core/ir/primitive.h"
 
 namespace graft {
 

@@ -11,7 +11,7 @@
 #include <cmath>
 #include <type_traits>
 
-#include "core/lax.h"
+#include "core/lax/lax.h"
 #include "core/primitives/elementwise_unary_ops.h"
 
 // Eigen's packet types carry vector attributes that template arguments drop (harmlessly:

@@ -7,9 +7,9 @@
 // Batching applies the same primitive once all operands share one batch axis.
 #include <memory>
 
-#include "core/ir/spmd.h"
-#include "core/lax.h"
-#include "core/ops_util.h"
+#include "core/interpreters/spmd.h"
+#include "core/lax/lax.h"
+#include "core/lax/util.h"
 #include "core/primitives/elementwise.h"
 #include "core/primitives/elementwise_ops.h"
 
@@ -205,7 +205,7 @@ Batched BitcastConvertType::vmap(const std::vector<Array>& args,
 }
 
 
-// ---- sharding: operands of one shape computed block by block (core/ir/spmd.h) ----
+// ---- sharding: operands of one shape computed block by block (core/interpreters/spmd.h) ----
 // neg and mul are linear in each operand, add and sub in both together: partial sums pass
 // through them (spmd.h).
 std::optional<spmd::Plan> Unary::sharding_rule(const spmd::RuleArgs& a) const {

@@ -19,7 +19,7 @@
 #include <type_traits>
 #include <unsupported/Eigen/SpecialFunctions>
 
-#include "core/lax.h"
+#include "core/lax/lax.h"
 #include "core/primitives/elementwise_math.h"
 #include "core/primitives/xla_math.h"
 

@@ -4,7 +4,7 @@
 #include <cmath>
 
 #include "core/error.h"
-#include "core/lax.h"
+#include "core/lax/lax.h"
 #include "core/primitives/shape_rules_util.h"
 
 namespace graft {

@@ -6,9 +6,9 @@
 //   vmap: the body vmapped.
 //   with_sub_programs: the same primitive over a body of the same signature.
 #include "core/error.h"
-#include "core/ir/ad.h"
-#include "core/ir/batching.h"
-#include "core/lax.h"
+#include "core/interpreters/ad.h"
+#include "core/interpreters/batching.h"
+#include "core/lax/lax.h"
 #include "core/primitives/control_util.h"
 #include "core/primitives/fused_reduce.h"
 #include "core/primitives/fusion.h"

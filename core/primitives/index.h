@@ -1,12 +1,12 @@
 // Indexing primitives: gather along one axis (with leading batch dims), its transpose
-// scatter_add, and a stable multi-operand sort. The public ops (core/ops_index.cc) build
+// scatter_add, and a stable multi-operand sort. The public ops (core/lax/indexing.cc) build
 // jnp.take / take_along_axis / scatter_add / sort / argsort on these.
 #pragma once
 
 #include <cstdint>
 
-#include "core/lax.h"
-#include "core/primitive.h"
+#include "core/lax/lax.h"
+#include "core/ir/primitive.h"
 
 namespace graft {
 

@@ -10,8 +10,8 @@
 #include <limits>
 #include <memory>
 
-#include "core/ir/spmd.h"
-#include "core/lax.h"
+#include "core/interpreters/spmd.h"
+#include "core/lax/lax.h"
 #include "core/primitives/index.h"
 #include "core/primitives/index_rules_util.h"
 #include "core/primitives/shape_rules_util.h"
@@ -310,7 +310,7 @@ Batched Sort::vmap(const std::vector<Array>& args, const std::vector<int>& dims)
 }
 
 
-// ---- sharding (core/ir/spmd.h) ----
+// ---- sharding (core/interpreters/spmd.h) ----
 // The gathered axis of the operand must be whole; batch dimensions are split alike on both
 // sides; the output's dimensions keep the splits of the operand or index dimensions they
 // come from (an embedding lookup of batch-split tokens gives batch-split rows).

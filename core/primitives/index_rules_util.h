@@ -7,8 +7,8 @@
 #include <optional>
 #include <vector>
 
-#include "core/ir/spmd.h"
-#include "core/lax.h"
+#include "core/interpreters/spmd.h"
+#include "core/lax/lax.h"
 #include "core/primitives/index.h"
 
 namespace graft::index_rules {

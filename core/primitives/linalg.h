@@ -1,6 +1,6 @@
 // Linear-algebra primitives: dot_general (lax.dot_general semantics) and ragged_dot (grouped
 // matmul, lax.ragged_dot semantics; see RaggedDot).
-// Operands have equal dtypes (the public ops promote first, core/ops_linalg.cc). The output
+// Operands have equal dtypes (the public ops promote first, core/lax/dot.cc). The output
 // is the batch dims, then the lhs free dims in order, then the rhs free dims in order.
 #pragma once
 
@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "core/lax.h"
-#include "core/primitive.h"
+#include "core/lax/lax.h"
+#include "core/ir/primitive.h"
 
 namespace graft {
 

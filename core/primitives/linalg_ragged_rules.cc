@@ -7,8 +7,8 @@
 // b-1's, and each member gets one extra group (a zero block in rows mode, dropped in
 // contract mode) that covers its rows past its own groups, so members never share rows. The
 // group sizes are first clamped exactly as the kernel clamps them.
-#include "core/lax.h"
-#include "core/ops_util.h"
+#include "core/lax/lax.h"
+#include "core/lax/util.h"
 #include "core/primitives/linalg.h"
 #include "core/primitives/shape_rules_util.h"
 

@@ -6,8 +6,8 @@
 #include <algorithm>
 #include <numeric>
 
-#include "core/ir/spmd.h"
-#include "core/lax.h"
+#include "core/interpreters/spmd.h"
+#include "core/lax/lax.h"
 #include "core/primitives/linalg.h"
 
 namespace graft {
@@ -139,7 +139,7 @@ Batched DotGeneral::vmap(const std::vector<Array>& args, const std::vector<int>&
 }
 
 
-// ---- sharding (core/ir/spmd.h) ----
+// ---- sharding (core/interpreters/spmd.h) ----
 // Each mesh axis is used once, in this order of preference: batch dimensions (split alike on
 // both sides), contracting dimensions both sides already split alike (a partial sum, psum'd),
 // lhs free, rhs free dimensions, then contracting dimensions split on one side only (the

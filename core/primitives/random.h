@@ -3,7 +3,7 @@
 // composed from public ops around it, so random draws are ordinary lazy graphs.
 #pragma once
 
-#include "core/primitive.h"
+#include "core/ir/primitive.h"
 
 namespace graft {
 

@@ -1,6 +1,6 @@
 // Transform rules of threefry2x32: random bits have no derivative, and batching is
 // elementwise (each key word is a scalar or has the counters' shape).
-#include "core/lax.h"
+#include "core/lax/lax.h"
 #include "core/primitives/random.h"
 #include "core/primitives/shape_rules_util.h"
 

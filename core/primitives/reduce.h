@@ -1,13 +1,13 @@
 // Reduction primitives: reduce_{sum,prod,max,min,and,or} over a set of axes, argmax/argmin
 // along one axis, and cumsum. They follow jax.lax: no dtype promotion (the public ops in
-// core/ops_reduce.cc promote like jax.numpy first), the output keeps the operand's dtype
+// core/lax/reduce_ops.cc promote like jax.numpy first), the output keeps the operand's dtype
 // (argmax/argmin give the index dtype), and the reduced axes are dropped (keepdims is a
 // reshape done by the public op). Their transform rules are in reduce_rules.cc.
 #pragma once
 
 #include <vector>
 
-#include "core/primitive.h"
+#include "core/ir/primitive.h"
 
 namespace graft {
 

@@ -11,8 +11,8 @@
 // Batching never moves data: the reduced axes are renumbered around the batch axis.
 #include <vector>
 
-#include "core/ir/spmd.h"
-#include "core/lax.h"
+#include "core/interpreters/spmd.h"
+#include "core/lax/lax.h"
 #include "core/primitives/reduce.h"
 
 namespace graft {
@@ -186,7 +186,7 @@ Batched Cumsum::vmap(const std::vector<Array>& args, const std::vector<int>& dim
 }
 
 
-// ---- sharding (core/ir/spmd.h) ----
+// ---- sharding (core/interpreters/spmd.h) ----
 // A sum, max or min over a split dimension reduces each block, then across the blocks (psum,
 // pmax, pmin); the other reductions need the reduced dimensions whole.
 std::optional<spmd::Plan> Reduce::sharding_rule(const spmd::RuleArgs& a) const {

@@ -4,11 +4,11 @@
 //        outputs (the rest is bound again, so only what the backward pass reads is
 //        recomputed), then applies each instruction's vjp rule in reverse.
 //   vmap: a remat (same policy) of the body vmapped.
-#include "core/ir/spmd.h"
+#include "core/interpreters/spmd.h"
 #include "core/error.h"
-#include "core/ir/ad.h"
-#include "core/lax.h"
-#include "core/ops_util.h"
+#include "core/interpreters/ad.h"
+#include "core/lax/lax.h"
+#include "core/lax/util.h"
 #include "core/primitives/call.h"
 #include "core/primitives/control_util.h"
 

@@ -14,14 +14,14 @@
 //        forward scan and the one the vjp rule runs to save carries) become one. The carries
 //        are assumed equal (the same initial values) and the combined body simplified; if
 //        each pair of carry outputs is then one value, the assumption holds by induction.
-#include "core/ir/spmd.h"
+#include "core/interpreters/spmd.h"
 #include <mutex>
 
 #include "absl/strings/str_cat.h"
 #include "core/error.h"
-#include "core/ir/ad.h"
-#include "core/ir/batching.h"
-#include "core/lax.h"
+#include "core/interpreters/ad.h"
+#include "core/interpreters/batching.h"
+#include "core/lax/lax.h"
 #include "core/primitives/control.h"
 #include "core/primitives/control_util.h"
 

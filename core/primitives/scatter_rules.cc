@@ -14,7 +14,7 @@
 #include <cstdint>
 #include <limits>
 
-#include "core/lax.h"
+#include "core/lax/lax.h"
 #include "core/primitives/index.h"
 #include "core/primitives/index_rules_util.h"
 #include "core/primitives/shape_rules_util.h"

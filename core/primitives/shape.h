@@ -1,6 +1,6 @@
 // Shape primitives (lax semantics): reshape, transpose, broadcast_in_dim, slice,
 // dynamic_slice, dynamic_update_slice, concatenate, pad, rev, iota. Their shape rules check
-// everything a kernel relies on; the public ops (core/ops_shape.cc) add jnp conveniences
+// everything a kernel relies on; the public ops (core/lax/shape_ops.cc) add jnp conveniences
 // (-1 in reshape, negative axes, Python slicing, dtype promotion) and nicer messages.
 // Transform rules: core/primitives/shape_rules.cc (static shapes) and
 // shape_rules_dynamic.cc (dynamic_slice, dynamic_update_slice, pad).
@@ -9,7 +9,7 @@
 #include <array>
 #include <vector>
 
-#include "core/primitive.h"
+#include "core/ir/primitive.h"
 
 namespace graft {
 

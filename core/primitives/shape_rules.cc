@@ -4,8 +4,8 @@
 // place where the params allow it (no copy) and moves it to the front otherwise.
 #include <numeric>
 
-#include "core/ir/spmd.h"
-#include "core/lax.h"
+#include "core/interpreters/spmd.h"
+#include "core/lax/lax.h"
 #include "core/primitives/shape.h"
 #include "core/primitives/shape_rules_util.h"
 
@@ -202,7 +202,7 @@ Batched Iota::vmap(const std::vector<Array>&, const std::vector<int>&) const {
 }
 
 
-// ---- sharding (core/ir/spmd.h) ----
+// ---- sharding (core/interpreters/spmd.h) ----
 std::optional<spmd::Plan> Transpose::sharding_rule(const spmd::RuleArgs& a) const {
   DimAxes out;
   for (int d : perm_) out.push_back(a.in_dims[0][d]);

@@ -5,7 +5,7 @@
 // selects it with an iota mask.
 #include <utility>
 
-#include "core/lax.h"
+#include "core/lax/lax.h"
 #include "core/primitives/shape.h"
 #include "core/primitives/shape_rules_util.h"
 

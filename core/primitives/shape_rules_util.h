@@ -3,8 +3,8 @@
 
 #include <vector>
 
-#include "core/lax.h"
-#include "core/primitive.h"
+#include "core/lax/lax.h"
+#include "core/ir/primitive.h"
 
 namespace graft::shape_rules {
 

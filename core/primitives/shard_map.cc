@@ -7,9 +7,9 @@
 #include "core/backend/backend.h"
 #include "core/device.h"
 #include "core/error.h"
-#include "core/ir/ad.h"
-#include "core/ir/batching.h"
-#include "core/lax.h"
+#include "core/interpreters/ad.h"
+#include "core/interpreters/batching.h"
+#include "core/lax/lax.h"
 #include "core/primitives/control_util.h"
 
 namespace graft {

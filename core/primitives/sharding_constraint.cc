@@ -1,7 +1,8 @@
 // with_sharding_constraint: the primitive's shape rule, transform rules and sharding rule.
 #include "absl/strings/str_cat.h"
 #include "core/error.h"
-#include "core/ir/spmd.h"
+#include "core/interpreters/spmd.h"
+#include "core/sharding.h"
 #include "core/primitives/collective.h"
 
 namespace graft {

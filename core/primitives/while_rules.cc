@@ -12,9 +12,9 @@
 //        the others go from both bodies' inputs and the body's outputs, and so do consts
 //        their body no longer reads. A loop kept only for its effects keeps one carry.
 #include "core/error.h"
-#include "core/ir/ad.h"
-#include "core/ir/batching.h"
-#include "core/lax.h"
+#include "core/interpreters/ad.h"
+#include "core/interpreters/batching.h"
+#include "core/lax/lax.h"
 #include "core/primitives/control.h"
 #include "core/primitives/control_util.h"
 

@@ -7,7 +7,7 @@
 
 #include "core/error.h"
 #include "core/ops.h"
-#include "core/ops_exact_fma.h"
+#include "core/lax/exact_fma.h"
 #include "core/random/random.h"
 #include "core/random/internal.h"
 

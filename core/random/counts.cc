@@ -11,7 +11,7 @@
 
 #include "core/error.h"
 #include "core/ops.h"
-#include "core/ops_lax_special.h"
+#include "core/lax/special.h"
 #include "core/primitives/control.h"
 #include "core/random/random.h"
 #include "core/random/internal.h"

@@ -72,7 +72,7 @@ Array multinomial(const Array& key, const Array& n, const Array& p,
 
 // ---- gamma and what is built on it (core/random/gamma.cc): Marsaglia-Tsang with JAX's
 // rejection loops (while_loop primitives) and one key per element, split(key, a.size).
-// Differentiable w.r.t. `a` as JAX (d sample / d a by random_gamma_grad, core/ops_lax_special.h).
+// Differentiable w.r.t. `a` as JAX (d sample / d a by random_gamma_grad, core/lax/special.h).
 Array gamma(const Array& key, const Array& a, OptShape shape = std::nullopt,
             DType dtype = DType::kF32);
 Array loggamma(const Array& key, const Array& a, OptShape shape = std::nullopt,

@@ -1,14 +1,14 @@
 // Float samplers of jax.random: uniform, normal, truncated_normal, gumbel, bernoulli.
 // Floats in [0, 1) come from random bits by the exponent trick, exactly as JAX forms them.
 // XLA:CPU contracts uniform's f * span + minval into one FMA for f32 / f64; graft has no fma
-// op, so graft::detail::fma (core/ops_exact_fma.h) rebuilds a correctly rounded one wherever
+// op, so graft::detail::fma (core/lax/exact_fma.h) rebuilds a correctly rounded one wherever
 // the product is not known to be exact.
 #include <cmath>
 #include <limits>
 
 #include "core/error.h"
 #include "core/ops.h"
-#include "core/ops_exact_fma.h"
+#include "core/lax/exact_fma.h"
 #include "core/random/random.h"
 #include "core/random/internal.h"
 

@@ -9,9 +9,9 @@
 
 #include "core/error.h"
 #include "core/ops.h"
-#include "core/ops_exact_fma.h"
-#include "core/ops_dtype_info.h"
-#include "core/ops_lax_special.h"
+#include "core/lax/exact_fma.h"
+#include "core/dtype_info.h"
+#include "core/lax/special.h"
 #include "core/primitives/call.h"
 #include "core/primitives/control.h"
 #include "core/random/random.h"

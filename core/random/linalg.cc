@@ -6,7 +6,7 @@
 
 #include "core/error.h"
 #include "core/ops.h"
-#include "core/ops_util.h"
+#include "core/lax/util.h"
 #include "core/random/random.h"
 #include "core/random/internal.h"
 

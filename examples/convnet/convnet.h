@@ -8,7 +8,7 @@
 #include <cstdint>
 
 #include "core/array.h"
-#include "core/tree.h"
+#include "core/tree/tree.h"
 #include "nn/conv.h"
 #include "nn/linear.h"
 

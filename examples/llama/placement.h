@@ -1,7 +1,7 @@
 // Where the train step's arrays live when jit partitions it (FSDP, HSDP, tensor parallel):
 // the mesh dp_replicate x dp_shard x tp and, per leaf of the params and optimizer state, its
 // NamedSharding. The step itself stays the one-device step; jit's SPMD partitioner
-// (core/ir/spmd.h) derives the collectives from these layouts alone.
+// (core/interpreters/spmd.h) derives the collectives from these layouts alone.
 //
 // Per leaf (stacked layer weights are [n_layers, in, out]; see nn/llama.h):
 //   tensor parallel (tp > 1), Megatron style:
@@ -41,7 +41,7 @@
 #include "core/device.h"
 #include "core/ops.h"
 #include "core/sharding.h"
-#include "core/tree.h"
+#include "core/tree/tree.h"
 #include "examples/train/train_config.h"
 #include "optim/state.h"
 #include "transforms/jit.h"

@@ -22,7 +22,7 @@
 
 #include "core/ops.h"
 #include "core/sharding.h"
-#include "core/tree.h"
+#include "core/tree/tree.h"
 #include "examples/llama/model.h"
 #include "examples/llama/placement.h"
 #include "optim/optim.h"

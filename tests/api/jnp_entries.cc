@@ -3,7 +3,7 @@
 #include <cstdlib>
 #include <string>
 
-#include "core/npy_io.h"
+#include "core/numpy/npy_io.h"
 #include "core/ops.h"
 #include "tests/api/api_entry.h"
 #include "transforms/numpy_functional.h"
@@ -49,7 +49,7 @@ std::vector<Entry> jnp_entries() {
       API("jnp", "arccosh", arccosh(v() + 1.0)),
       API("jnp", "arcsinh", arcsinh(v())),
       API("jnp", "arctanh", arctanh(v() * 0.1)),
-      // Elementwise math (core/ops_numpy_math.h).
+      // Elementwise math (core/numpy/ufuncs.h).
       API("jnp", "log2", log2(v() - 0.5)),
       API("jnp", "log10", log10(v() - 0.5)),
       API("jnp", "exp2", exp2(v() - 0.5)),
@@ -82,7 +82,7 @@ std::vector<Entry> jnp_entries() {
       API("jnp", "fmod", fmod(v() - 0.5, v() * 0.5)),
       API("jnp", "allclose", allclose(v(), v() + 1e-9)),
       API("jnp", "divmod", divmod(v(), v() * 0.3).first),
-      // Array functions and einsum (core/ops_numpy_array.h).
+      // Array functions and einsum (core/numpy/lax_numpy.h).
       API("jnp", "einsum", einsum("ij,jk->ik", m(), transpose(m()))),
       API("jnp", "einsum_path", path_of(einsum_path("ij,jk,kl->il", {m(), transpose(m()), m()}))),
       API("jnp", "tensordot", tensordot(m(), m(), 2)),
@@ -112,22 +112,22 @@ std::vector<Entry> jnp_entries() {
       API("jnp", "ptp", ptp(v())),
       API("jnp", "average", average(m(), Axes{1}, f32s({1, 2, 3}))),
       API("jnp", "cross", cross(reshape(v(), {2, 3}), m())),
-      // Cumulative reductions (core/ops_lax_scan.h).
+      // Cumulative reductions (core/lax/scan.h).
       API("jnp", "cumprod", cumprod(v())),
       API("jnp", "cumulative_prod", cumulative_prod(v(), std::nullopt, true)),
       API("jnp", "nancumprod", nancumprod(m(), 1)),
       API("jnp", "nancumsum", nancumsum(m(), 0)),
-      // Indexed updates (core/ops_index_update.h).
+      // Indexed updates (core/lax/index_update.h).
       API("jnp", "put", put(v(), i32s({0, 2}), f32s({1, 2}))),
       API("jnp", "put_along_axis",
           put_along_axis(m(), array<int32_t>({0, 1}, Shape{2, 1}), Array(0.0f), 1)),
       API("jnp", "place", place(v(), v() > 0.5, f32s({9}))),
-      // jnp's matrix-vector helpers (core/ops_numpy_linalg.h).
+      // jnp's matrix-vector helpers (core/numpy/linalg/linalg.h).
       API("jnp", "matrix_transpose", matrix_transpose(m())),
       API("jnp", "vecdot", vecdot(m(), m())),
       API("jnp", "matvec", matvec(m(), f32s({1, 2, 3}))),
       API("jnp", "vecmat", vecmat(f32s({1, 2}), m())),
-      // Convolution (core/ops_conv.h).
+      // Convolution (core/lax/convolution.h).
       API("jnp", "convolve", convolve(v(), f32s({1, 2}))),
       API("jnp", "correlate", correlate(v(), f32s({1, 2}), "same")),
       // Statistics, searching, construction, shapes, polynomials
@@ -202,7 +202,7 @@ std::vector<Entry> jnp_entries() {
       API("jnp", "trapezoid", trapezoid(m() * m())),
       API("jnp", "interp", interp(v() * 1.1, v(), v() * v())),
       // pad's modes, take's modes, repeat by array, where(cond, size)
-      // (core/ops_numpy_pad.h, ops_numpy_misc.h), save / load (core/npy_io.h) and the
+      // (core/numpy/pad.h, core/numpy/misc.h), save / load (core/numpy/npy_io.h) and the
       // function-taking helpers (transforms/numpy_functional.h).
       API("jnp", "pad", pad(m(), {{1, 2}}, PadMode::kReflect)),
       API("jnp", "repeat", repeat(m(), i32s({1, 0, 2}), 1, 4)),
@@ -227,7 +227,7 @@ std::vector<Entry> jnp_entries() {
       API("jnp", "polyfit", polyfit(v(), v() * v() + 1.0, 2)),
       API("jnp", "save", save_then_load("api_save.npy")),
       API("jnp", "load", save_then_load("api_load.npy")),
-      // jnp's complex functions on real arrays (core/ops_numpy_complex.h).
+      // jnp's complex functions on real arrays (core/numpy/complex.h).
       API("jnp", "real", real(v())),
       API("jnp", "imag", imag(v())),
       API("jnp", "conj", conj(v())),
@@ -240,8 +240,8 @@ std::vector<Entry> jnp_entries() {
       API("jnp", "sort_complex", sort_complex(f32s({3, 1, 2}))),
       API("jnp", "poly", poly(v())),
       API("jnp", "roots", sort_complex(roots(f32s({1, -6, 11, -6})))),
-      // Math, bits and dtype information (core/ops_numpy_bits.h, ops_numpy_special.h,
-      // ops_dtype_info.h).
+      // Math, bits and dtype information (core/numpy/bits.h, core/numpy/special.h,
+      // core/dtype_info.h).
       API("jnp", "gcd", gcd(arange(6), Array(4))),
       API("jnp", "lcm", lcm(arange(6), Array(4))),
       API("jnp", "ldexp", ldexp(v(), arange(6))),
@@ -264,8 +264,8 @@ std::vector<Entry> jnp_entries() {
       API("jnp", "issubdtype", flag(issubdtype(DType::kBF16, DTypeCategory::kFloating))),
       API("jnp", "isdtype", flag(isdtype(DType::kU8, "unsigned integer"))),
       API("jnp", "isscalar", flag(isscalar(v()))),
-      // Set operations and index tricks (core/ops_numpy_setops.h,
-      // core/ops_numpy_index_tricks.h).
+      // Set operations and index tricks (core/numpy/setops.h,
+      // core/numpy/index_tricks.h).
       API("jnp", "unique", unique(m() - 2.0, 4)),
       API("jnp", "unique_all", unique_all(floor(v())).counts),
       API("jnp", "unique_counts", unique_counts(floor(v())).counts),

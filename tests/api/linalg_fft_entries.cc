@@ -21,7 +21,7 @@ Array tensor_a() { return reshape(eye(6) * 2.0 + 0.1, {2, 3, 6}); }
 
 std::vector<Entry> linalg_fft_entries() {
   return {
-      // jnp.linalg without factorizations (core/ops_numpy_linalg.h).
+      // jnp.linalg without factorizations (core/numpy/linalg/linalg.h).
       API("jnp.linalg", "linalg.vector_norm", linalg::vector_norm(v())),
       API("jnp.linalg", "linalg.matrix_norm", linalg::matrix_norm(m())),
       API("jnp.linalg", "linalg.norm", linalg::norm(m(), "2")),
@@ -32,7 +32,7 @@ std::vector<Entry> linalg_fft_entries() {
       API("jnp.linalg", "linalg.trace", linalg::trace(m())),
       API("jnp.linalg", "linalg.tensordot", linalg::tensordot(m(), m(), 2)),
       API("jnp.linalg", "linalg.cross", linalg::cross(m(), m() * m())),
-      // The factorizations and what is built on them (core/ops_decomp.h).
+      // The factorizations and what is built on them (core/lax/linalg.h).
       API("jnp.linalg", "linalg.cholesky", linalg::cholesky(sq())),
       API("jnp.linalg", "linalg.qr", linalg::qr(m()).r),
       API("jnp.linalg", "linalg.svd", sign_fixed_columns(linalg::svd(m()).u)),
@@ -52,7 +52,7 @@ std::vector<Entry> linalg_fft_entries() {
       // eig's eigenvectors are unique up to a complex phase: compared as magnitudes.
       API("jnp.linalg", "linalg.eig", abs(linalg::eig(sq()).eigenvectors)),
       API("jnp.linalg", "linalg.eigvals", sort_complex(linalg::eigvals(sq()))),
-      // jnp.fft (core/ops_numpy_fft.h).
+      // jnp.fft (core/numpy/fft/fft.h).
       API("jnp.fft", "fft.fftfreq", fft::fftfreq(8)),
       API("jnp.fft", "fft.rfftfreq", fft::rfftfreq(8)),
       API("jnp.fft", "fft.fftshift", fft::fftshift(m())),

@@ -8,7 +8,7 @@
 #include "core/error.h"
 #include "core/backend/eval.h"
 #include "core/ops.h"
-#include "core/primitive.h"
+#include "core/ir/primitive.h"
 #include "gtest/gtest.h"
 
 namespace graft {

@@ -1,5 +1,5 @@
 // The complex cases of jax.numpy's elementwise functions, power, comparisons, reductions,
-// sorting and gathers / scatters (core/ops_complex_math.cc, core/ops_complex_reduce.cc)
+// sorting and gathers / scatters (core/lax/complex_math.cc, core/lax/complex_reduce.cc)
 // against JAX.
 //
 // How the vectors were made: tools/make_complex_math_vectors.py ran JAX 0.10.2 on CPU (x64

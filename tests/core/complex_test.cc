@@ -113,7 +113,7 @@ TEST(ComplexTest, ArithmeticMatchesStdComplex) {
 
 TEST(ComplexTest, OpsWithoutComplexSupportFailAtTraceTime) {
   Array z = zeros({3}, DType::kC64);
-  // (sin, comparisons, max, cumsum and the rest of core/ops_complex_math.cc have complex
+  // (sin, comparisons, max, cumsum and the rest of core/lax/complex_math.cc have complex
   // cases now: tests/core:complex_math_test.)
   expect_error([&] { erf(z); }, "[erf]");
   expect_error([&] { floor(z); }, "[floor]");

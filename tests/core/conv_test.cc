@@ -1,4 +1,4 @@
-// Convolution and windowed reductions (core/ops_conv.h) against JAX.
+// Convolution and windowed reductions (core/lax/convolution.h) against JAX.
 //
 // How the vectors were made: tools/make_conv_vectors.py ran JAX 0.10.2 on CPU (x64 off) on
 // seeded float32 standard-normal inputs and wrote tests/core/testdata/conv_vectors.txt:

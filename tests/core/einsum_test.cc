@@ -1,4 +1,4 @@
-// graft::einsum (core/einsum.cc) against jnp.einsum.
+// graft::einsum (core/numpy/einsum.cc) against jnp.einsum.
 //
 // How the vectors were made: the einsum_* cases of tests/core/testdata/jnp_array_vectors.txt
 // were written by tools/make_jnp_array_vectors.py, which ran jnp.einsum (JAX 0.10.2 on CPU,
@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "core/ops.h"
-#include "core/ops_numpy_array.h"
+#include "core/numpy/lax_numpy.h"
 #include "gtest/gtest.h"
 #include "tests/core/jnp_array_vectors.h"
 #include "transforms/autodiff.h"

@@ -10,12 +10,12 @@
 #include <vector>
 
 #include "core/ops.h"
-#include "core/primitive.h"
+#include "core/ir/primitive.h"
 #include "core/primitives/elementwise.h"
 #include "gtest/gtest.h"
 #include "tests/core/rule_checks.h"
 #include "transforms/autodiff.h"
-#include "core/ir/ad.h"
+#include "core/interpreters/ad.h"
 
 namespace graft {
 namespace {

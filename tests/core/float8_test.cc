@@ -5,7 +5,7 @@
 #include <cmath>
 #include <cstring>
 
-#include "core/npy_io.h"
+#include "core/numpy/npy_io.h"
 #include "core/ops.h"
 #include "gtest/gtest.h"
 #include "tests/core/jnp_array_vectors.h"

@@ -6,7 +6,7 @@
 #include <string>
 
 #include "core/ops.h"
-#include "core/ops_util.h"
+#include "core/lax/util.h"
 #include "core/primitives/index.h"
 #include "gtest/gtest.h"
 

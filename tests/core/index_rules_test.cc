@@ -9,11 +9,11 @@
 #include <vector>
 
 #include "core/ops.h"
-#include "core/primitive.h"
+#include "core/ir/primitive.h"
 #include "core/primitives/index.h"
 #include "gtest/gtest.h"
 #include "tests/core/rule_checks.h"
-#include "core/ir/ad.h"
+#include "core/interpreters/ad.h"
 #include "transforms/vmap.h"
 
 namespace graft {

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "core/npy_io.h"
+#include "core/numpy/npy_io.h"
 #include "core/ops.h"
 #include "core/primitives/elementwise.h"
 #include "core/random/random.h"

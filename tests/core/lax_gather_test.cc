@@ -1,4 +1,4 @@
-// lax.gather and the lax.scatter family (core/ops_lax_gather.h) against vectors recorded from
+// lax.gather and the lax.scatter family (core/lax/gather.h) against vectors recorded from
 // JAX 0.10.2 (tools/make_lax_gather_vectors.py writes tests/core/testdata/
 // lax_gather_vectors.txt): the dimension numbers of JAX's own lax_test gather / scatter cases,
 // out-of-bounds indices in each mode, duplicates, values and gradients (d sum(out * ct) with

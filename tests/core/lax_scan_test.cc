@@ -1,4 +1,4 @@
-// associative_scan, the cumulative reductions and top_k (core/ops_lax_scan.h, core/ops.h)
+// associative_scan, the cumulative reductions and top_k (core/lax/scan.h, core/ops.h)
 // against vectors recorded from JAX 0.10.2 (tools/make_lax_index_vectors.py writes
 // tests/core/testdata/lax_index_vectors.txt): values, dtypes and gradients
 // (d sum(w * f(x)) / dx); then vmap against a loop, jit against eager, and the errors.
@@ -213,7 +213,7 @@ TEST(TopK, MatchesJax) {
   expect_grad([](const Array& x) { return top_k(x, 3).first; }, "top_k_grad");
 }
 
-// ---- x.at[...] (core/ops_index_update.h): the subscripts of the generator's at_cases.
+// ---- x.at[...] (core/lax/index_update.h): the subscripts of the generator's at_cases.
 
 std::vector<std::pair<std::string, std::vector<Index>>> at_subscripts() {
   Array i0 = raw("at.idx0"), i1 = raw("at.idx1"), i2 = raw("at.idx2"), i3 = raw("at.idx3");

@@ -1,4 +1,4 @@
-// lax.select_n with n cases (core/ops_lax_select.h): values against a plain loop, the cases'
+// lax.select_n with n cases (core/lax/select.h): values against a plain loop, the cases'
 // gradient (the selection mask), jit against eager, vmap against a loop over rows, errors.
 #include <vector>
 

@@ -7,7 +7,7 @@
 
 #include "core/backend/cpu/onednn_matmul.h"
 #include "core/ops.h"
-#include "core/primitive.h"
+#include "core/ir/primitive.h"
 #include "core/primitives/linalg.h"
 #include "gtest/gtest.h"
 

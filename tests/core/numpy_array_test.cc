@@ -1,4 +1,4 @@
-// graft's jax.numpy array ops (core/ops_numpy_array.h) against JAX.
+// graft's jax.numpy array ops (core/numpy/lax_numpy.h) against JAX.
 //
 // How the vectors were made: tests/core/testdata/jnp_array_vectors.txt was written by
 // tools/make_jnp_array_vectors.py, which ran jax.numpy (JAX 0.10.2 on CPU, x64 off) on seeded
@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "core/ops.h"
-#include "core/ops_numpy_array.h"
+#include "core/numpy/lax_numpy.h"
 #include "gtest/gtest.h"
 #include "tests/core/jnp_array_vectors.h"
 #include "transforms/autodiff.h"

@@ -1,5 +1,5 @@
-// graft's jnp.fft (core/ops_numpy_fft.h), jax.numpy's complex-number functions
-// (core/ops_numpy_complex.h) and eig / eigvals / poly / roots (core/ops_numpy_eig.h) against
+// graft's jnp.fft (core/numpy/fft/fft.h), jax.numpy's complex-number functions
+// (core/numpy/complex.h) and eig / eigvals / poly / roots (core/numpy/linalg/eig.h) against
 // JAX. Complex results are compared as stack([real, imag], -1) and complex inputs built from
 // two real ones (complex(a, b)); eigenvalues sorted with sort_complex (their order is LAPACK's).
 //

@@ -1,4 +1,4 @@
-// jnp.linalg's factorizations and the functions built on them (core/ops_decomp.h) against
+// jnp.linalg's factorizations and the functions built on them (core/lax/linalg.h) against
 // jnp.linalg.
 //
 // How the vectors were made: tools/make_jnp_linalg_decomp_vectors.py ran JAX 0.10.2 on CPU

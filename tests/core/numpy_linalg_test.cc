@@ -1,4 +1,4 @@
-// graft's composable jnp.linalg functions (core/ops_numpy_linalg.h) against jnp.linalg.
+// graft's composable jnp.linalg functions (core/numpy/linalg/linalg.h) against jnp.linalg.
 //
 // How the vectors were made: tools/make_jnp_linalg_vectors.py ran JAX 0.10.2 on CPU (x64
 // off) on seeded float32 standard-normal inputs and wrote tests/core/testdata/

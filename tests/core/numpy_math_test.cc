@@ -1,4 +1,4 @@
-// The jax.numpy math functions of core/ops_numpy_math.h against JAX.
+// The jax.numpy math functions of core/numpy/ufuncs.h against JAX.
 //
 // How the vectors were made: tests/core/testdata/jnp_math_vectors.txt was written by
 // tools/make_jnp_math_vectors.py, run with JAX / jaxlib 0.10.2 on CPU (default flags, x64

@@ -1,4 +1,4 @@
-// jnp misc functions (core/ops_numpy_pad.h, core/ops_numpy_misc.h, core/npy_io.h,
+// jnp misc functions (core/numpy/pad.h, core/numpy/misc.h, core/numpy/npy_io.h,
 // transforms/numpy_functional.h) against JAX.
 //
 // How the vectors were made: tests/core/testdata/jnp_misc_vectors.txt was written by
@@ -29,7 +29,7 @@
 #include <vector>
 
 #include "core/error.h"
-#include "core/npy_io.h"
+#include "core/numpy/npy_io.h"
 #include "core/ops.h"
 #include "gtest/gtest.h"
 #include "tests/core/jnp_array_vectors.h"

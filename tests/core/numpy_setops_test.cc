@@ -1,5 +1,5 @@
-// jax.numpy set operations and index tricks (core/ops_numpy_setops.h,
-// core/ops_numpy_index_tricks.h) against JAX.
+// jax.numpy set operations and index tricks (core/numpy/setops.h,
+// core/numpy/index_tricks.h) against JAX.
 //
 // How the vectors were made: tests/core/testdata/jnp_setops_vectors.txt was written by
 // tools/make_jnp_setops_vectors.py, run with JAX / jaxlib 0.10.2 on CPU (default flags, x64

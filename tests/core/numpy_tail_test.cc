@@ -1,5 +1,5 @@
-// The later jax.numpy functions (core/ops_numpy_stats.h, ops_numpy_search.h,
-// ops_numpy_construct.h, ops_numpy_shapes.h, ops_numpy_poly.h) against JAX.
+// The later jax.numpy functions (core/numpy/reductions.h, core/numpy/searching.h,
+// core/numpy/array_creation.h, core/numpy/shapes.h, core/numpy/polynomial.h) against JAX.
 //
 // How the vectors were made: tests/core/testdata/jnp_tail_vectors.txt was written by
 // tools/make_jnp_tail_vectors.py, run with JAX / jaxlib 0.10.2 on CPU (default flags, x64

@@ -5,7 +5,7 @@
 #include <unordered_set>
 
 #include "core/ir/program.h"
-#include "core/primitive.h"
+#include "core/ir/primitive.h"
 #include "gtest/gtest.h"
 #include "tests/core/specs/spec.h"
 

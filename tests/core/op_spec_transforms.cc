@@ -8,10 +8,10 @@
 #include <cmath>
 #include <random>
 
-#include "core/ir/ad.h"
-#include "core/ir/batching.h"
-#include "core/ops_util.h"
-#include "core/primitive.h"
+#include "core/interpreters/ad.h"
+#include "core/interpreters/batching.h"
+#include "core/lax/util.h"
+#include "core/ir/primitive.h"
 #include "core/primitives/collective.h"
 #include "gtest/gtest.h"
 #include "tests/core/specs/spec.h"

@@ -15,7 +15,7 @@
 
 #include "core/error.h"
 #include "core/ops.h"
-#include "core/primitive.h"
+#include "core/ir/primitive.h"
 #include "core/primitives/reduce.h"
 #include "gtest/gtest.h"
 #include "tests/core/rule_checks.h"

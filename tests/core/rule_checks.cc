@@ -5,7 +5,7 @@
 
 #include "core/ops.h"
 #include "gtest/gtest.h"
-#include "core/ir/ad.h"
+#include "core/interpreters/ad.h"
 #include "transforms/vmap.h"
 
 namespace graft::testing_rules {

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "core/array.h"
-#include "core/primitive.h"
+#include "core/ir/primitive.h"
 
 namespace graft::testing_rules {
 

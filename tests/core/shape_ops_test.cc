@@ -4,7 +4,7 @@
 #include <vector>
 
 #include "core/ops.h"
-#include "core/primitive.h"
+#include "core/ir/primitive.h"
 #include "core/primitives/shape.h"
 #include "gtest/gtest.h"
 

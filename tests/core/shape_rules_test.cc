@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "core/ops.h"
-#include "core/primitive.h"
+#include "core/ir/primitive.h"
 #include "core/primitives/shape.h"
 #include "gtest/gtest.h"
 #include "tests/core/rule_checks.h"

@@ -10,7 +10,7 @@
 #include "core/ops.h"
 #include "core/random/random.h"
 #include "core/sharding.h"
-#include "core/tree.h"
+#include "core/tree/tree.h"
 #include "examples/llama/model.h"
 #include "examples/llama/train_step.h"
 #include "gtest/gtest.h"

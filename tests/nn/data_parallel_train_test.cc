@@ -86,7 +86,7 @@ TEST(DataParallelTrainTest, ShardMapFollowsTheSingleDeviceLossCurve) {
   EXPECT_LT(std::get<2>(single(p1, s1, x, y)).item<double>(), 0.5 * std::log(256.0));
 }
 
-// The same training by annotations alone (jit partitions it, core/ir/spmd.h): the batch split
+// The same training by annotations alone (jit partitions it, core/interpreters/spmd.h): the batch split
 // over 'data', and FSDP: every parameter and optimizer-state leaf of rank 2 or more split over
 // 'data' on its last dimension (stacked layer weights keep their scanned leading dimension
 // whole). The step is the single-device step; the shardings come from device_put.

@@ -1,4 +1,4 @@
-// The transforms as interpreters of Programs (core/ir/ad.h, core/ir/batching.h): vjp, jvp and
+// The transforms as interpreters of Programs (core/interpreters/ad.h, core/interpreters/batching.h): vjp, jvp and
 // vmap of a traced program against plain loops over its data; the leading "fixed" inputs of a
 // closed program (values of an outer trace) get no derivative; functions that close over an
 // outer transform's tracer are lifted and differentiate / batch correctly.
@@ -6,8 +6,8 @@
 #include <vector>
 
 #include "core/error.h"
-#include "core/ir/ad.h"
-#include "core/ir/batching.h"
+#include "core/interpreters/ad.h"
+#include "core/interpreters/batching.h"
 #include "core/ir/program.h"
 #include "core/ops.h"
 #include "gtest/gtest.h"

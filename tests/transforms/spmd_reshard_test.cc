@@ -1,4 +1,4 @@
-// The SPMD partitioner's resharding (core/ir/spmd.h, reshard) over meshes of virtual devices
+// The SPMD partitioner's resharding (core/interpreters/spmd.h, reshard) over meshes of virtual devices
 // (GRAFT_CPU_DEVICES=8, BUILD.bazel): a mesh axis that moves from one dimension to another is
 // one all_to_all, with no all_gather; a partial sum (a contraction over a split batch) that
 // must arrive split over the summed axis is one psum_scatter (FSDP's gradient reduce-scatter).

@@ -217,7 +217,7 @@ TEST(JitShardingTest, FsdpLowersThePerDevicePeak) {
   expect_near(std::get<3>(got), std::get<3>(want), 1e-12, "m2");
   EXPECT_EQ(std::get<3>(got).sharding(), split);
   // The gradients, partial sums over the batch's axis, arrive at the split state reduce-
-  // scattered (core/ir/spmd.h): one psum_scatter each, not a psum and a slice.
+  // scattered (core/interpreters/spmd.h): one psum_scatter each, not a psum and a slice.
   const std::string text = fsdp.as_text(x, w1, w2, m1, m2);
   EXPECT_EQ(count(text, "psum_scatter"), 2) << text;
 }

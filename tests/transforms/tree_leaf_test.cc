@@ -1,7 +1,7 @@
-// tree_flatten / tree_leaves / tree_unflatten with is_leaf (core/tree_leaf.h): JAX's
+// tree_flatten / tree_leaves / tree_unflatten with is_leaf (core/tree/leaf.h): JAX's
 // tree_flatten(model, is_leaf=lambda x: isinstance(x, Block)) gives the Blocks whole and the
 // Arrays outside them, in leaf order, and tree_unflatten rebuilds the model from them.
-#include "core/tree_leaf.h"
+#include "core/tree/leaf.h"
 
 #include <map>
 #include <optional>

@@ -1,5 +1,5 @@
 // Pytrees: flatten / unflatten round trips over every node kind, structure checks, tree_map.
-#include "core/tree.h"
+#include "core/tree/tree.h"
 
 #include <map>
 #include <optional>

@@ -2,7 +2,7 @@
 // The expected key strings are what jax.tree_util.keystr prints for the same nesting of
 // lists/tuples (SequenceKey "[i]"), dicts (DictKey "['k']") and dataclass fields (GetAttrKey
 // ".f"), written down by hand from JAX's documented format.
-#include "core/tree_util.h"
+#include "core/tree/util.h"
 
 #include <map>
 #include <optional>

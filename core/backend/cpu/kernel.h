@@ -7,7 +7,7 @@
 #include "core/array.h"
 #include "core/backend/backend.h"
 #include "core/backend/kernel_call.h"
-#include "core/primitive.h"
+#include "core/ir/primitive.h"
 
 namespace graft::cpu {
 

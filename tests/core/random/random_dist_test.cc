@@ -20,7 +20,7 @@
 
 #include "core/error.h"
 #include "core/ops.h"
-#include "core/ops_lax_special.h"
+#include "core/lax/special.h"
 #include "core/random/random.h"
 #include "gtest/gtest.h"
 #include "tests/core/random/random_vectors.h"

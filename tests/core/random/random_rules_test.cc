@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "core/ops.h"
-#include "core/primitive.h"
+#include "core/ir/primitive.h"
 #include "core/primitives/random.h"
 #include "core/random/random.h"
 #include "gtest/gtest.h"

@@ -25,7 +25,7 @@
 #include <string>
 
 #include "core/ops.h"
-#include "core/ops_exact_fma.h"
+#include "core/lax/exact_fma.h"
 #include "gtest/gtest.h"
 #include "tests/core/random/random_vectors.h"
 

@@ -5,7 +5,7 @@
 #include <cmath>
 #include <string>
 
-#include "core/ops_callback.h"
+#include "core/lax/callback.h"
 #include "tests/core/specs/spec.h"
 
 namespace graft::spec {

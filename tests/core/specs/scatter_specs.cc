@@ -1,5 +1,5 @@
 // Specs of scatter, scatter_mul, scatter_min and scatter_max (ScatterCombine,
-// core/primitives/index.h) through the public lax ops (core/ops_lax_gather.h) scattering rows:
+// core/primitives/index.h) through the public lax ops (core/lax/gather.h) scattering rows:
 // operand (n, s), indices (m, 1), updates (m, s). References are plain loops over the updates
 // in order on double values (set: the last one wins; out-of-range rows dropped).
 #include <cmath>

@@ -1,10 +1,8 @@
-// Matrix factorizations: lax.linalg's (namespace graft) and the jnp.linalg
-// functions built on them (namespace graft::linalg), with JAX's names, defaults and
+// Matrix factorizations: lax.linalg's (namespace graft), with JAX's names, defaults and
 // derivatives. The primitives are in core/primitives/decomp.h; LAPACK computes them on the
 // CPU. Matrices are the last two dims, leading dims are a batch. The lax forms take f32 or
-// f64 only; the jnp.linalg forms first promote integers and bools to f32 (f16 / bf16 are an
-// error, as JAX's LAPACK kernels have none). jnp.linalg.eig / eigvals are in
-// core/numpy/linalg/eig.h.
+// f64 only. The jnp.linalg functions built on them are core/numpy/linalg/decompositions.h;
+// jnp.linalg.eig / eigvals are in core/numpy/linalg/eig.h.
 #pragma once
 
 #include <optional>
@@ -28,11 +26,12 @@ struct EighResult {
 struct LuResult {
   Array lu, pivots, permutation;
 };
-struct SlogdetResult {
-  Array sign, logabsdet;
-};
+// jnp.linalg.lstsq's and slogdet's results (core/numpy/linalg/decompositions.h).
 struct LstsqResult {
   Array x, resid, rank, s;
+};
+struct SlogdetResult {
+  Array sign, logabsdet;
 };
 
 // lax.linalg.cholesky: the lower factor L of x = L L^T (NaNs where x is not positive
@@ -56,40 +55,3 @@ Array triangular_solve(const Array& a, const Array& b, bool left_side = false, b
 Array lu_solve(const Array& a, const Array& b);
 
 }  // namespace graft
-
-namespace graft::linalg {
-
-// jnp.linalg.cholesky(a, upper=False).
-Array cholesky(const Array& a, bool upper = false);
-// jnp.linalg.qr(a, mode): "reduced", "complete" or "r" (then only r).
-QrResult qr(const Array& a, const std::string& mode = "reduced");
-// jnp.linalg.svd(a, full_matrices=True, compute_uv=True): u, s, vh.
-SvdResult svd(const Array& a, bool full_matrices = true, bool compute_uv = true);
-// jnp.linalg.svdvals(x): the singular values, descending.
-Array svdvals(const Array& x);
-// jnp.linalg.eigh(a, UPLO="L", symmetrize_input=True) and eigvalsh(a, UPLO="L").
-EighResult eigh(const Array& a, const std::string& uplo = "L", bool symmetrize_input = true);
-Array eigvalsh(const Array& a, const std::string& uplo = "L");
-// jnp.linalg.solve(a [..., n, n], b): b [n] (a vector) or [..., n, k]; batch dims broadcast.
-Array solve(const Array& a, const Array& b);
-// jnp.linalg.inv, det, slogdet (through lu).
-Array inv(const Array& a);
-Array det(const Array& a);
-SlogdetResult slogdet(const Array& a);
-// jnp.linalg.lstsq(a [m, n], b [m] or [m, k], rcond=None): x, the squared residuals (always
-// computed: numpy_resid=False; shape [k], [1] for a vector b), the rank (i32) and the singular
-// values, through the svd.
-LstsqResult lstsq(const Array& a, const Array& b, std::optional<double> rcond = std::nullopt);
-// jnp.linalg.pinv(a, rtol=None): singular values <= rtol * the largest are dropped.
-Array pinv(const Array& a, std::optional<double> rtol = std::nullopt);
-// jnp.linalg.cond(x, p=None): p empty, "2" or "-2" through the svd; "fro", "1", "-1", "inf",
-// "-inf" as matrix_norm(x, p) * matrix_norm(inv(x), p).
-Array cond(const Array& x, const std::optional<std::string>& p = std::nullopt);
-// jnp.linalg.matrix_rank(M, rtol=None): the count of singular values above rtol * the largest
-// (rtol defaults to max(m, n) * eps), as i32.
-Array matrix_rank(const Array& m, std::optional<double> rtol = std::nullopt);
-// jnp.linalg.tensorinv(a, ind=2) and tensorsolve(a, b, axes=None).
-Array tensorinv(const Array& a, int64_t ind = 2);
-Array tensorsolve(const Array& a, const Array& b, const std::vector<int64_t>& axes = {});
-
-}  // namespace graft::linalg

@@ -11,6 +11,7 @@
 #include "core/numpy/fft/fft.h"
 #include "core/numpy/index_tricks.h"
 #include "core/numpy/lax_numpy.h"
+#include "core/numpy/linalg/decompositions.h"
 #include "core/numpy/linalg/eig.h"
 #include "core/numpy/linalg/linalg.h"
 #include "core/numpy/misc.h"

@@ -1,7 +1,7 @@
 // The jnp.linalg functions that are compositions of graft's ops, with JAX's names and
-// defaults, in namespace graft::linalg. The factorizations (cholesky, qr, svd, eigh, solve,
-// inv, det, lstsq, ...) are in core/lax/linalg.h; the matrix norms of ord 2, -2 and "nuc" and
-// matrix_power's negative powers are built on them.
+// defaults, in namespace graft::linalg. The ones built on the factorizations (cholesky, qr,
+// svd, eigh, solve, inv, det, lstsq, ...) are in core/numpy/linalg/decompositions.h; the matrix
+// norms of ord 2, -2 and "nuc" and matrix_power's negative powers are built on them.
 #pragma once
 
 #include <optional>
@@ -9,7 +9,8 @@
 #include <vector>
 
 #include "core/array.h"
-#include "core/lax/lax.h"  // Axes; ops.h includes this header at its end
+#include "core/lax/lax.h"  // Axes
+#include "core/numpy/linalg/decompositions.h"
 #include "core/shape.h"
 
 namespace graft::linalg {

@@ -9,7 +9,7 @@ inputs with lax.complex (cx()); gradients are then those of a real function of r
 through JAX's rules for complex values.
 
 Runs JAX 0.10.2 on CPU (x64 off) on fixed inputs and writes
-tests/core/testdata/complex_math_vectors.txt, read by tests/core/complex_math_test.cc, in the
+tests/core/testdata/complex_math_vectors.txt, read by tests/core/lax/complex_math_test.cc, in the
 format of tools/make_jnp_array_vectors.py (whose writer this reuses): <case>.in<k> inputs
 (float32, seeded standard normal), <case>.out0 JAX's output and, for the cases marked with
 gradients, <case>.ct (a fixed cotangent) and <case>.grad<k> = d sum(out0 * ct) / d in<k>.
@@ -195,7 +195,7 @@ CASES = {
 
 
 def main():
-  base.main_for(CASES, OUT, "jax.numpy's complex cases, for tests/core/complex_math_test.cc.",
+  base.main_for(CASES, OUT, "jax.numpy's complex cases, for tests/core/lax/complex_math_test.cc.",
                 "make_complex_math_vectors")
 
 

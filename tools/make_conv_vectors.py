@@ -2,7 +2,7 @@
 """Record JAX's results for graft's convolution and windowed reductions (core/lax/convolution.h).
 
 Runs JAX 0.10.2 on CPU (x64 off) on fixed inputs and writes tests/core/testdata/
-conv_vectors.txt, read by tests/core/conv_test.cc, in the format of
+conv_vectors.txt, read by tests/core/lax/convolution_test.cc, in the format of
 tools/make_jnp_array_vectors.py (whose writer this reuses): <case>.in<k> inputs (float32,
 seeded standard normal), <case>.out0 JAX's output, and for the cases marked with gradients
 <case>.ct (a fixed cotangent) and <case>.grad<k> = d sum(out0 * ct) / d in<k>.
@@ -74,7 +74,7 @@ CASES = {
 
 def main():
   base.main_for(CASES, OUT,
-                "# lax convolution / reduce_window results for graft's tests/core/conv_test.cc.",
+                "# lax convolution / reduce_window results for graft's tests/core/lax/convolution_test.cc.",
                 "make_conv_vectors")
 
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Print the JAX reference values of tests/core/specs/jax_parity_cases.cc.
+"""Print the JAX reference values of tests/core/primitives/specs/jax_parity_cases.cc.
 
 Runs jax.numpy on CPU (JAX 0.10.2, default config: jax_enable_x64=False; the i64 and f64
 rows with JAX_ENABLE_X64=1, since graft has i64 and f64 as first-class types) and prints

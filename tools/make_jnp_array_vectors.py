@@ -2,8 +2,8 @@
 """Record JAX's results for graft's jax.numpy array ops (core/numpy/lax_numpy.h).
 
 Runs jax.numpy (JAX 0.10.2 on CPU, default flags: x64 off) on fixed inputs and writes
-tests/core/testdata/jnp_array_vectors.txt, which tests/core/numpy_array_test.cc and
-tests/core/einsum_test.cc read.
+tests/core/testdata/jnp_array_vectors.txt, which tests/core/numpy/lax_numpy_test.cc and
+tests/core/numpy/einsum_test.cc read.
 
 Each case has a name; its lines are
 
@@ -154,7 +154,7 @@ def fmt(name, x):
 
 def main():
   lines = [
-      "# jax.numpy results for graft's tests/core/numpy_array_test.cc and einsum_test.cc.",
+      "# jax.numpy results for graft's tests/core/numpy/lax_numpy_test.cc and einsum_test.cc.",
       f"# Written by tools/make_jnp_array_vectors.py with JAX {jax.__version__} on "
       f"{jax.default_backend()} (x64 off).",
   ]

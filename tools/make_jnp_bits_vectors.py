@@ -3,7 +3,7 @@
 dtype queries (core/numpy/bits.h, core/numpy/special.h, core/dtype_info.h).
 
 Runs jax.numpy (JAX 0.10.2 on CPU) on the fixed inputs below and writes
-tests/core/testdata/jnp_bits_vectors.txt, read by tests/core/numpy_bits_test.cc. Lines, in
+tests/core/testdata/jnp_bits_vectors.txt, read by tests/core/numpy/bits_test.cc. Lines, in
 the format of tools/make_jnp_tail_vectors.py:
 
     <case>.in<k>   <dtype> <shape|scalar> <values...>   the inputs, as given in CASES

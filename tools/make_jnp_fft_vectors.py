@@ -8,7 +8,7 @@ from two real inputs with lax.complex; gradients are then those of a real functi
 inputs, through JAX's complex rules.
 
 Runs JAX 0.10.2 on CPU (x64 off) on fixed inputs and writes
-tests/core/testdata/jnp_fft_vectors.txt, read by tests/core/numpy_fft_test.cc, in the format of
+tests/core/testdata/jnp_fft_vectors.txt, read by tests/core/numpy/fft_test.cc, in the format of
 tools/make_jnp_array_vectors.py (whose writer this reuses): <case>.in<k> inputs (float32,
 seeded standard normal), <case>.out0 JAX's output and, for the cases marked with gradients,
 <case>.ct (a fixed cotangent) and <case>.grad<k> = d sum(out0 * ct) / d in<k>.
@@ -126,7 +126,7 @@ CASES = {
 
 def main():
   base.main_for(CASES, OUT, "jnp.fft helpers and complex functions on real arrays, for "
-                "tests/core/numpy_fft_test.cc.", "make_jnp_fft_vectors")
+                "tests/core/numpy/fft_test.cc.", "make_jnp_fft_vectors")
 
 
 if __name__ == "__main__":

@@ -3,7 +3,7 @@
 
 Runs JAX 0.10.2 on CPU (x64 off) on fixed inputs and writes
 tests/core/testdata/jnp_linalg_decomp_vectors.txt, read by
-tests/core/numpy_linalg_decomp_test.cc, in the format of tools/make_jnp_array_vectors.py
+tests/core/numpy/linalg_decompositions_test.cc, in the format of tools/make_jnp_array_vectors.py
 (whose writer this reuses): <case>.in<k> inputs (float32, seeded standard normal), <case>.out<k>
 JAX's outputs, and for the cases marked with gradients <case>.ct (a fixed cotangent) and
 <case>.grad<k> = d sum(out0 * ct) / d in<k>.
@@ -97,7 +97,7 @@ CASES = {
 
 def main():
   base.main_for(CASES, OUT,
-                "# jnp.linalg factorizations for graft's tests/core/numpy_linalg_decomp_test.cc.",
+                "# jnp.linalg factorizations for graft's tests/core/numpy/linalg_decompositions_test.cc.",
                 "make_jnp_linalg_decomp_vectors")
 
 

@@ -2,7 +2,7 @@
 """Record JAX's results for graft's composable jnp.linalg functions (core/numpy/linalg/linalg.h).
 
 Runs JAX 0.10.2 on CPU (x64 off) on fixed inputs and writes
-tests/core/testdata/jnp_linalg_vectors.txt, read by tests/core/numpy_linalg_test.cc, in the
+tests/core/testdata/jnp_linalg_vectors.txt, read by tests/core/numpy/linalg_test.cc, in the
 format of tools/make_jnp_array_vectors.py (whose writer this reuses): <case>.in<k> inputs
 (float32, seeded standard normal), <case>.out0 JAX's output, and for the cases marked with
 gradients <case>.ct (a fixed cotangent) and <case>.grad<k> = d sum(out0 * ct) / d in<k>.
@@ -27,7 +27,7 @@ inf = np.inf
 
 
 def shifted(x):
-  """x + 3 I: well conditioned for the seeded inputs (as tests/core/numpy_linalg_test.cc)."""
+  """x + 3 I: well conditioned for the seeded inputs (as tests/core/numpy/linalg_test.cc)."""
   return x + 3 * jnp.eye(x.shape[-1], dtype=x.dtype)
 
 
@@ -88,7 +88,7 @@ CASES = {
 
 
 def main():
-  base.main_for(CASES, OUT, "# jnp.linalg results for graft's tests/core/numpy_linalg_test.cc.",
+  base.main_for(CASES, OUT, "# jnp.linalg results for graft's tests/core/numpy/linalg_test.cc.",
                 "make_jnp_linalg_vectors")
 
 

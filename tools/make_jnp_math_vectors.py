@@ -16,7 +16,7 @@ every pair of BINARY x BINARY (a varies slowest). Output lines (whitespace separ
     d2 sinc / d4 sinc                   sinc's 2nd / 4th derivative at UNARY (nested grad)
 
 Floats are written with float.hex (exact; 'inf', '-inf', 'nan'); bools as 0 / 1.
-tests/core/numpy_math_test.cc reads the file and compares graft's values and gradients.
+tests/core/numpy/ufuncs_test.cc reads the file and compares graft's values and gradients.
 """
 import sys
 

@@ -3,7 +3,7 @@
 core/numpy/misc.h, core/numpy/npy_io.h, transforms/numpy_functional.h).
 
 Runs jax.numpy (JAX 0.10.2 on CPU, default flags: x64 off) on the fixed inputs below and
-writes tests/core/testdata/jnp_misc_vectors.txt, read by tests/core/numpy_misc_test.cc, in
+writes tests/core/testdata/jnp_misc_vectors.txt, read by tests/core/numpy/misc_test.cc, in
 tools/make_jnp_tail_vectors.py's format:
 
     <case>.in<k>   <dtype> <shape|scalar> <values...>   the inputs, as given in CASES
@@ -15,7 +15,7 @@ Gradients are recorded for the float inputs a case lists (True: all of them). It
 .npy files with numpy.save (ml_dtypes' bfloat16 for bf16) into tests/core/testdata/npy/, with
 their values as npy_<name>.out0 lines, for jnp.load's test.
 
-    --check DIR   instead: np.load every DIR/*.npy (files graft's save wrote: numpy_misc_test
+    --check DIR   instead: np.load every DIR/*.npy (files graft's save wrote: misc_test
                   writes them to $TEST_UNDECLARED_OUTPUTS_DIR/npy) and compare them with the
                   arrays of the same name in testdata/npy; exits nonzero on a mismatch.
 

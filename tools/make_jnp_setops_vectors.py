@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Record JAX's results for graft's jax.numpy set operations and index tricks
 (core/numpy/setops.h, core/numpy/index_tricks.h) into
-tests/core/testdata/jnp_setops_vectors.txt, read by tests/core/numpy_setops_test.cc.
+tests/core/testdata/jnp_setops_vectors.txt, read by tests/core/numpy/setops_test.cc.
 
 JAX 0.10.2 on CPU (x64 off) runs each case of CASES; the lines (inputs, outputs, and jax.grad
 of sum(out0 * ct) for the cases marked True) are written by make_jnp_tail_vectors.py's

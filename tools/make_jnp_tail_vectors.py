@@ -3,7 +3,7 @@
 core/numpy/searching.h, core/numpy/array_creation.h, core/numpy/shapes.h, core/numpy/polynomial.h).
 
 Runs jax.numpy (JAX 0.10.2 on CPU, default flags: x64 off) on the fixed inputs below and
-writes tests/core/testdata/jnp_tail_vectors.txt, read by tests/core/numpy_tail_test.cc. Lines:
+writes tests/core/testdata/jnp_tail_vectors.txt, read by tests/core/numpy/tail_test.cc. Lines:
 
     <case>.in<k>   <dtype> <shape|scalar> <values...>   the inputs, as given in CASES
     <case>.out<k>  ...                                   JAX's output(s)

@@ -12,7 +12,7 @@ the gradient, c.grad0 / c.grad2 are d sum(out0 * ct) / d in0 / in2 with
 ct = 1 + 0.25 * arange(out0.size) (jnp_vectors::check_recorded_gradients' cotangent).
 The dimension numbers are those of JAX's own tests/lax_test.py gather / scatter cases (take
 rows, take columns, windows with offset dims, collapsed / inserted dims, batching dims) plus
-out-of-bounds indices in each mode. tests/core/lax_gather_test.cc spells each case again in
+out-of-bounds indices in each mode. tests/core/lax/gather_test.cc spells each case again in
 C++ under the same name.
 """
 import sys

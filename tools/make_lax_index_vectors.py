@@ -8,7 +8,7 @@ Run with the peers' venv (JAX / jaxlib 0.10.2, CPU, default flags: x64 off):
 One vector per line: "name dtype shape values..." (shape "1,2,3" or "scalar"; floats as
 Python's repr of the float32 value: exact, and 'nan' / 'inf' / '-inf'). A case `c` stores its
 inputs as c.in0, c.in1, ... and its outputs as c.out0, c.out1, ...; gradient cases store
-d sum(w * f(x)) / dx with w = the case's .in1 (fixed weights). tests/core/lax_scan_test.cc
+d sum(w * f(x)) / dx with w = the case's .in1 (fixed weights). tests/core/lax/scan_test.cc
 reads the file and compares graft's results.
 """
 import sys
@@ -67,7 +67,7 @@ def linear_recurrence(a, b):
 
 def main(out):
     assert jax.__version__ == "0.10.2", jax.__version__
-    out.write("# lax scans, cumulative reductions and top_k for tests/core/lax_scan_test.cc.\n")
+    out.write("# lax scans, cumulative reductions and top_k for tests/core/lax/scan_test.cc.\n")
     out.write("# Written by tools/make_lax_index_vectors.py with JAX %s on %s (x64 off).\n"
               % (jax.__version__, jax.default_backend()))
     # associative_scan: a plain add, reversed along axis 1, and a pytree (tuple) combine.
@@ -121,7 +121,7 @@ def main(out):
 
 
 # x.at[...] cases: (name, index builder, op, values). Indices are written as the test spells
-# them (tests/core/lax_scan_test.cc builds the same subscripts).
+# them (tests/core/lax/scan_test.cc builds the same subscripts).
 X345 = np.arange(60, dtype=np.float32).reshape(3, 4, 5) * 0.5 - 7.0
 IDX_A = np.array([2, 0, -1, 2], np.int32)      # duplicates and a negative index
 IDX_OOB = np.array([1, 5, -7, 0], np.int32)     # out of range both ways (axis of 4)

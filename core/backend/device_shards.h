@@ -13,7 +13,7 @@
 // their devices.
 //
 // The copies go through the host (the Backend interface has host copies only): any device
-// backend works, and tests/core:device_backend_test checks all of it on the CPU with a fake
+// backend works, and tests/core/backend:device_backend_test checks all of it on the CPU with a fake
 // one. Threads: a DeviceShards is immutable once made; gathering and placing may run on any
 // thread.
 #pragma once

@@ -22,7 +22,7 @@
 //             and fp8 operands and results of every primitive without the flag, at trace time).
 //
 // A new unary op is this row, its functor (with derivative), its public op in core/ops.h and a
-// spec row in tests/core/specs/elementwise_specs.cc.
+// spec row in tests/core/primitives/specs/elementwise_specs.cc.
 #pragma once
 
 #define GRAFT_PRIMITIVES(X)                                                                 \

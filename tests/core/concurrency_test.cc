@@ -16,7 +16,7 @@
 #include "core/ops.h"
 #include "gtest/gtest.h"
 #include "tests/util/tsan_suppressions.h"
-#include "tests/core/specs/spec.h"
+#include "tests/core/primitives/specs/spec.h"
 #include "transforms/autodiff.h"
 #include "transforms/jit.h"
 

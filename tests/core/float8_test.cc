@@ -8,7 +8,7 @@
 #include "core/numpy/npy_io.h"
 #include "core/ops.h"
 #include "gtest/gtest.h"
-#include "tests/core/jnp_array_vectors.h"
+#include "tests/core/numpy/jnp_array_vectors.h"
 #include "transforms/autodiff.h"
 #include "transforms/jit.h"
 

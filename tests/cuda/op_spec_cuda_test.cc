@@ -1,4 +1,4 @@
-// The op-spec table (tests/core/specs) on the GPU: every case of every primitive runs with its
+// The op-spec table (tests/core/primitives/specs) on the GPU: every case of every primitive runs with its
 // inputs device_put on cuda:0 (so eval routes each op to the CUDA backend) and is compared with
 // the same case on the CPU, by a normalized error per dtype (exact for integers and bools).
 // A primitive without a CUDA kernel fails here. Skips without a GPU, or in a build without
@@ -11,7 +11,7 @@
 #include "core/device.h"
 #include "core/sharding.h"
 #include "gtest/gtest.h"
-#include "tests/core/specs/spec.h"
+#include "tests/core/primitives/specs/spec.h"
 #include "tests/cuda/gpu_skip.h"
 
 namespace graft::spec {

@@ -1,7 +1,7 @@
 // Arrays sharded over a mesh of two GPUs (core/backend/device_shards.h) and jit with shardings
 // over it, each against the same program over two of the CPU's virtual devices
 // (GRAFT_CPU_DEVICES=2, BUILD.bazel). GPU tests: they skip without two devices or without a
-// CUDA build. tests/core:device_backend_sharding_test checks the same placement and routing
+// CUDA build. tests/core/backend:device_backend_sharding_test checks the same placement and routing
 // on the CPU in every build, with a fake device backend.
 #include <cmath>
 #include <string>

@@ -1,5 +1,5 @@
 // nn::Conv and flax-style pooling (nn/conv.h, nn/pooling.h) against the lax ops they are
-// made of (themselves checked against JAX in tests/core:conv_test) and against plain loops.
+// made of (themselves checked against JAX in tests/core/lax:convolution_test) and against plain loops.
 #include <vector>
 
 #include "core/ops.h"

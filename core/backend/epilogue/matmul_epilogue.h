@@ -2,7 +2,7 @@
 // finish: a bias added along the rows and / or an activation (relu, or gelu's tanh
 // approximation), as cuBLASLt's BIAS / RELU / RELU_BIAS / GELU / GELU_BIAS epilogues do
 // (core/backend/cuda/runtime/blaslt_matmul.h). The matcher is plain C++ over the IR so that
-// CPU tests (tests/core:matmul_epilogue_test) check what it takes and refuses.
+// CPU tests (tests/core/backend/epilogue:matmul_epilogue_test) check what it takes and refuses.
 //
 // A match is a dot_general d = x @ w (no batch dims: x [M, K], w [K, N] -> d [M, N], all
 // of one floating dtype), then optionally h = add(d, broadcast_in_dim(b [N] -> [M, N], dims

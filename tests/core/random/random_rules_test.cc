@@ -12,7 +12,7 @@
 #include "core/primitives/random.h"
 #include "core/random/random.h"
 #include "gtest/gtest.h"
-#include "tests/core/rule_checks.h"
+#include "tests/core/primitives/rule_checks.h"
 #include "transforms/vmap.h"
 
 namespace graft {

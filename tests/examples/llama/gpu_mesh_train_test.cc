@@ -1,7 +1,7 @@
 // training.device = "cuda" with [parallelism] degrees above 1: the llama trainer places its
 // params, optimizer state and batches over a mesh of the first GPUs with the placement code of
 // the CPU run (examples/llama/placement.h), one buffer per shard on its GPU. No GPU here: this
-// binary registers the fake device backend of tests/core/host_device_backend.h (two "GPUs"
+// binary registers the fake device backend of tests/core/backend/host_device_backend.h (two "GPUs"
 // whose memory is host memory, programs run by the CPU backend), so what it checks is the
 // placement and the routing, against the same config over the CPU's two virtual devices
 // (GRAFT_CPU_DEVICES=2, BUILD.bazel). tests/cuda:sharded_gpu_test runs the same kind of
@@ -12,7 +12,7 @@
 #include "examples/llama/trainer.h"
 #include "examples/train/train_config.h"
 #include "gtest/gtest.h"
-#include "tests/core/host_device_backend.h"
+#include "tests/core/backend/host_device_backend.h"
 #include "tests/examples/llama/tiny_run.h"
 
 namespace graft::llama_train {

@@ -4,6 +4,7 @@
 // ".f"), written down by hand from JAX's documented format.
 #include "core/tree/util.h"
 
+#include <limits>
 #include <map>
 #include <optional>
 #include <string>
@@ -103,6 +104,18 @@ TEST(TreeUtil, ReduceAndAll) {
                                                       {"b", full({}, 0.0)}}));
   EXPECT_TRUE(tree_all(std::vector<Array>{}));
   EXPECT_THROW(tree_all(std::vector<Array>{ones({2})}), Error);
+}
+
+// A leaf's truth as jax.tree_util.tree_all reads it (bool() of the leaf): NaN is true, and a
+// complex leaf is true when either part is nonzero. JAX 0.10.2 gives tree_all([1j]) True,
+// tree_all([0j]) False, tree_all([nan]) True.
+TEST(TreeUtil, AllReadsTruthAsBool) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  EXPECT_TRUE(tree_all(std::vector<Array>{full({}, nan)}));
+  EXPECT_TRUE(tree_all(std::vector<Array>{complex(full({}, 0.0), full({}, 1.0))}));
+  EXPECT_FALSE(tree_all(std::vector<Array>{complex(full({}, 0.0), full({}, 0.0))}));
+  EXPECT_FALSE(tree_all(std::vector<Array>{full({}, 0, DType::kI32)}));
+  EXPECT_TRUE(tree_all(std::vector<Array>{full({}, -3, DType::kI32)}));
 }
 
 TEST(TreeUtil, TransposeListOfPairs) {

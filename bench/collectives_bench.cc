@@ -27,7 +27,7 @@
 #include <vector>
 
 #include "bench/timing.h"
-#include "core/device.h"
+#include "core/device/device.h"
 #include "core/distributed/mpi.h"
 #include "core/ops.h"
 #include "transforms/jit.h"

@@ -27,7 +27,7 @@ int main() {
 #include "core/backend/cuda/runtime/blaslt_matmul.h"
 #include "core/backend/cuda/runtime/check.h"
 #include "core/backend/cuda/runtime/stream.h"
-#include "core/half.h"
+#include "core/dtype/half.h"
 
 namespace {
 

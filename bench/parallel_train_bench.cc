@@ -21,10 +21,10 @@
 #include <vector>
 
 #include "core/backend/cpu/openmp_policy.h"
-#include "core/device.h"
+#include "core/device/device.h"
 #include "core/ops.h"
 #include "core/random/random.h"
-#include "core/sharding.h"
+#include "core/sharding/device_put.h"
 #include "examples/llama/model.h"
 #include "examples/llama/train_step.h"
 #include "optim/optim.h"

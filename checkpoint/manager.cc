@@ -13,15 +13,15 @@
 #include <set>
 
 #include "checkpoint/dir_lock.h"
-#include "core/device.h"
+#include "core/device/device.h"
 #include "core/distributed/world.h"
 #include "checkpoint/file_util.h"
 #include "checkpoint/safetensors.h"
 #include "checkpoint/save_job.h"
 #include "checkpoint/shards.h"
-#include "core/device.h"
+#include "core/device/device.h"
 #include "core/error.h"
-#include "core/sharding.h"
+#include "core/sharding/device_put.h"
 
 namespace graft::checkpoint {
 

@@ -33,7 +33,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "core/dtype.h"
+#include "core/dtype/dtype.h"
 #include "core/shape.h"
 #include "core/tree/tree.h"
 #include "nlohmann/json.hpp"
@@ -48,8 +48,8 @@ inline constexpr const char* kCommitFile = "_COMMITTED";
 inline constexpr const char* kLockFile = "_LOCK";  // in the folder, see dir_lock.h
 inline constexpr int kMaxTreeDepth = 200;
 
-// A block's [start, stop) along each dimension (core/sharding.h's ShardIndex; spelled here so
-// the parser builds without the core library).
+// A block's [start, stop) along each dimension (core/sharding/device_put.h's ShardIndex; spelled
+// here so the parser builds without the core library).
 using BlockIndex = std::vector<std::pair<int64_t, int64_t>>;
 
 // One saved block of a split leaf: a tensor of the block's shape in `file` (a file of the

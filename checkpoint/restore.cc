@@ -11,7 +11,7 @@
 #include "checkpoint/shards.h"
 #include "core/error.h"
 #include "core/ops.h"
-#include "core/sharding.h"
+#include "core/sharding/device_put.h"
 
 namespace graft::checkpoint {
 namespace {

@@ -19,7 +19,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "core/dtype.h"
+#include "core/dtype/dtype.h"
 #include "core/shape.h"
 
 namespace graft::checkpoint {

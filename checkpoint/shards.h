@@ -18,9 +18,9 @@
 // process 0 knows the plan from the sharding, its own checksums, and reads the others' from
 // their files' headers after the barrier (collect_shard_checksums).
 //
-// On the CPU an array keeps its global buffer (core/sharding.h), so a block is gathered from
-// it when written; restore reads each block's bytes (only that tensor of the file), checks
-// its checksum and scatters it into the whole leaf, which is then placed as its target.
+// On the CPU an array keeps its global buffer (core/sharding/device_put.h), so a block is gathered
+// from it when written; restore reads each block's bytes (only that tensor of the file), checks its
+// checksum and scatters it into the whole leaf, which is then placed as its target.
 #pragma once
 
 #include <map>
@@ -34,7 +34,7 @@
 #include "checkpoint/safetensors.h"
 #include "checkpoint/save_job.h"
 #include "core/buffer.h"
-#include "core/sharding.h"
+#include "core/sharding/device_put.h"
 
 namespace graft::checkpoint {
 

@@ -5,9 +5,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "core/axis.h"
-#include "core/convert.h"
-#include "core/runtime.h"
+#include "core/sharding/axis.h"
+#include "core/dtype/convert.h"
+#include "core/device/runtime.h"
 
 namespace graft {
 

@@ -23,7 +23,7 @@
 #include <vector>
 
 #include "core/buffer.h"
-#include "core/dtype.h"
+#include "core/dtype/dtype.h"
 #include "core/error.h"
 #include "core/shape.h"
 
@@ -34,7 +34,8 @@ struct Aval {
   Shape shape;
   DType dtype = DType::kF32;
   bool weak = false;  // weakly typed (came from a C++ scalar); see promote_types
-  // The named mapped axes it varies over (core/axis.h); 0 outside pmap / shard_map / named vmap.
+  // The named mapped axes it varies over (core/sharding/axis.h); 0 outside pmap / shard_map / named
+  // vmap.
   uint64_t vma = 0;
   bool operator==(const Aval& o) const {
     return shape == o.shape && dtype == o.dtype && weak == o.weak && vma == o.vma;
@@ -114,7 +115,7 @@ class Array {
   bool is_evaluated() const;
   bool is_tracer() const;
 
-  // Placement (core/sharding.h, which callers include): the sharding it was placed with
+  // Placement (core/sharding/device_put.h, which callers include): the sharding it was placed with
   // (device_put, jit's out_shardings), else SingleDevice(cpu:0); its devices; and the block
   // of each device of this process (evaluates).
   NamedSharding sharding() const;

@@ -10,7 +10,7 @@
 #include <string_view>
 #include <vector>
 
-#include "core/dtype.h"
+#include "core/dtype/dtype.h"
 
 namespace graft {
 

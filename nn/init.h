@@ -8,7 +8,7 @@
 #pragma once
 
 #include "core/array.h"
-#include "core/dtype.h"
+#include "core/dtype/dtype.h"
 #include "core/shape.h"
 
 namespace graft::nn {

@@ -21,7 +21,7 @@
 
 #include "absl/status/status.h"
 #include "core/array.h"
-#include "core/sharding.h"
+#include "core/sharding/device_put.h"
 #include "core/tree/tree.h"
 
 namespace graft::nn {

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Record ml_dtypes' / JAX's answers for graft's fp8 dtypes (core/float8.h).
+"""Record ml_dtypes' / JAX's answers for graft's fp8 dtypes (core/dtype/float8.h).
 
 Runs ml_dtypes 0.7.0 and JAX 0.10.2 (CPU, jax_enable_x64 on) and writes
 tests/core/testdata/float8_vectors.txt, read by tests/core/float8_test.cc through

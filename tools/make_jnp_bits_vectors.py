@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Record JAX's results for graft's jax.numpy integer / bit functions, special functions and
-dtype queries (core/numpy/bits.h, core/numpy/special.h, core/dtype_info.h).
+dtype queries (core/numpy/bits.h, core/numpy/special.h, core/dtype/dtype_info.h).
 
 Runs jax.numpy (JAX 0.10.2 on CPU) on the fixed inputs below and writes
 tests/core/testdata/jnp_bits_vectors.txt, read by tests/core/numpy/bits_test.cc. Lines, in
@@ -162,7 +162,7 @@ CASES64 = {
                                           np.array([8, 40, 63, 64], np.int64)], False),
 }
 
-# graft's dtypes, in core/dtype.h's order.
+# graft's dtypes, in core/dtype/dtype.h's order.
 DTYPES = [np.bool_, np.uint8, np.uint32, np.int32, np.int64, np.float16, jnp.bfloat16,
           np.float32, np.float64]
 CATEGORIES = [jnp.generic, jnp.number, jnp.integer, jnp.signedinteger, jnp.unsignedinteger,

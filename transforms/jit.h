@@ -45,7 +45,7 @@
 #include "core/backend/backend.h"
 #include "core/error.h"
 #include "core/ir/graph.h"
-#include "core/sharding.h"
+#include "core/sharding/device_put.h"
 #include "core/tree/tree.h"
 #include "transforms/passes/passes.h"
 
@@ -59,7 +59,7 @@ struct JitOptions {
   std::vector<int> donate_argnums;
   size_t cache_size = 64;
   bool explain_misses = false;  // also on with GRAFT_JIT_EXPLAIN=1
-  // Shardings (core/sharding.h), as jax.jit's. in_shardings: empty (each leaf keeps the
+  // Shardings (core/sharding/device_put.h), as jax.jit's. in_shardings: empty (each leaf keeps the
   // sharding it has: device_put's, or a previous jit's output's), or one per argument (for
   // every leaf of it; nullopt: the leaves' own; static arguments take nullopt).
   // out_shardings: empty (what propagation gives), one for all outputs, or one per output

@@ -6,7 +6,7 @@
 // A shard_map (transforms/shard_map.h) over the one-axis mesh {axis_name: n} whose body
 // drops the mapped dimension: the function is traced once with the axis bound and run as one
 // program per member, each on its own device's stream (GRAFT_CPU_DEVICES=N virtual devices,
-// core/device.h); the collectives inside (psum, all_gather, ppermute, ... in core/ops.h)
+// core/device/device.h); the collectives inside (psum, all_gather, ppermute, ... in core/ops.h)
 // exchange data between the members. in_axes: one AxisSpec for all arguments or one per
 // argument, `none` passes an argument whole to every member; out_axes: one for all outputs or
 // one per output leaf, `none` returns an output that is the same on every member (a psum's

@@ -9,7 +9,7 @@
 //       {graft::P("data", "model")});
 //   Array y = f(x, w);                            // [B, H], equals matmul(x, w)
 //
-// Each argument is cut into blocks by its PartitionSpec (core/sharding.h) and device
+// Each argument is cut into blocks by its PartitionSpec (core/sharding/device_put.h) and device
 // (d, m) of the mesh runs the function on its blocks, all devices at once, each on its own
 // stream; outputs are put back together by out_specs. Inside, the mesh's axis names are bound
 // for the collectives (psum(x, {"model"}) sums over the devices that share a data
@@ -32,7 +32,7 @@
 #include "core/primitives/shard_map.h"
 #include "core/tree/tree.h"
 #include "transforms/flat_fn.h"
-#include "core/sharding.h"
+#include "core/sharding/device_put.h"
 
 namespace graft {
 

@@ -17,7 +17,7 @@
 
 #include "core/error.h"
 #include "core/interpreters/batching.h"
-#include "core/sharding.h"
+#include "core/sharding/device_put.h"
 #include "core/tree/tree.h"
 #include "transforms/flat_fn.h"
 

@@ -6,7 +6,7 @@
 #include "core/backend/device_shards.h"
 #include "core/error.h"
 #include "core/backend/eval.h"
-#include "core/runtime.h"
+#include "core/device/runtime.h"
 
 namespace graft {
 namespace {

@@ -23,7 +23,7 @@
 #include <vector>
 
 #include "core/backend/backend.h"
-#include "core/mesh.h"
+#include "core/sharding/mesh.h"
 
 namespace graft {
 

@@ -1,7 +1,7 @@
-// The eager evaluator behind eval() (core/runtime.h): runs the pending part of a graph on the
-// default backend, in topological order, without
-// recursion. Each node drops its inputs once it has run, so an intermediate buffer is freed
-// as soon as its last consumer has run (unless a user handle still holds it).
+// The eager evaluator behind eval() (core/device/runtime.h): runs the pending part of a graph on
+// the default backend, in topological order, without recursion. Each node drops its inputs once it
+// has run, so an intermediate buffer is freed as soon as its last consumer has run (unless a user
+// handle still holds it).
 #pragma once
 
 #include <memory>

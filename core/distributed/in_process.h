@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "core/axis.h"
+#include "core/sharding/axis.h"
 
 namespace graft::distributed {
 

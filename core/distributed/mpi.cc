@@ -11,7 +11,7 @@
 #include <thread>
 
 #include "absl/strings/str_cat.h"
-#include "core/device.h"
+#include "core/device/device.h"
 #include "core/distributed/world.h"
 #include "core/error.h"
 

@@ -1,5 +1,5 @@
 // The process world of a multi-process run (jax.distributed): process index and count live in
-// core/device.h; this is what processes do together outside a program's collectives.
+// core/device/device.h; this is what processes do together outside a program's collectives.
 //
 // Threads: barrier may be called from any one thread of each process at a time (the
 // checkpoint writer calls it from its background thread); every process must make the same

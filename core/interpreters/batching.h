@@ -23,7 +23,7 @@ struct VmapResult {
 };
 
 // in_dims: one per argument, a normalized axis or -1 (not batched). A non-empty axis_name
-// binds the mapped axis for collectives (core/axis.h): psum(x, {axis_name}) inside fn sums
+// binds the mapped axis for collectives (core/sharding/axis.h): psum(x, {axis_name}) inside fn sums
 // over the batch, as under pmap.
 VmapResult vmap_flat(const FlatFn& fn, const std::vector<Array>& args,
                      const std::vector<int>& in_dims, std::optional<int64_t> axis_size,

@@ -18,7 +18,7 @@
 // That is always correct; rules exist to avoid it. with_sharding_constraint pins a value's
 // layout; a jit's out_shardings pin its outputs'.
 //
-// Layouts are DimAxes (core/sharding.h): per dimension, the mesh axes it is split over.
+// Layouts are DimAxes (core/sharding/device_put.h): per dimension, the mesh axes it is split over.
 #pragma once
 
 #include <memory>
@@ -28,7 +28,7 @@
 #include "core/ir/program.h"
 #include "core/ir/primitive.h"
 #include "core/ir/sharding_rule.h"
-#include "core/sharding.h"
+#include "core/sharding/device_put.h"
 
 namespace graft::spmd {
 

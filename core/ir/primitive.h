@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "core/array.h"
-#include "core/axis.h"
+#include "core/sharding/axis.h"
 #include "core/primitives/list.h"
 
 namespace graft {
@@ -91,8 +91,8 @@ class Primitive {
   // keeps such instructions even when their outputs are unused, and never folds them.
   virtual bool has_side_effects() const { return false; }
 
-  // Sets out[k].vma, the named axes each output varies over (core/axis.h), from the inputs'.
-  // Default: every axis an input varies over, and those a body's outputs vary over (a body
+  // Sets out[k].vma, the named axes each output varies over (core/sharding/axis.h), from the
+  // inputs'. Default: every axis an input varies over, and those a body's outputs vary over (a body
   // that calls axis_index). Collectives, pmap and pvary override it.
   virtual void infer_vma(const std::vector<Aval>& in, std::vector<Aval>& out) const;
   // The named axes it communicates over, in its bodies too: vmap sends an equation naming the

@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "core/array.h"
-#include "core/axis.h"
+#include "core/sharding/axis.h"
 #include "core/ir/graph.h"
 #include "core/ir/primitive.h"
 

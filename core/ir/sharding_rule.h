@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "core/array.h"
-#include "core/mesh.h"
+#include "core/sharding/mesh.h"
 
 namespace graft {
 

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "core/array.h"
-#include "core/dtype.h"
+#include "core/dtype/dtype.h"
 #include "core/shape.h"
 
 namespace graft {

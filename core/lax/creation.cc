@@ -1,7 +1,7 @@
 // Creation ops: constants computed on the host, held by leaf nodes.
 #include <cmath>
 
-#include "core/convert.h"
+#include "core/dtype/convert.h"
 #include "core/error.h"
 #include "core/lax/lax.h"
 #include "core/lax/util.h"

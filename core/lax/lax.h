@@ -18,8 +18,8 @@
 #include <vector>
 
 #include "core/array.h"
-#include "core/axis.h"
-#include "core/dtype.h"
+#include "core/sharding/axis.h"
+#include "core/dtype/dtype.h"
 #include "core/primitives/list.h"
 #include "core/shape.h"
 
@@ -333,7 +333,7 @@ std::vector<Array> debug_print(const std::string& fmt, const Array& first, const
 #include "core/lax/convolution.h"
 #include "core/lax/scan.h"
 #include "core/lax/index_update.h"
-#include "core/dtype_info.h"
+#include "core/dtype/dtype_info.h"
 #include "core/lax/select.h"
 #include "core/lax/gather.h"
 #include "core/lax/special.h"

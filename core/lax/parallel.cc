@@ -2,7 +2,7 @@
 // an operand that does not vary over the axes yet (JAX does the same), and bind.
 #include <memory>
 
-#include "core/axis.h"
+#include "core/sharding/axis.h"
 #include "core/error.h"
 #include "core/lax/lax.h"
 #include "core/primitives/collective.h"

@@ -9,7 +9,7 @@
 #include "core/error.h"
 #include "core/lax/lax.h"
 #include "core/lax/util.h"
-#include "core/dtype_info.h"
+#include "core/dtype/dtype_info.h"
 #include "core/primitives/call.h"
 #include "core/primitives/control.h"
 #include "core/lax/exact_fma.h"

@@ -3,12 +3,14 @@
 #include "core/numpy/array_creation.h"
 
 #include <cmath>
+#include <cstring>
 #include <numbers>
 #include <vector>
 
+#include "core/buffer.h"
 #include "core/error.h"
-#include "core/numpy/numpy.h"
 #include "core/lax/util.h"
+#include "core/numpy/numpy.h"
 
 namespace graft {
 namespace {
@@ -144,6 +146,31 @@ Array hanning(int64_t M) {
   Array n = window_n("hanning", M);
   if (M <= 1) return ones({M});
   return 0.5 * (1.0 - cos(2.0 * kPi * n / static_cast<double>(M - 1)));
+}
+
+Array frombuffer(std::string_view buffer, DType dtype, int64_t count, int64_t offset) {
+  const int64_t size = static_cast<int64_t>(buffer.size()), item = dtype_size(dtype);
+  if (offset < 0 || offset > size) {
+    fail("frombuffer", "offset ", offset, " is outside the buffer of ", size, " bytes");
+  }
+  const int64_t avail = size - offset;
+  int64_t n = count;
+  if (count < 0) {
+    if (avail % item != 0) {
+      fail("frombuffer", "buffer size ", avail, " must be a multiple of element size ", item);
+    }
+    n = avail / item;
+  } else if (count * item > avail) {
+    fail("frombuffer", "buffer of ", avail, " bytes is smaller than requested size ", count, " x ",
+         item);
+  }
+  auto buf = Buffer::make(static_cast<size_t>(n * item));
+  if (n > 0) std::memcpy(buf->data(), buffer.data() + offset, static_cast<size_t>(n * item));
+  if (dtype == DType::kBool) {  // graft's bools are 0 / 1 bytes
+    auto* b = static_cast<uint8_t*>(buf->data());
+    for (int64_t i = 0; i < n; ++i) b[i] = b[i] != 0;
+  }
+  return Array::from_buffer(std::move(buf), {n}, dtype);
 }
 
 }  // namespace graft

@@ -1,11 +1,13 @@
 // jax.numpy array construction: index helpers (tril / triu / diag indices,
-// indices), geomspace / logspace / vander, empty, diagflat and the window functions.
+// indices), geomspace / logspace / vander, empty, diagflat, frombuffer and the window
+// functions.
 // Written after JAX 0.10.2's lax_numpy.py, array_creation.py and window_functions.py; index
 // arrays are i32 (JAX's default int with x64 off). Included at the end of core/ops.h.
 #pragma once
 
 #include <cstdint>
 #include <optional>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -47,5 +49,12 @@ Array bartlett(int64_t M);
 Array blackman(int64_t M);
 Array hamming(int64_t M);
 Array hanning(int64_t M);
+
+// jnp.frombuffer(buffer, dtype, count=-1, offset=0): a 1-D array of `count` items (-1: all
+// that follow offset) read from the bytes (little-endian, as on every host graft runs on).
+// Errors when the bytes after offset are not a whole number of items or fewer than count.
+// (jnp.save / jnp.load are in core/numpy/npy_io.h.)
+Array frombuffer(std::string_view buffer, DType dtype = DType::kF32, int64_t count = -1,
+                 int64_t offset = 0);
 
 }  // namespace graft

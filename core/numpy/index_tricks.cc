@@ -13,8 +13,8 @@
 #include <vector>
 
 #include "core/error.h"
-#include "core/numpy/numpy.h"
 #include "core/lax/util.h"
+#include "core/numpy/numpy.h"
 
 namespace graft {
 namespace {
@@ -439,6 +439,36 @@ Array fill_diagonal(const Array& a, const Array& val, bool wrap) {
   std::vector<Index> idx;
   for (const Array& i : diag_indices(n, a.ndim())) idx.emplace_back(i);
   return at(a, idx).set(v);
+}
+
+Array take(const Array& x, const Array& indices, std::optional<int64_t> axis, TakeMode mode,
+           std::optional<double> fill_value) {
+  const Array a = axis ? x : ravel(x);
+  const int64_t ax = axis ? normalize_axis("take", *axis, x.ndim()) : 0;
+  if (!is_integral(indices.dtype())) fail("take", "indices must be integers, got ", indices.dtype());
+  if (a.ndim() == 0) fail("take", "x must have at least one dim");
+  const int64_t n = a.shape()[ax];
+  switch (mode) {
+    case TakeMode::kClip:
+      return take(a, indices, ax, GatherMode::kClip);
+    case TakeMode::kWrap:
+      if (n == 0) return take(a, indices, ax, GatherMode::kClip);  // the empty-axis error
+      return take(a, remainder(indices, scalar(static_cast<double>(n), indices.dtype())), ax,
+                  GatherMode::kClip);
+    case TakeMode::kFill:
+      break;
+  }
+  Array out = take(a, indices, ax, GatherMode::kFill);
+  if (!fill_value) return out;
+  // In range after one wrap of negatives: -n <= i < n.
+  Array ok = indices < scalar(static_cast<double>(n), indices.dtype());
+  if (!is_unsigned(indices.dtype())) {
+    ok = logical_and(ok, indices >= scalar(-static_cast<double>(n), indices.dtype()));
+  }
+  Shape s(static_cast<size_t>(ax), 1);
+  s.insert(s.end(), indices.shape().begin(), indices.shape().end());
+  s.resize(static_cast<size_t>(out.ndim()), 1);
+  return where(reshape(ok, s), out, scalar(*fill_value, a.dtype()));
 }
 
 }  // namespace graft

@@ -1,8 +1,8 @@
 // jax.numpy index tricks and selections: partition / argpartition, ravel_multi_index
 // / unravel_index, ix_, mask_indices, choose, compress / extract, insert, trim_zeros and
-// fill_diagonal. Compositions of core/ops.h ops (top_k, take_along_axis, nonzero, at().set)
-// written after JAX 0.10.2's lax_numpy.py and sorting.py; misuse throws graft::Error starting
-// with the op. Included at the end of core/ops.h.
+// fill_diagonal, and take with jnp.take's modes. Compositions of core/ops.h ops (top_k,
+// take_along_axis, nonzero, at().set) written after JAX 0.10.2's lax_numpy.py and sorting.py;
+// misuse throws graft::Error starting with the op. Included at the end of core/ops.h.
 //
 // Value-dependent checks and shapes are handled as JAX does: mode "raise" (choose,
 // ravel_multi_index) reads the indices, and compress / extract / mask_indices without size=
@@ -81,5 +81,14 @@ Array trim_zeros(const Array& filt, const std::string& trim = "fb",
 // a with its main diagonal (a[i, i, ...]) set to val: a scalar, or val's elements cycled.
 // Rank >= 2, all dims equal beyond 2-D. wrap=true is not implemented (as in JAX).
 Array fill_diagonal(const Array& a, const Array& val, bool wrap = false);
+
+// jnp.take's modes: kFill (out-of-range -> fill_value, by default NaN for inexact, the
+// dtype's min for signed ints, max for unsigned, true for bool; negative indices wrap once),
+// kClip (clamped) and kWrap (indices mod the axis size). JAX 0.10.2's jnp.take has no other
+// ("raise" is not implemented there; promise_in_bounds is only x.at[i].get's).
+enum class TakeMode { kFill, kClip, kWrap };
+// axis nullopt: x is raveled first (jnp.take's default).
+Array take(const Array& x, const Array& indices, std::optional<int64_t> axis, TakeMode mode,
+           std::optional<double> fill_value = std::nullopt);
 
 }  // namespace graft

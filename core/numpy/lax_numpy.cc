@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "core/error.h"
-#include "core/numpy/numpy.h"
 #include "core/lax/util.h"
+#include "core/numpy/numpy.h"
 
 namespace graft {
 namespace {
@@ -338,5 +338,37 @@ Array cross(const Array& a_in, const Array& b_in, int64_t axisa, int64_t axisb, 
       0);
   return moveaxis(c, 0, axisc);
 }
+
+namespace {
+
+// x with `dims` size-1 axes in front (JAX's _atleast_nd).
+Array atleast_nd(const Array& x, int64_t n) {
+  if (x.ndim() >= n) return x;
+  Shape s(static_cast<size_t>(n - x.ndim()), 1);
+  s.insert(s.end(), x.shape().begin(), x.shape().end());
+  return reshape(x, s);
+}
+
+std::pair<Array, int64_t> block_of(const BlockArg& b) {
+  if (const Array* a = std::get_if<Array>(&b.item())) return {*a, 1};
+  const auto& items = std::get<std::vector<BlockArg>>(b.item());
+  if (items.empty()) fail("block", "empty lists are not allowed");
+  std::vector<Array> xs;
+  int64_t depth = -1, rank = 0;
+  for (const BlockArg& item : items) {
+    auto [x, d] = block_of(item);
+    if (depth >= 0 && d != depth) fail("block", "mismatched list depths");
+    depth = d;
+    rank = std::max<int64_t>(rank, x.ndim());
+    xs.push_back(x);
+  }
+  rank = std::max(rank, depth);
+  for (Array& x : xs) x = atleast_nd(x, rank);
+  return {concatenate(xs, rank - depth), depth + 1};
+}
+
+}  // namespace
+
+Array block(const BlockArg& arrays) { return block_of(arrays).first; }
 
 }  // namespace graft

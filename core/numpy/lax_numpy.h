@@ -1,5 +1,6 @@
 // jax.numpy array-manipulation and contraction breadth: einsum, tensordot, kron,
-// triangles and diagonals, roll / rot90, stacking helpers, meshgrid, diff, average, cross.
+// triangles and diagonals, roll / rot90, stacking helpers and block, meshgrid, diff, average,
+// cross.
 //
 // Every op here is composed from the public ops of core/ops.h (dot_general, transpose,
 // reshape, slice, concatenate, where, iota, ...), with no primitive of its own, so grad, vmap
@@ -8,9 +9,11 @@
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
 #include <optional>
 #include <string>
 #include <utility>
+#include <variant>
 #include <vector>
 
 #include "core/lax/lax.h"
@@ -91,5 +94,21 @@ Array average(const Array& a, const Axes& axes = {},
 // at axisc (dropped when both are 2-vectors).
 Array cross(const Array& a, const Array& b, int64_t axisa = -1, int64_t axisb = -1,
             int64_t axisc = -1);
+
+// jnp.block's nested lists: an Array, or a list of BlockArgs (all items at the same depth;
+// not named Block, the name user code gives its own layer structs).
+class BlockArg {
+ public:
+  BlockArg(const Array& a) : item_(a) {}                                    // NOLINT
+  BlockArg(std::initializer_list<BlockArg> items) : item_(std::vector<BlockArg>(items)) {}  // NOLINT
+  explicit BlockArg(std::vector<BlockArg> items) : item_(std::move(items)) {}
+  const std::variant<Array, std::vector<BlockArg>>& item() const { return item_; }
+
+ private:
+  std::variant<Array, std::vector<BlockArg>> item_;
+};
+// jnp.block: the innermost lists concatenate along the last axis, the next ones along the
+// second last, ...; arrays are first promoted to the rank max(depth, their ranks).
+Array block(const BlockArg& arrays);
 
 }  // namespace graft

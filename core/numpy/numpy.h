@@ -14,7 +14,6 @@
 #include "core/numpy/linalg/decompositions.h"
 #include "core/numpy/linalg/eig.h"
 #include "core/numpy/linalg/linalg.h"
-#include "core/numpy/misc.h"
 #include "core/numpy/pad.h"
 #include "core/numpy/polynomial.h"
 #include "core/numpy/reductions.h"

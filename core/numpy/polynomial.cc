@@ -7,9 +7,9 @@
 #include <vector>
 
 #include "core/error.h"
+#include "core/lax/util.h"
 #include "core/numpy/numpy.h"
 #include "core/numpy/searching.h"
-#include "core/lax/util.h"
 
 namespace graft {
 namespace {
@@ -165,6 +165,77 @@ Array interp(const Array& x_in, const Array& xp_in, const Array& fp_in,
   f = where(less(x, squeeze(slice(xp, {0}, {1}))), lo, f);
   f = where(greater(x, squeeze(slice(xp, {n - 1}, {n}))), hi, f);
   return f;
+}
+
+namespace {
+
+// promote_dtypes_inexact: the common type, made floating (f32 for ints and bool). Complex
+// operands are refused (these functions compare or fit real values).
+DType inexact_of(const char* op, const std::vector<Array>& xs) {
+  for (const Array& x : xs) detail::refuse_complex(op, x);
+  const DType d = detail::result_type(xs).dtype;
+  return is_floating(d) ? d : DType::kF32;
+}
+
+}  // namespace
+
+std::pair<Array, Array> polydiv(const Array& u0, const Array& v0, bool trim_leading_zeros) {
+  if (u0.ndim() != 1 || v0.ndim() != 1 || v0.size() == 0 || u0.size() == 0) {
+    fail("polydiv", "u and v must be non-empty 1-D coefficient arrays");
+  }
+  const DType dt = inexact_of("polydiv", {u0, v0});
+  Array u = astype(u0, dt), v = astype(v0, dt);
+  const int64_t m = u.size() - 1, n = v.size() - 1;
+  const Array scale = 1.0 / slice_axis(v, 0, 0, 1);
+  std::vector<Array> q;
+  for (int64_t k = 0; k <= m - n; ++k) {
+    Array d = scale * slice_axis(u, 0, k, k + 1);
+    q.push_back(d);
+    u = u + pad(-d * v, {{k, m - n - k}});
+  }
+  Array quot = q.empty() ? zeros({1}, dt) : concatenate(q);
+  if (trim_leading_zeros) {
+    if (u.is_tracer()) fail("polydiv", "trim_leading_zeros needs concrete values (not under jit or vmap)");
+    const double tol = std::sqrt(finfo(dt).eps);
+    std::vector<double> r = astype(u, DType::kF64).to_vector<double>();
+    int64_t start = 0;
+    while (start < static_cast<int64_t>(r.size()) && std::fabs(r[start]) < tol) ++start;
+    u = slice_axis(u, 0, start, u.size());
+  }
+  return {quot, u};
+}
+
+PolyfitFull polyfit_full(const Array& x0, const Array& y0, int64_t deg, std::optional<double> rcond,
+                         const std::optional<Array>& w) {
+  if (deg < 0) fail("polyfit", "expected deg >= 0, got ", deg);
+  if (x0.ndim() != 1) fail("polyfit", "expected 1D vector for x");
+  if (x0.size() == 0) fail("polyfit", "expected non-empty vector for x");
+  if (y0.ndim() < 1 || y0.ndim() > 2) fail("polyfit", "expected 1D or 2D array for y");
+  if (x0.shape()[0] != y0.shape()[0]) fail("polyfit", "expected x and y to have same length");
+  std::vector<Array> ins = {x0, y0};
+  if (w) ins.push_back(*w);
+  const DType dt = inexact_of("polyfit", ins);
+  const Array x = astype(x0, dt);
+  const double rc = rcond.value_or(static_cast<double>(x.size()) * finfo(dt).eps);
+  Array lhs = vander(x, deg + 1);
+  Array rhs = astype(y0, dt);
+  if (w) {
+    if (w->ndim() != 1) fail("polyfit", "expected a 1-d array for weights");
+    if (w->shape()[0] != y0.shape()[0]) fail("polyfit", "expected w and y to have the same length");
+    const Array wc = reshape(astype(*w, dt), {w->shape()[0], 1});
+    lhs = lhs * wc;
+    rhs = rhs * (rhs.ndim() == 2 ? wc : reshape(wc, {w->shape()[0]}));
+  }
+  const Array scale = sqrt(sum(lhs * lhs, {0}));
+  lhs = lhs / reshape(scale, {1, deg + 1});
+  LstsqResult r = linalg::lstsq(lhs, rhs, rc);
+  Array c = r.x.ndim() > 1 ? r.x / reshape(scale, {deg + 1, 1}) : r.x / scale;
+  return {c, r.resid, r.rank, r.s, scalar(rc, dt)};
+}
+
+Array polyfit(const Array& x, const Array& y, int64_t deg, std::optional<double> rcond,
+              const std::optional<Array>& w) {
+  return polyfit_full(x, y, deg, rcond, w).coef;
 }
 
 }  // namespace graft

@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "core/error.h"
-#include "core/numpy/numpy.h"
 #include "core/lax/util.h"
+#include "core/numpy/numpy.h"
 
 namespace graft {
 namespace {
@@ -196,6 +196,100 @@ std::pair<Array, Array> histogram(const Array& a, int64_t bins,
   counts = slice(counts, {1}, {bins + 1});
   if (density) counts = counts / diff(edges) / sum(counts);
   return {counts, edges};
+}
+
+namespace {
+
+// promote_dtypes_inexact: the common type, made floating (f32 for ints and bool). Complex
+// operands are refused (these functions compare or fit real values).
+DType inexact_of(const char* op, const std::vector<Array>& xs) {
+  for (const Array& x : xs) detail::refuse_complex(op, x);
+  const DType d = detail::result_type(xs).dtype;
+  return is_floating(d) ? d : DType::kF32;
+}
+
+}  // namespace
+
+std::vector<Array> where(const Array& condition, int64_t size, int64_t fill_value) {
+  return nonzero(condition, size, fill_value);
+}
+
+std::pair<Array, std::vector<Array>> histogramdd(
+    const Array& sample, const HistBins& bins,
+    const std::optional<std::vector<std::pair<double, double>>>& range,
+    const std::optional<Array>& weights, bool density) {
+  if (sample.ndim() != 2) fail("histogramdd", "sample must be [N, D], got rank ", sample.ndim());
+  const int64_t N = sample.shape()[0], D = sample.shape()[1];
+  std::vector<Array> ins = {sample};
+  if (weights) {
+    if (weights->shape() != Shape{N}) fail("histogramdd", "should have one weight for each sample");
+    ins.push_back(*weights);
+  }
+  const DType dt = inexact_of("histogramdd", ins);
+  const Array s = astype(sample, dt);
+  if (range && static_cast<int64_t>(range->size()) != D) {
+    fail("histogramdd", "range has ", range->size(), " pairs for ", D, " dims");
+  }
+  if (bins.size() != 1 && static_cast<int64_t>(bins.size()) != D) {
+    fail("histogramdd", "should be a bin for each dimension: ", bins.size(), " for ", D);
+  }
+  std::vector<Array> edges, idx;
+  Shape nbins;
+  for (int64_t i = 0; i < D; ++i) {
+    const Array col = reshape(slice_axis(s, 1, i, i + 1), {N});
+    const auto& b = bins[bins.size() == 1 ? 0 : i];
+    Array e;
+    if (const int64_t* count = std::get_if<int64_t>(&b)) {
+      if (*count < 1) fail("histogramdd", "bins must be positive, got ", *count);
+      e = astype(histogram_bin_edges(col, *count,
+                                     range ? std::optional((*range)[i]) : std::nullopt), dt);
+    } else {
+      e = std::get<Array>(b);
+      if (e.ndim() != 1 || e.size() < 1) fail("histogramdd", "bin edges must be a non-empty 1-D array");
+      e = astype(e, dt);
+    }
+    const int64_t ne = e.shape()[0];
+    Array k = searchsorted(e, col, "right");
+    k = where(col == slice_axis(e, 0, ne - 1, ne), k - 1, k);
+    idx.push_back(k);
+    edges.push_back(e);
+    nbins.push_back(ne + 1);
+  }
+  // ravel_multi_index(idx, nbins, mode="clip").
+  Array flat = zeros({N}, DType::kI32);
+  for (int64_t i = 0; i < D; ++i) {
+    Array k = clip(astype(idx[i], DType::kI32), Array(0), Array(nbins[i] - 1));
+    flat = flat * static_cast<int>(nbins[i]) + k;
+  }
+  int64_t total = 1;
+  for (int64_t nb : nbins) total *= nb;
+  Array hist = reshape(bincount(flat, total, weights ? std::optional(astype(*weights, dt)) : std::nullopt), nbins);
+  Shape lo(static_cast<size_t>(D), 1), hi(nbins);
+  for (auto& h : hi) h -= 1;
+  hist = slice(hist, lo, hi);
+  if (density) {
+    hist = astype(hist, dt);
+    hist = hist / sum(hist);
+    for (int64_t i = 0; i < D; ++i) {
+      Shape bs(static_cast<size_t>(D), 1);
+      bs[i] = nbins[i] - 2;
+      hist = hist / reshape(diff(edges[i]), bs);
+    }
+  }
+  return {hist, edges};
+}
+
+std::tuple<Array, Array, Array> histogram2d(
+    const Array& x, const Array& y, const HistBins& bins,
+    const std::optional<std::vector<std::pair<double, double>>>& range,
+    const std::optional<Array>& weights, bool density) {
+  if (x.ndim() != 1 || x.shape() != y.shape()) {
+    fail("histogram2d", "x and y must be 1-D of one length, got ", shape_str(x.shape()), " and ",
+         shape_str(y.shape()));
+  }
+  if (bins.size() != 1 && bins.size() != 2) fail("histogram2d", "bins has ", bins.size(), " entries");
+  auto [hist, edges] = histogramdd(stack({x, y}, 1), bins, range, weights, density);
+  return {hist, edges[0], edges[1]};
 }
 
 }  // namespace graft

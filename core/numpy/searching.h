@@ -1,13 +1,16 @@
 // jax.numpy searching and counting: searchsorted, digitize, bincount, isin,
-// nonzero / flatnonzero / argwhere with JAX's static size= (so they trace), lexsort and
-// histograms. Compositions of core/ops.h ops written after JAX 0.10.2's lax_numpy.py; misuse
-// throws graft::Error starting with the op. Included at the end of core/ops.h.
+// nonzero / flatnonzero / argwhere / the one-argument where with JAX's static size= (so
+// they trace), lexsort and histograms (1-D, 2-D, N-D). Compositions of core/ops.h ops written after
+// JAX 0.10.2's lax_numpy.py; misuse throws graft::Error starting with the op. Included at the end
+// of core/ops.h.
 #pragma once
 
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <utility>
+#include <variant>
 #include <vector>
 
 #include "core/lax/lax.h"
@@ -47,5 +50,24 @@ std::pair<Array, Array> histogram(const Array& a, int64_t bins = 10,
                                   std::optional<std::pair<double, double>> range = std::nullopt,
                                   const std::optional<Array>& weights = std::nullopt,
                                   bool density = false);
+
+// jnp.where(condition, size=, fill_value=): nonzero(condition, size, fill_value).
+std::vector<Array> where(const Array& condition, int64_t size, int64_t fill_value = 0);
+
+// Bins per dimension: a count (evenly spaced over the range) or a 1-D array of edges; one
+// entry is used for every dimension.
+using HistBins = std::vector<std::variant<int64_t, Array>>;
+// jnp.histogramdd(sample [N, D], bins, range, weights [N], density): the counts
+// [nbins_0, ..., nbins_{D-1}] (i32; weights' dtype when weighted; inexact with density) and
+// the D edge arrays. range: one (min, max) per dimension (none: the sample's min and max).
+std::pair<Array, std::vector<Array>> histogramdd(
+    const Array& sample, const HistBins& bins = {int64_t{10}},
+    const std::optional<std::vector<std::pair<double, double>>>& range = std::nullopt,
+    const std::optional<Array>& weights = std::nullopt, bool density = false);
+// jnp.histogram2d(x, y, ...) = histogramdd(stack([x, y], 1), ...): (counts, x_edges, y_edges).
+std::tuple<Array, Array, Array> histogram2d(
+    const Array& x, const Array& y, const HistBins& bins = {int64_t{10}},
+    const std::optional<std::vector<std::pair<double, double>>>& range = std::nullopt,
+    const std::optional<Array>& weights = std::nullopt, bool density = false);
 
 }  // namespace graft

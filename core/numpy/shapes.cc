@@ -5,8 +5,8 @@
 #include <vector>
 
 #include "core/error.h"
-#include "core/numpy/numpy.h"
 #include "core/lax/util.h"
+#include "core/numpy/numpy.h"
 
 namespace graft {
 namespace {
@@ -160,6 +160,49 @@ Array array_equiv(const Array& a1, const Array& a2) {
     return scalar(0, DType::kBool);
   }
   return all(equal(a1, a2));
+}
+
+Array repeat(const Array& x, const Array& repeats, std::optional<int64_t> axis,
+             std::optional<int64_t> total_repeat_length) {
+  const Array a = axis ? x : ravel(x);
+  const int64_t ax = axis && x.ndim() > 0 ? normalize_axis("repeat", *axis, x.ndim()) : 0;
+  if (!is_integral(repeats.dtype())) fail("repeat", "repeats must be integers, got ", repeats.dtype());
+  if (repeats.ndim() > 1) fail("repeat", "repeats must be a scalar or 1-D, got rank ", repeats.ndim());
+  const int64_t n = a.ndim() == 0 ? 1 : a.shape()[ax];
+  if (repeats.ndim() == 1 && repeats.shape()[0] != 1 && repeats.shape()[0] != n) {
+    fail("repeat", repeats.shape()[0], " repeats for an axis of size ", n);
+  }
+  Array reps = broadcast_to(astype(ravel(repeats), DType::kI32), {n});
+  int64_t total;
+  if (total_repeat_length) {
+    total = *total_repeat_length;
+    if (total < 0) fail("repeat", "total_repeat_length must be >= 0, got ", total);
+  } else {
+    if (repeats.is_tracer()) {
+      fail("repeat", "the repeats must be concrete (not traced by jit or vmap); pass a static "
+           "total_repeat_length");
+    }
+    if (repeats.ndim() == 0 && a.ndim() != 0) return repeat(a, repeats.item<int64_t>(), ax);
+    total = 0;
+    for (int64_t r : reps.to_vector<int64_t>()) {
+      if (r < 0) fail("repeat", "negative repeat count ", r);
+      total += r;
+    }
+  }
+  if (a.ndim() == 0) {
+    if (repeats.size() != 1) fail("repeat", "a scalar x takes one repeat count");
+    return broadcast_to(a, {total});
+  }
+  if (total == 0) {
+    Shape s(a.shape());
+    s[ax] = 0;
+    return zeros(s, a.dtype());
+  }
+  if (n == 0) return a;
+  // JAX's gather indices: mark where each element's run starts, then count the marks.
+  Array starts = cumsum(concatenate({zeros({1}, DType::kI32), slice_axis(reps, 0, 0, n - 1)}));
+  Array marks = scatter_add(zeros({total}, DType::kI32), starts, ones({n}, DType::kI32));
+  return take(a, cumsum(marks) - 1, ax, GatherMode::kFill);
 }
 
 }  // namespace graft

@@ -1,6 +1,7 @@
 // jax.numpy shape helpers: splitting, unstacking, broadcasting several arrays,
-// rollaxis, append / delete / resize, select, array_equal / array_equiv. Written after JAX
-// 0.10.2's lax_numpy.py over core/ops.h ops. Included at the end of core/ops.h.
+// rollaxis, append / delete / resize, repeat by an array of counts, select, array_equal /
+// array_equiv. Written after JAX 0.10.2's lax_numpy.py over core/ops.h ops. Included at the end of
+// core/ops.h.
 #pragma once
 
 #include <cstdint>
@@ -44,5 +45,11 @@ Array select(const std::vector<Array>& condlist, const std::vector<Array>& choic
 Array array_equal(const Array& a1, const Array& a2, bool equal_nan = false);
 // A bool scalar: the two broadcast and all elements are equal.
 Array array_equiv(const Array& a1, const Array& a2);
+
+// jnp.repeat with one repeat count per element along axis (a scalar or [1] array broadcasts).
+// total_repeat_length is the static output length: extra positions repeat the last element,
+// excess repeats are cut. Without it the repeats must be concrete (not under jit / vmap).
+Array repeat(const Array& x, const Array& repeats, std::optional<int64_t> axis,
+             std::optional<int64_t> total_repeat_length = std::nullopt);
 
 }  // namespace graft

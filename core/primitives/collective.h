@@ -2,7 +2,7 @@
 // shard_map, vmap with an axis_name), as jax.lax's psum, pmax, pmin, all_gather,
 // psum_scatter, all_to_all, ppermute, axis_index and pvary.
 //
-// Each holds its axis names with their sizes, read from the axis environment (core/axis.h)
+// Each holds its axis names with their sizes, read from the axis environment (core/sharding/axis.h)
 // when the public op binds it, so its shape rule needs nothing else. Semantics, per member:
 //   psum / pmax / pmin   x -> the sum / max / min over the members; the result does not vary
 //                        over those axes (Aval::vma loses them).
@@ -33,7 +33,7 @@
 #include <vector>
 
 #include "core/ir/primitive.h"
-#include "core/sharding.h"
+#include "core/sharding/device_put.h"
 
 namespace graft {
 

@@ -6,8 +6,8 @@
 
 #include <type_traits>
 
-#include "core/dtype.h"
-#include "core/half.h"
+#include "core/dtype/dtype.h"
+#include "core/dtype/half.h"
 #include "core/primitives/elementwise_binary_ops.h"
 #include "core/primitives/elementwise_unary_ops.h"
 #include "core/primitives/list.h"

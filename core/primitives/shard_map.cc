@@ -5,7 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "core/backend/backend.h"
-#include "core/device.h"
+#include "core/device/device.h"
 #include "core/error.h"
 #include "core/interpreters/ad.h"
 #include "core/interpreters/batching.h"

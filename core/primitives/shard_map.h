@@ -25,7 +25,7 @@
 
 #include "core/ir/graph.h"
 #include "core/primitives/control.h"
-#include "core/sharding.h"
+#include "core/sharding/device_put.h"
 
 namespace graft {
 

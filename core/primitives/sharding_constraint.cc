@@ -2,7 +2,7 @@
 #include "absl/strings/str_cat.h"
 #include "core/error.h"
 #include "core/interpreters/spmd.h"
-#include "core/sharding.h"
+#include "core/sharding/device_put.h"
 #include "core/primitives/collective.h"
 
 namespace graft {

@@ -10,7 +10,7 @@
 #include "core/error.h"
 #include "core/ops.h"
 #include "core/lax/exact_fma.h"
-#include "core/dtype_info.h"
+#include "core/dtype/dtype_info.h"
 #include "core/lax/special.h"
 #include "core/primitives/call.h"
 #include "core/primitives/control.h"

@@ -23,7 +23,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "checkpoint/hf_folder.h"
-#include "core/dtype.h"
+#include "core/dtype/dtype.h"
 #include "examples/train/train_config.h"
 #include "nlohmann/json.hpp"
 #include "nn/llama.h"

@@ -20,7 +20,7 @@
 #include <new>
 
 #include "core/backend/cpu/openmp_policy.h"
-#include "core/device.h"
+#include "core/device/device.h"
 #include "core/distributed/mpi.h"
 #include "examples/llama/hf_config.h"
 #include "examples/llama/stop_signal.h"

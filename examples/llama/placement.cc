@@ -2,7 +2,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "core/device.h"
+#include "core/device/device.h"
 
 namespace graft::llama_train {
 

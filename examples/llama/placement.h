@@ -38,9 +38,9 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "core/device.h"
+#include "core/device/device.h"
 #include "core/ops.h"
-#include "core/sharding.h"
+#include "core/sharding/device_put.h"
 #include "core/tree/tree.h"
 #include "examples/train/train_config.h"
 #include "optim/state.h"

@@ -21,7 +21,7 @@
 #include <utility>
 
 #include "core/ops.h"
-#include "core/sharding.h"
+#include "core/sharding/device_put.h"
 #include "core/tree/tree.h"
 #include "examples/llama/model.h"
 #include "examples/llama/placement.h"

@@ -11,10 +11,10 @@
 
 #include "absl/strings/str_cat.h"
 #include "checkpoint/hf.h"
-#include "core/device.h"
+#include "core/device/device.h"
 #include "core/distributed/world.h"
 #include "core/buffer.h"
-#include "core/device.h"
+#include "core/device/device.h"
 #include "core/error.h"
 #include "core/ops.h"
 #include "core/random/random.h"

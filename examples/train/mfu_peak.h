@@ -11,7 +11,7 @@
 #include <ostream>
 #include <string>
 
-#include "core/dtype.h"
+#include "core/dtype/dtype.h"
 #include "examples/train/progress.h"
 
 namespace graft::train {

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "core/dtype.h"
+#include "core/dtype/dtype.h"
 
 namespace graft::train {
 

@@ -202,8 +202,8 @@ std::vector<Entry> jnp_entries() {
       API("jnp", "trapezoid", trapezoid(m() * m())),
       API("jnp", "interp", interp(v() * 1.1, v(), v() * v())),
       // pad's modes, take's modes, repeat by array, where(cond, size)
-      // (core/numpy/pad.h, core/numpy/misc.h), save / load (core/numpy/npy_io.h) and the
-      // function-taking helpers (transforms/numpy_functional.h).
+      // (core/numpy/pad.h, index_tricks.h, shapes.h, searching.h), save / load
+      // (core/numpy/npy_io.h) and the function-taking helpers (transforms/numpy_functional.h).
       API("jnp", "pad", pad(m(), {{1, 2}}, PadMode::kReflect)),
       API("jnp", "repeat", repeat(m(), i32s({1, 0, 2}), 1, 4)),
       API("jnp", "take", take(m(), i32s({7, -1}), std::nullopt, TakeMode::kWrap)),
@@ -241,7 +241,7 @@ std::vector<Entry> jnp_entries() {
       API("jnp", "poly", poly(v())),
       API("jnp", "roots", sort_complex(roots(f32s({1, -6, 11, -6})))),
       // Math, bits and dtype information (core/numpy/bits.h, core/numpy/special.h,
-      // core/dtype_info.h).
+      // core/dtype/dtype_info.h).
       API("jnp", "gcd", gcd(arange(6), Array(4))),
       API("jnp", "lcm", lcm(arange(6), Array(4))),
       API("jnp", "ldexp", ldexp(v(), arange(6))),

@@ -13,7 +13,7 @@
 #include "checkpoint/crc32c.h"
 #include "checkpoint/metadata.h"
 #include "checkpoint/shards.h"
-#include "core/sharding.h"
+#include "core/sharding/device_put.h"
 #include "tests/checkpoint/test_util.h"
 
 namespace graft::checkpoint {

@@ -13,7 +13,7 @@
 #include "checkpoint/manager.h"
 #include "checkpoint/safetensors.h"
 #include "core/ops.h"
-#include "core/sharding.h"
+#include "core/sharding/device_put.h"
 #include "tests/checkpoint/test_util.h"
 
 namespace graft::checkpoint {

@@ -7,7 +7,7 @@
 
 #include "checkpoint/manager.h"
 #include "core/ops.h"
-#include "core/sharding.h"
+#include "core/sharding/device_put.h"
 #include "gtest/gtest.h"
 #include "tests/checkpoint/test_util.h"
 

@@ -4,7 +4,7 @@
 #include <cstdio>
 
 #include "checkpoint/manager.h"
-#include "core/dtype.h"
+#include "core/dtype/dtype.h"
 
 using namespace graft;
 

@@ -1,6 +1,6 @@
 // The device list: GRAFT_CPU_DEVICES parsing (bad values are InvalidArgument naming the value)
 // and the devices a process with GRAFT_CPU_DEVICES=8 presents.
-#include "core/device.h"
+#include "core/device/device.h"
 
 #include <sys/wait.h>
 #include <unistd.h>

@@ -1,12 +1,12 @@
 // DType promotion against JAX's documented lattice (jax.numpy.promote_types table, the
 // "type promotion semantics" page), and the f16 / bf16 conversions against the hardware.
-#include "core/dtype.h"
+#include "core/dtype/dtype.h"
 
 #include <immintrin.h>
 
 #include <cmath>
 
-#include "core/half.h"
+#include "core/dtype/half.h"
 #include "core/ops.h"
 #include "gtest/gtest.h"
 

@@ -1,4 +1,4 @@
-// float8_e4m3fn / float8_e5m2 (core/float8.h) against ml_dtypes 0.7.0 and JAX 0.10.2:
+// float8_e4m3fn / float8_e5m2 (core/dtype/float8.h) against ml_dtypes 0.7.0 and JAX 0.10.2:
 // tests/core/testdata/float8_vectors.txt, recorded by tools/make_float8_vectors.py (every bit
 // pattern to f32 and i32, an f32 and an f64 rounding sweep, promotion, dot_general, gradients).
 // Plus the scope: which primitives take fp8 values, and the trace-time error of the others.

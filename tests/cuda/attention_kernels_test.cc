@@ -25,7 +25,7 @@ TEST(AttentionKernelsTest, BuiltWithoutCuda) {
 #include "core/backend/cuda/attention/stats_layout.h"
 #include "core/backend/cuda/device.h"
 #include "core/error.h"
-#include "core/half.h"
+#include "core/dtype/half.h"
 #include "tests/cuda/attention_reference.h"
 
 namespace graft::cuda::attention {

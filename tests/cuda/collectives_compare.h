@@ -8,9 +8,9 @@
 #include <tuple>
 #include <vector>
 
-#include "core/device.h"
+#include "core/device/device.h"
 #include "core/ops.h"
-#include "core/sharding.h"
+#include "core/sharding/device_put.h"
 #include "gtest/gtest.h"
 #include "transforms/jit.h"
 #include "transforms/pmap.h"

@@ -6,10 +6,10 @@
 
 #include "core/backend/backend.h"
 #include "core/backend/cuda/device.h"
-#include "core/device.h"
+#include "core/device/device.h"
 #include "core/ops.h"
 #include "core/random/random.h"
-#include "core/sharding.h"
+#include "core/sharding/device_put.h"
 #include "core/tree/tree.h"
 #include "examples/llama/model.h"
 #include "examples/llama/train_step.h"

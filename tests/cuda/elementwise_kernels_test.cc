@@ -13,7 +13,7 @@
 #include <cmath>
 
 #include "core/backend/cuda/kernels/elementwise.h"
-#include "core/convert.h"
+#include "core/dtype/convert.h"
 #include "core/primitives/elementwise.h"
 #include "tests/cuda/kernels_test_util.h"
 
@@ -244,7 +244,7 @@ TEST(CudaElementwise, SelectMatchesCpu) {
   }
 }
 
-// Every (from, to) pair against core/convert.h's convert_value, which the CPU kernel applies:
+// Every (from, to) pair against core/dtype/convert.h's convert_value, which the CPU kernel applies:
 // saturation of out-of-range floats, NaN -> 0, wrapping integers, f16 / bf16 rounding.
 TEST(CudaElementwise, ConvertMatchesCpu) {
   GRAFT_REQUIRE_GPUS(1);

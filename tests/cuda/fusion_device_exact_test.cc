@@ -1,7 +1,7 @@
 // The exact device helpers of the CUDA fused kernels (core/backend/cuda/fusion/
 // device_exact.cuh), compiled for the host (host_prelude.h), against graft's CPU code bit for
-// bit: f16 / bf16 conversions and rounding against core/half.h (every 16-bit pattern, and a
-// stride through every f32 pattern), converts against core/convert.h, and the integer,
+// bit: f16 / bf16 conversions and rounding against core/dtype/half.h (every 16-bit pattern, and a
+// stride through every f32 pattern), converts against core/dtype/convert.h, and the integer,
 // bool and float ops against the elementwise functors the CPU kernels apply. No GPU needed:
 // the same text is what NVRTC compiles into every kernel.
 #include <bit>
@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "core/backend/cuda/fusion/host_prelude.h"
-#include "core/convert.h"
-#include "core/half.h"
+#include "core/dtype/convert.h"
+#include "core/dtype/half.h"
 #include "core/primitives/elementwise_ops.h"
 #include "gtest/gtest.h"
 

@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "core/array.h"
-#include "core/device.h"
-#include "core/sharding.h"
+#include "core/device/device.h"
+#include "core/sharding/device_put.h"
 #include "gtest/gtest.h"
 #include "tests/cuda/gpu_skip.h"
 #ifdef GRAFT_CUDA

@@ -18,7 +18,7 @@
 
 #include "core/array.h"
 #include "core/backend/cuda/runtime/check.h"
-#include "core/dtype.h"
+#include "core/dtype/dtype.h"
 #include "gtest/gtest.h"
 #include "tests/cuda/gpu_skip.h"
 

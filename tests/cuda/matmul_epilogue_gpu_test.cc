@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "core/backend/cuda/device.h"
-#include "core/device.h"
+#include "core/device/device.h"
 #include "core/ops.h"
 #include "core/random/random.h"
 #include "nn/activations.h"

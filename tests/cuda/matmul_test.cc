@@ -17,7 +17,7 @@
 #include "core/backend/cuda/runtime/blaslt_matmul.h"
 #include "core/backend/cuda/runtime/stream.h"
 #include "core/error.h"
-#include "core/half.h"
+#include "core/dtype/half.h"
 #endif
 
 namespace graft::cuda {

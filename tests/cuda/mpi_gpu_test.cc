@@ -13,10 +13,10 @@
 #include <vector>
 
 #include "core/backend/cuda/device.h"
-#include "core/device.h"
+#include "core/device/device.h"
 #include "core/distributed/mpi.h"
 #include "core/ops.h"
-#include "core/sharding.h"
+#include "core/sharding/device_put.h"
 #include "gtest/gtest.h"
 #include "tests/cuda/gpu_skip.h"
 #include "tests/cuda/collectives_compare.h"

@@ -8,8 +8,8 @@
 #include <string>
 
 #include "core/backend/cuda/device.h"
-#include "core/device.h"
-#include "core/sharding.h"
+#include "core/device/device.h"
+#include "core/sharding/device_put.h"
 #include "gtest/gtest.h"
 #include "tests/core/primitives/specs/spec.h"
 #include "tests/cuda/gpu_skip.h"

@@ -8,7 +8,7 @@
 #include <functional>
 #include <string>
 
-#include "core/device.h"
+#include "core/device/device.h"
 #include "core/distributed/mpi.h"
 #include "gtest/gtest.h"
 

@@ -17,12 +17,12 @@
 #include <vector>
 
 #include "checkpoint/manager.h"
-#include "core/device.h"
+#include "core/device/device.h"
 #include "core/distributed/mpi.h"
 #include "core/distributed/world.h"
 #include "core/ops.h"
 #include "core/random/random.h"
-#include "core/sharding.h"
+#include "core/sharding/device_put.h"
 #include "gtest/gtest.h"
 #include "nn/llama.h"
 #include "optim/optim.h"

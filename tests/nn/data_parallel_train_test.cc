@@ -14,7 +14,7 @@
 
 #include "core/ops.h"
 #include "core/random/random.h"
-#include "core/sharding.h"
+#include "core/sharding/device_put.h"
 #include "gtest/gtest.h"
 #include "nn/llama.h"
 #include "optim/optim.h"

@@ -8,7 +8,7 @@
 
 #include "core/ops.h"
 #include "core/random/random.h"
-#include "core/sharding.h"
+#include "core/sharding/device_put.h"
 #include "gtest/gtest.h"
 #include "tests/transforms/pass_test_util.h"
 #include "nn/moe.h"

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "core/ops.h"
-#include "core/sharding.h"
+#include "core/sharding/device_put.h"
 #include "gtest/gtest.h"
 #include "tests/transforms/pass_test_util.h"
 #include "tests/transforms/mesh_test_util.h"

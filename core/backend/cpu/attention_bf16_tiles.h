@@ -8,7 +8,7 @@
 #include <cstdint>
 
 #include "core/backend/cpu/attention_tiles.h"
-#include "core/half.h"
+#include "core/dtype/half.h"
 
 namespace graft::cpu::flash {
 

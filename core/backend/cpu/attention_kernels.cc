@@ -30,7 +30,7 @@
 #include "core/backend/cpu/parallel.h"
 #include "core/backend/cpu/strided_copy.h"
 #include "core/error.h"
-#include "core/half.h"
+#include "core/dtype/half.h"
 #include "core/primitives/attention.h"
 
 #if defined(__x86_64__) && !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)

@@ -14,7 +14,7 @@
 
 #include "core/backend/cpu/compute_type.h"
 #include "core/backend/cpu/kernel.h"
-#include "core/half.h"
+#include "core/dtype/half.h"
 #include "core/primitives/attention.h"
 
 #define GRAFT_INLINE inline __attribute__((always_inline))

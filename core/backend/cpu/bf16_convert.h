@@ -1,5 +1,5 @@
 // Bulk conversions between f32 and bf16, with AVX2 integer ops: the same bits as bf16's
-// scalar from_float / to_float (core/half.h: round to nearest even, NaN quieted keeping its
+// scalar from_float / to_float (core/dtype/half.h: round to nearest even, NaN quieted keeping its
 // payload's top bits), at memory speed. GCC's -O2 cost model leaves the scalar loops
 // unvectorized (about 3x slower), and every bf16 kernel widens its inputs and rounds its
 // outputs, so these sit under the convert kernel, the eager elementwise kernels and the
@@ -8,7 +8,7 @@
 
 #include <cstdint>
 
-#include "core/half.h"
+#include "core/dtype/half.h"
 
 namespace graft::cpu {
 

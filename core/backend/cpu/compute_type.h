@@ -2,7 +2,7 @@
 // nearest even on store), every other type is itself. Internal to the CPU backend.
 #pragma once
 
-#include "core/half.h"
+#include "core/dtype/half.h"
 
 namespace graft::cpu {
 

@@ -11,7 +11,7 @@
 #include "core/backend/cpu/kernel.h"
 #include "core/backend/cpu/onednn_conv.h"
 #include "core/backend/cpu/parallel.h"
-#include "core/convert.h"
+#include "core/dtype/convert.h"
 #include "core/error.h"
 #include "core/primitives/conv.h"
 

@@ -11,7 +11,7 @@
 
 #include "core/backend/cpu/bf16_convert.h"
 #include "core/backend/cpu/parallel.h"
-#include "core/convert.h"
+#include "core/dtype/convert.h"
 
 namespace graft::cpu {
 namespace {

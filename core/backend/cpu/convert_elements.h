@@ -1,10 +1,10 @@
 // Converting dense elements between real dtypes (fp8 included) with convert_element_type's semantics
-// (core/convert.h): the convert kernel and the matmul kernels' operand conversions share it.
+// (core/dtype/convert.h): the convert kernel and the matmul kernels' operand conversions share it.
 #pragma once
 
 #include <cstdint>
 
-#include "core/dtype.h"
+#include "core/dtype/dtype.h"
 
 namespace graft::cpu {
 

@@ -9,7 +9,7 @@
 #include <thread>
 #include <vector>
 
-#include "core/device.h"
+#include "core/device/device.h"
 #include "core/error.h"
 
 namespace graft::cpu {

@@ -1,4 +1,4 @@
-// XLA-compatible conversions (core/convert.h), as the convert kernel uses them.
+// XLA-compatible conversions (core/dtype/convert.h), as the convert kernel uses them.
 #pragma once
 
 #include <cmath>
@@ -6,8 +6,8 @@
 #include <limits>
 #include <type_traits>
 
-#include "core/convert.h"
-#include "core/half.h"
+#include "core/dtype/convert.h"
+#include "core/dtype/half.h"
 
 namespace graft::cpu {
 

@@ -628,7 +628,7 @@ std::unique_ptr<llvm::Module> build(llvm::LLVMContext& ctx, const llvm::DataLayo
     return d == DType::kBF16 ? b.CreateBitCast(p, i16->getPointerTo()) : p;
   };
   // bf16 bits -> f32 (exact), and f32 -> the nearest bf16 (ties
-  // to even; a NaN stays a quiet NaN), as core/half.h's bf16
+  // to even; a NaN stays a quiet NaN), as core/dtype/half.h's bf16
   // converts.
   auto widen = [&](llvm::Value* h) {
     const bool vec = h->getType()->isVectorTy();

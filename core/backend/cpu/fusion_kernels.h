@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "core/dtype.h"
+#include "core/dtype/dtype.h"
 #include "core/primitives/fusion.h"
 
 namespace graft::cpu::fusion {

@@ -17,7 +17,7 @@
 #include "core/backend/cpu/kernel.h"
 #include "core/backend/dot_operand.h"
 #include "core/backend/cpu/onednn_matmul.h"
-#include "core/convert.h"
+#include "core/dtype/convert.h"
 #include "core/backend/cpu/parallel.h"
 #include "core/primitives/linalg.h"
 

@@ -23,7 +23,7 @@
 #include <cstdint>
 #include <string>
 
-#include "core/dtype.h"
+#include "core/dtype/dtype.h"
 #include "core/primitives/conv.h"
 
 namespace graft::cpu {

@@ -11,7 +11,7 @@
 #include <array>
 #include <cstdint>
 
-#include "core/dtype.h"
+#include "core/dtype/dtype.h"
 
 namespace graft::cpu {
 

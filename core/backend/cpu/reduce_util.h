@@ -8,7 +8,7 @@
 
 #include "core/backend/cpu/compute_type.h"  // widen_t: the type values are computed in
 #include "core/backend/cpu/kernel.h"
-#include "core/half.h"
+#include "core/dtype/half.h"
 
 namespace graft::cpu::reduce_detail {
 

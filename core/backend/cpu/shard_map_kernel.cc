@@ -18,7 +18,7 @@
 #include "core/backend/cpu/run_body.h"
 #include "core/backend/cpu/shard_map_plan.h"
 #include "core/backend/cpu/strided_copy.h"
-#include "core/device.h"
+#include "core/device/device.h"
 #include "core/distributed/in_process.h"
 #include "core/distributed/mpi.h"
 #include "core/error.h"

@@ -4,7 +4,7 @@
 #include <memory>
 
 #include "core/backend/cpu/strided_copy.h"
-#include "core/device.h"
+#include "core/device/device.h"
 #include "core/distributed/mpi.h"
 #include "core/error.h"
 

@@ -43,7 +43,7 @@ std::vector<int> named_axes(const DimAxes& spec, int k);
 
 // The groups of one set of mesh axes (a bit mask over mesh axis indices).
 struct AxisSet {
-  AxisMask axes = 0;         // global axis bits (core/axis.h)
+  AxisMask axes = 0;         // global axis bits (core/sharding/axis.h)
   std::vector<int> in, out;  // mesh axes in the set, and the others
   std::vector<std::unique_ptr<distributed::InProcessGroup>> groups;
   // Per group: where its members live, when some are on other processes (else null).

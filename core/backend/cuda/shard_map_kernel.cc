@@ -35,7 +35,7 @@
 #include "core/backend/cuda/runtime/allocator.h"
 #include "core/backend/cuda/runtime/check.h"
 #include "core/backend/cuda/runtime/stream.h"
-#include "core/device.h"
+#include "core/device/device.h"
 #include "core/distributed/mpi.h"
 #include "core/error.h"
 #include "core/primitives/shard_map.h"

@@ -9,9 +9,9 @@
 #include <cstring>
 #include <thread>
 
-#include "core/device.h"
+#include "core/device/device.h"
 #include "core/ir/program.h"
-#include "core/sharding.h"
+#include "core/sharding/device_put.h"
 #include "core/ops.h"
 #include "transforms/control_flow.h"
 #include "transforms/jit.h"

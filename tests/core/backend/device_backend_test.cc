@@ -13,9 +13,9 @@
 #include <cstring>
 
 #include "core/backend/backend.h"
-#include "core/device.h"
+#include "core/device/device.h"
 #include "core/ops.h"
-#include "core/sharding.h"
+#include "core/sharding/device_put.h"
 #include "gtest/gtest.h"
 #include "tests/core/backend/host_device_backend.h"
 #include "transforms/jit.h"

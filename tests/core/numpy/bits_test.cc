@@ -1,5 +1,5 @@
 // jax.numpy's integer / bit functions, float decomposition, special functions and dtype queries
-// (core/numpy/bits.h, core/numpy/special.h, core/dtype_info.h) against JAX.
+// (core/numpy/bits.h, core/numpy/special.h, core/dtype/dtype_info.h) against JAX.
 //
 // How the vectors were made: tests/core/testdata/jnp_bits_vectors.txt was written by
 // tools/make_jnp_bits_vectors.py, run with JAX / jaxlib 0.10.2 on CPU (x64 off, then on for the

@@ -1,5 +1,7 @@
-// jnp misc functions (core/numpy/pad.h, core/numpy/misc.h, core/numpy/npy_io.h,
-// transforms/numpy_functional.h) against JAX.
+// Later jnp functions against JAX: pad (core/numpy/pad.h), take's modes, repeat by array, the
+// one-argument where, block, histogram2d / histogramdd, polydiv, polyfit, frombuffer (in
+// core/numpy/{index_tricks,shapes,searching,lax_numpy,polynomial,array_creation}.h), save /
+// load (core/numpy/npy_io.h) and transforms/numpy_functional.h.
 //
 // How the vectors were made: tests/core/testdata/jnp_misc_vectors.txt was written by
 // tools/make_jnp_misc_vectors.py, run with JAX / jaxlib 0.10.2 on CPU (default flags, x64

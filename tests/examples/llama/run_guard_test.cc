@@ -12,7 +12,7 @@
 #include <sstream>
 
 #include "checkpoint/manager.h"
-#include "core/device.h"
+#include "core/device/device.h"
 #include "examples/llama/memory_estimate.h"
 #include "examples/llama/model.h"
 #include "examples/llama/trainer.h"

@@ -15,7 +15,7 @@
 #include <cstdint>
 
 #include "core/backend/cuda/conv/arrange.h"
-#include "core/dtype.h"
+#include "core/dtype/dtype.h"
 #include "core/primitives/conv.h"
 
 namespace graft::cuda::conv {

@@ -9,7 +9,7 @@
 
 #include "core/backend/cuda/conv/conv_plan.h"  // ConvShape
 #include "core/backend/cuda/kernel.h"
-#include "core/dtype.h"
+#include "core/dtype/dtype.h"
 
 namespace graft::cuda::conv {
 

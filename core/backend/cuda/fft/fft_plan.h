@@ -12,7 +12,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "core/dtype.h"
+#include "core/dtype/dtype.h"
 #include "core/primitives/fft.h"
 #include "core/shape.h"
 

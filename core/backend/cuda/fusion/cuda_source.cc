@@ -138,7 +138,7 @@ std::string store(DType d, const std::string& value) {
 
 std::string slot(int s) { return "v" + std::to_string(s); }
 
-// convert_element_type between lanes, as core/convert.h (the target's rounding to f16 / bf16
+// convert_element_type between lanes, as core/dtype/convert.h (the target's rounding to f16 / bf16
 // follows, as for every step).
 std::string convert(DType from, DType to, const std::string& x) {
   if (to == DType::kBool) return "g_to_bool(" + x + ")";

@@ -23,7 +23,7 @@
 #include <string>
 #include <vector>
 
-#include "core/dtype.h"
+#include "core/dtype/dtype.h"
 #include "core/primitives/fusion.h"
 #include "core/primitives/list.h"
 

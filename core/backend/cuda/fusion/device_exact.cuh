@@ -1,6 +1,6 @@
 // Device helpers of fused_elementwise's CUDA kernels that must give graft's CPU bits exactly:
-// 16-bit float conversions (core/half.h's algorithms), XLA's integer and convert semantics
-// (core/primitives/elementwise_*_ops.h, core/convert.h), NaN-propagating max / min, sign, and
+// 16-bit float conversions (core/dtype/half.h's algorithms), XLA's integer and convert semantics
+// (core/primitives/elementwise_*_ops.h, core/dtype/convert.h), NaN-propagating max / min, sign, and
 // the IEEE ops. cuda_source.cc embeds this text in every kernel (a genrule turns it into a
 // string literal); host_prelude.h compiles the same text for the host so tests check its bits
 // against the CPU's without a GPU.

@@ -8,7 +8,7 @@
 
 #include <cstdint>
 
-#include "core/dtype.h"
+#include "core/dtype/dtype.h"
 
 namespace graft::cuda {
 

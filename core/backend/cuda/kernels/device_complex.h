@@ -7,7 +7,7 @@
 #include <complex>
 #include <type_traits>
 
-#include "core/dtype.h"
+#include "core/dtype/dtype.h"
 
 namespace graft::cuda {
 
@@ -19,7 +19,7 @@ static_assert(sizeof(DeviceComplex<float>) == sizeof(std::complex<float>));
 static_assert(sizeof(DeviceComplex<double>) == sizeof(std::complex<double>));
 
 // Calls fn.template operator()<DeviceComplex<R>>() for c64 (R float) or c128 (R double); any
-// other dtype is graft::Error (core/dtype.h's dispatch_complex).
+// other dtype is graft::Error (core/dtype/dtype.h's dispatch_complex).
 template <typename Fn>
 decltype(auto) dispatch_device_complex(DType d, Fn&& fn) {
   return dispatch_complex(d, [&]<typename C>() {

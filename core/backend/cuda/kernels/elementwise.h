@@ -5,7 +5,7 @@
 //
 // Semantics are the CPU kernels' (core/backend/cpu/elementwise_kernels.cc, the functors of
 // core/primitives/elementwise_{unary,binary}_ops.h): f16 / bf16 compute in f32 and round once
-// to nearest even (core/half.h's rounding, NaN quieting included); integer arithmetic wraps,
+// to nearest even (core/dtype/half.h's rounding, NaN quieting included); integer arithmetic wraps,
 // x / 0 = -1, x % 0 = x, MIN / -1 = MIN, shifts by >= the width give 0; max / min propagate
 // NaN and order -0 below +0; f32 log, log1p, erf and erf_inv are XLA's algorithms bit for bit
 // (core/primitives/xla_math.cc); other transcendental functions are within a few ulp.
@@ -18,7 +18,7 @@
 
 #include <cstdint>
 
-#include "core/dtype.h"
+#include "core/dtype/dtype.h"
 #include "core/primitives/list.h"
 
 namespace graft::cuda {
@@ -55,11 +55,11 @@ void launch_binary(PrimitiveId op, DType dtype, const void* a, const void* b, vo
 void launch_select(DType dtype, const bool* pred, const void* on_false, const void* on_true,
                    void* y, int64_t n, cudaStream_t stream);
 
-// convert_element_type: XLA's conversion (core/convert.h): float -> int saturates (NaN -> 0),
+// convert_element_type: XLA's conversion (core/dtype/convert.h): float -> int saturates (NaN -> 0),
 // -> bool is x != 0, int -> narrower int wraps, -> f16 / bf16 rounds to nearest even (f64
 // through f32, as the CPU); real -> c64 / c128 is (x, 0), complex -> real keeps the real part
 // (converted as above), c64 <-> c128 converts both parts; -> fp8 rounds to nearest even once
-// (core/float8.h). from == to copies.
+// (core/dtype/float8.h). from == to copies.
 void launch_convert(DType from, DType to, const void* x, void* y, int64_t n, cudaStream_t stream);
 
 }  // namespace graft::cuda

@@ -15,8 +15,8 @@ namespace {
 template <typename T>
 inline constexpr bool kIsFloat8 = std::is_same_v<T, f8_e4m3fn> || std::is_same_v<T, f8_e5m2>;
 
-// core/convert.h's convert_value on the device; fp8 through core/float8.h's bit conversions,
-// shared with the CPU (from f32 / f64 in one rounding, to anything through f32).
+// core/dtype/convert.h's convert_value on the device; fp8 through core/dtype/float8.h's bit
+// conversions, shared with the CPU (from f32 / f64 in one rounding, to anything through f32).
 template <typename S, typename D>
 __device__ __forceinline__ D convert_one(S v) {
   if constexpr (kIsFloat8<S>) {

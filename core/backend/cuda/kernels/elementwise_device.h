@@ -1,6 +1,6 @@
 // Device-side building blocks of the CUDA elementwise kernels (nvcc only; the reduce and
 // random kernels use them too):
-//  - f16 / bf16 storage widened to f32 and rounded back exactly as core/half.h does on the
+//  - f16 / bf16 storage widened to f32 and rounded back exactly as core/dtype/half.h does on the
 //    host (round to nearest even, subnormals, overflow to inf, NaN -> quiet NaN with
 //    f16: sign | 0x7e00, bf16: the top half | 0x40), so GPU and CPU round to the same bits;
 //  - widen / narrow between a storage type and the type arithmetic happens in;
@@ -20,11 +20,11 @@
 #include <type_traits>
 
 #include "core/backend/cuda/runtime/check.h"
-#include "core/half.h"
+#include "core/dtype/half.h"
 
 namespace graft::cuda::ew {
 
-// ---- f16 / bf16: bit-exact ports of core/half.h (explicit _rn intrinsics: no contraction) ----
+// ---- f16 / bf16: bit-exact ports of core/dtype/half.h (explicit _rn intrinsics) ----
 
 __device__ __forceinline__ float f16_to_float(uint16_t h) {
   const uint32_t sign = (h & 0x8000u) << 16;

@@ -15,7 +15,7 @@
 
 #include "core/backend/cuda/kernels/elementwise.h"
 #include "core/backend/cuda/kernels/elementwise_scalar.h"
-#include "core/dtype.h"
+#include "core/dtype/dtype.h"
 #include "core/primitives/list.h"
 
 namespace graft::cuda::ew {

@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <cstdint>
 
-#include "core/dtype.h"
+#include "core/dtype/dtype.h"
 #include "core/error.h"
 
 namespace graft::cuda::index_detail {

@@ -28,7 +28,7 @@
 
 #include <cuda_runtime_api.h>
 
-#include "core/dtype.h"
+#include "core/dtype/dtype.h"
 #include "core/shape.h"
 
 namespace graft::cuda {

@@ -26,7 +26,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "core/dtype.h"
+#include "core/dtype/dtype.h"
 #include "core/primitives/list.h"
 
 namespace graft::cuda {

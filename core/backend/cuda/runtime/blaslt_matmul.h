@@ -37,7 +37,7 @@
 #include <cublasLt.h>
 #include <cuda_runtime_api.h>
 
-#include "core/dtype.h"
+#include "core/dtype/dtype.h"
 
 namespace graft::cuda {
 

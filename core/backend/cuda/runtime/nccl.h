@@ -25,7 +25,7 @@
 #include <cuda_runtime_api.h>
 #include <nccl.h>
 
-#include "core/dtype.h"
+#include "core/dtype/dtype.h"
 
 namespace graft::cuda {
 

@@ -1,4 +1,4 @@
-// The vectorized f32 <-> bf16 conversions give bf16's scalar bits (core/half.h) for every
+// The vectorized f32 <-> bf16 conversions give bf16's scalar bits (core/dtype/half.h) for every
 // bf16 value, for the f32 values where rounding is delicate (ties, carries into the
 // exponent, overflow to inf, NaN payloads, subnormals) and for random bit patterns, at every
 // length (the vector loop's tail included), and through the convert kernel.

@@ -1,4 +1,4 @@
-#include "core/axis.h"
+#include "core/sharding/axis.h"
 
 #include <mutex>
 

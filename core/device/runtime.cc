@@ -1,4 +1,4 @@
-#include "core/runtime.h"
+#include "core/device/runtime.h"
 
 #include <atomic>
 

@@ -1,9 +1,9 @@
 // jax.numpy's dtype queries: finfo / iinfo, issubdtype / isdtype, can_cast,
-// result_type, isscalar, for graft's dtypes (core/dtype.h), with JAX 0.10.2's answers (JAX with
-// x64 on where 64-bit types meet; a weak C++ float alone gives the default float, f32, as JAX
-// with x64 off). Host-side facts: nothing is traced. Included at the end of core/ops.h;
-// definitions in core/dtype_info.cc. Misuse (finfo of an integer type, an unknown kind or
-// casting) throws graft::Error naming the function.
+// result_type, isscalar, for graft's dtypes (core/dtype/dtype.h), with JAX 0.10.2's answers (JAX
+// with x64 on where 64-bit types meet; a weak C++ float alone gives the default float, f32, as JAX
+// with x64 off). Host-side facts: nothing is traced. Included at the end of core/ops.h; definitions
+// in core/dtype_info.cc. Misuse (finfo of an integer type, an unknown kind or casting) throws
+// graft::Error naming the function.
 #pragma once
 
 #include <complex>
@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "core/array.h"
-#include "core/dtype.h"
+#include "core/dtype/dtype.h"
 
 namespace graft {
 

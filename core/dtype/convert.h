@@ -7,8 +7,8 @@
 #include <limits>
 #include <type_traits>
 
-#include "core/float8.h"
-#include "core/half.h"
+#include "core/dtype/float8.h"
+#include "core/dtype/half.h"
 
 namespace graft {
 
@@ -17,7 +17,7 @@ inline constexpr bool kIsFloat8 = std::is_same_v<T, f8_e4m3fn> || std::is_same_v
 
 // Converts like XLA's convert_element_type: float -> int saturates (NaN -> 0), float -> bool
 // is x != 0, int -> narrower int wraps, anything -> f16/bf16 rounds to nearest even, anything
-// -> fp8 rounds to nearest even once (core/float8.h; from f64 too), fp8 -> anything goes
+// -> fp8 rounds to nearest even once (core/dtype/float8.h; from f64 too), fp8 -> anything goes
 // through f32 (exact).
 template <typename S, typename D>
 D convert_value(S v) {

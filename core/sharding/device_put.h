@@ -1,12 +1,13 @@
 // Placing arrays on devices: jax.device_put and jax.lax.with_sharding_constraint, over the
-// meshes and shardings of core/mesh.h (which this header includes; see there for the model).
-// Array::sharding(), devices() and addressable_shards() are defined in core/sharding.cc too:
-// they read device shards and slice blocks, which the base types below the backend cannot.
+// meshes and shardings of core/sharding/mesh.h (which this header includes; see there for the
+// model). Array::sharding(), devices() and addressable_shards() are defined in
+// core/sharding/device_put.cc too: they read device shards and slice blocks, which the base types
+// below the backend cannot.
 #pragma once
 
 #include "core/array.h"
-#include "core/device.h"
-#include "core/mesh.h"
+#include "core/device/device.h"
+#include "core/sharding/mesh.h"
 
 namespace graft {
 

@@ -6,16 +6,16 @@
 #include <ostream>
 #include <string_view>
 
-#include "core/float8.h"
-#include "core/half.h"
+#include "core/dtype/float8.h"
+#include "core/dtype/half.h"
 
 namespace graft {
 
 // kC64 / kC128 are complex64 / complex128 (std::complex<float> / <double>). Only the
 // primitives whose row in core/primitives/list.h has the kComplex flag take them; bind() rejects
-// the rest at trace time. kF8E4M3FN / kF8E5M2 are float8_e4m3fn / float8_e5m2 (core/float8.h),
-// likewise limited to the kFloat8 rows. kAllDTypes and dispatch_dtype cover the other real
-// dtypes only: complex kernels dispatch on their own (dispatch_complex), fp8 ones on
+// the rest at trace time. kF8E4M3FN / kF8E5M2 are float8_e4m3fn / float8_e5m2
+// (core/dtype/float8.h), likewise limited to the kFloat8 rows. kAllDTypes and dispatch_dtype cover
+// the other real dtypes only: complex kernels dispatch on their own (dispatch_complex), fp8 ones on
 // dispatch_float8. New dtypes are appended (kI8.. after kC128): nothing depends on the numeric
 // values, but appending keeps serialized enums stable.
 enum class DType : uint8_t {
@@ -149,7 +149,7 @@ struct dtype_of<f8_e5m2> {
 template <typename T>
 inline constexpr DType dtype_v = dtype_of<T>::value;
 
-// Throws graft::Error: a complex or fp8 dtype reached a kernel without it (core/dtype.cc).
+// Throws graft::Error: a complex or fp8 dtype reached a kernel without it (core/dtype/dtype.cc).
 [[noreturn]] void fail_dtype_dispatch(DType d);
 
 // Calls fn.template operator()<T>() with the C++ type of `d`, a dtype of kAllDTypes (a complex

@@ -1,4 +1,4 @@
-#include "core/dtype.h"
+#include "core/dtype/dtype.h"
 
 #include <array>
 

@@ -1,5 +1,5 @@
-// jax.numpy's dtype queries (core/dtype_info.h), with JAX 0.10.2's / numpy's answers.
-#include "core/dtype_info.h"
+// jax.numpy's dtype queries (core/dtype/dtype_info.h), with JAX 0.10.2's / numpy's answers.
+#include "core/dtype/dtype_info.h"
 
 #include <cmath>
 #include <limits>

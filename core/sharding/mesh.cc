@@ -1,4 +1,4 @@
-#include "core/mesh.h"
+#include "core/sharding/mesh.h"
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"

@@ -1,6 +1,6 @@
 // Meshes, partition specs and shardings, like jax.sharding.Mesh, PartitionSpec and
 // NamedSharding. Placing arrays with them (device_put, with_sharding_constraint) is
-// core/sharding.h, which includes this header.
+// core/sharding/device_put.h, which includes this header.
 //
 //   graft::Mesh mesh({2, 2}, {"data", "model"});    // devices 0..3, row-major
 //   graft::PartitionSpec spec = graft::P("data", graft::none);   // dim 0 split over data
@@ -33,8 +33,8 @@
 #include <vector>
 
 #include "core/array.h"
-#include "core/axis.h"
-#include "core/device.h"
+#include "core/sharding/axis.h"
+#include "core/device/device.h"
 
 namespace graft {
 

@@ -1,4 +1,4 @@
-#include "core/sharding.h"
+#include "core/sharding/device_put.h"
 
 #include <memory>
 #include <utility>

@@ -1,4 +1,4 @@
-#include "core/device.h"
+#include "core/device/device.h"
 
 #include <cstdlib>
 #include <mutex>
@@ -6,7 +6,7 @@
 
 #include "absl/status/status.h"
 #include "core/error.h"
-#include "core/runtime.h"
+#include "core/device/runtime.h"
 
 namespace graft {
 

@@ -210,8 +210,8 @@ DType inexact_of(const char* op, const std::vector<Array>& xs) {
 
 }  // namespace
 
-std::vector<Array> where(const Array& condition, int64_t size, int64_t fill_value) {
-  return nonzero(condition, size, fill_value);
+std::vector<Array> where(const Array& condition, NonzeroSize size) {
+  return nonzero(condition, size.size, size.fill_value);
 }
 
 std::pair<Array, std::vector<Array>> histogramdd(

@@ -51,8 +51,14 @@ std::pair<Array, Array> histogram(const Array& a, int64_t bins = 10,
                                   const std::optional<Array>& weights = std::nullopt,
                                   bool density = false);
 
-// jnp.where(condition, size=, fill_value=): nonzero(condition, size, fill_value).
-std::vector<Array> where(const Array& condition, int64_t size, int64_t fill_value = 0);
+// jnp.where(condition, size=, fill_value=), the one-argument form: nonzero(condition, size,
+// fill_value). Its size travels in a struct, `where(c, NonzeroSize{.size = 6})`, so that a
+// three-argument call with literals, `where(c, 1, 2.5)`, can only be the select (lax.h).
+struct NonzeroSize {
+  int64_t size;
+  int64_t fill_value = 0;
+};
+std::vector<Array> where(const Array& condition, NonzeroSize size);
 
 // Bins per dimension: a count (evenly spaced over the range) or a 1-D array of edges; one
 // entry is used for every dimension.

@@ -207,7 +207,7 @@ std::vector<Entry> jnp_entries() {
       API("jnp", "pad", pad(m(), {{1, 2}}, PadMode::kReflect)),
       API("jnp", "repeat", repeat(m(), i32s({1, 0, 2}), 1, 4)),
       API("jnp", "take", take(m(), i32s({7, -1}), std::nullopt, TakeMode::kWrap)),
-      API("jnp", "where", where(m() - 2.0, 6)[1]),
+      API("jnp", "where", where(m() - 2.0, NonzeroSize{.size = 6})[1]),
       API("jnp", "block", block({{m(), m()}, {ones({1, 6})}})),
       API("jnp", "frombuffer", frombuffer(std::string("\1\2\3\4\5\6\7\10", 8), DType::kI32)),
       API("jnp", "fromfunction",

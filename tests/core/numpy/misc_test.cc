@@ -150,7 +150,7 @@ const std::map<std::string, Fn>& cases() {
        [](auto& x) { return one(repeat(x[0], ints({1, 2, 0, 3, 1, 1, 2}), std::nullopt, 5)); }},
       {"repeat_flat", [](auto& x) { return one(repeat(x[0], ints({1, 0, 2, 1, 3, 1}), std::nullopt)); }},
       {"repeat_one", [](auto& x) { return one(repeat(x[0], ints({2}), 1, 8)); }},
-      {"where_one", [](auto& x) { return where(x[0], 5, -1); }},
+      {"where_one", [](auto& x) { return where(x[0], NonzeroSize{.size = 5, .fill_value = -1}); }},
       // block
       {"block_2x2", [](auto& x) { return one(block({{x[0], x[1]}, {x[2], x[3]}})); }},
       {"block_1d", [](auto& x) { return one(block({x[0], x[1]})); }},
@@ -332,6 +332,29 @@ void expect_error(const std::function<void()>& f, const std::string& op) {
   } catch (const Error& e) {
     EXPECT_EQ(std::string(e.what()).rfind("[" + op + "]", 0), 0u) << e.what();
   }
+}
+
+// A literal never switches functions: with scalars for x and y, where is the select, as
+// jnp.where(c, 1, 2.5) (f32 [3]: [1, 2.5, 1]); the one-argument form needs its NonzeroSize.
+template <typename... A>
+concept WhereCallable = requires(A... a) { where(a...); };
+static_assert(!WhereCallable<Array, int>);
+static_assert(!WhereCallable<Array, int64_t, int64_t>);
+static_assert(WhereCallable<Array, NonzeroSize>);
+
+TEST(NumpyWhere, ThreeArgumentsWithLiteralsSelect) {
+  const Array c = array(std::vector<bool>{true, false, true});
+  for (const Array& out : {where(c, 1, 2.5), where(c, 1.0, 2.5), where(c, int64_t{1}, 2.5f)}) {
+    EXPECT_EQ(out.dtype(), DType::kF32);
+    EXPECT_EQ(out.shape(), (Shape{3}));
+    EXPECT_EQ(out.to_vector<float>(), (std::vector<float>{1, 2.5, 1}));
+  }
+  const Array i = where(c, 1, 2);
+  EXPECT_EQ(i.dtype(), DType::kI32);
+  EXPECT_EQ(i.to_vector<int32_t>(), (std::vector<int32_t>{1, 2, 1}));
+  const std::vector<Array> idx = where(c, NonzeroSize{.size = 3, .fill_value = -1});
+  ASSERT_EQ(idx.size(), 1u);
+  EXPECT_EQ(idx[0].to_vector<int32_t>(), (std::vector<int32_t>{0, 2, -1}));
 }
 
 TEST(NumpyMiscErrors, BadInputsThrowNamingTheOp) {

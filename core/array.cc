@@ -160,7 +160,8 @@ std::shared_ptr<Buffer> Array::buffer() const {
 
 namespace detail {
 
-// fp8 elements are read through f32 (exact). Complex elements read as a real T keep their real part (as convert_element_type does); real
+// fp8 elements are read through f32 (exact). Complex elements read as a real T keep their real
+// part, as bool are true where either part is nonzero (as convert_element_type does); real
 // elements read as std::complex get a zero imaginary part.
 template <typename T>
 void convert_to(const void* data, DType src, int64_t n, T* out) {
@@ -172,6 +173,8 @@ void convert_to(const void* data, DType src, int64_t n, T* out) {
       for (int64_t i = 0; i < n; ++i) {
         if constexpr (t_complex) {
           out[i] = T(in[i]);
+        } else if constexpr (std::is_same_v<T, bool>) {
+          out[i] = in[i] != C(0);
         } else if constexpr (std::is_same_v<T, f16> || std::is_same_v<T, bf16>) {
           out[i] = T(static_cast<float>(in[i].real()));
         } else {

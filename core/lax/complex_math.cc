@@ -2,7 +2,8 @@
 // imaginary parts with real primitives, so grad (JAX's convention for complex cotangents),
 // vmap and jit come from the parts' rules. Formulas are the textbook ones, arranged to avoid
 // cancellation where the parts' signs allow (log1p, expm1, asinh by symmetry); branch cuts are
-// the principal ones, as NumPy's and XLA's.
+// the principal ones, as XLA's. On a cut, log's imaginary part follows the zero's sign (C99,
+// numpy and XLA agree); sqrt's does not (XLA's, not C99's: sqrt(-1 - 0j) = +1j).
 #include <cstdint>
 #include <memory>
 #include <numbers>
@@ -39,7 +40,9 @@ Array complex_expm1(const Array& z) {
 }
 
 // The principal root: t = sqrt((|z| + |x|) / 2) is the part of larger magnitude; the other is
-// |y| / (2 t), and the imaginary part takes y's sign. 0 at 0, with finite untaken branches.
+// |y| / (2 t). The imaginary part is negative only where y < 0: a signed zero does not pick
+// the side of the cut, as in XLA (sqrt(-1 - 0j) = +1j, where C99's csqrt gives -1j). 0 at 0,
+// with finite untaken branches.
 Array complex_sqrt(const Array& z) {
   Array x = real(z), y = imag(z);
   Array t = sqrt(0.5 * (hypot(x, y) + abs(x)));
@@ -47,7 +50,8 @@ Array complex_sqrt(const Array& z) {
   Array other = abs(y) / (2.0 * where(zero, ones_like(t), t));
   other = where(zero, zeros_like(t), other);
   Array nonneg = greater_equal(x, 0.0);
-  return complex(where(nonneg, t, other), copysign(where(nonneg, other, t), y));
+  Array im = where(nonneg, other, t);
+  return complex(where(nonneg, t, other), where(less(y, 0.0), -im, im));
 }
 
 Array complex_sin(const Array& z) {

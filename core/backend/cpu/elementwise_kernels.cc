@@ -147,7 +147,7 @@ void select_kernel(Call& c) {
 }
 
 // Conversions to or from c64 / c128, as XLA's: a real value becomes (x, 0); a complex value
-// converted to a real dtype keeps its real part.
+// converted to a real dtype keeps its real part, to bool is true where either part is nonzero.
 void convert_complex(Call& c, DType from, DType to, int64_t n) {
   auto real_to = [&]<typename C>(DType d) {
     dispatch_real_or_float8(d, [&]<typename S>() {
@@ -167,7 +167,13 @@ void convert_complex(Call& c, DType from, DType to, int64_t n) {
       });
     } else {
       dispatch_real_or_float8(to, [&]<typename D>() {
-        map_scalar(c.in<C>(0), c.out<D>(), n, [](C v) { return convert_value<R, D>(v.real()); });
+        map_scalar(c.in<C>(0), c.out<D>(), n, [](C v) {
+          if constexpr (std::is_same_v<D, bool>) {
+            return v != C(0);  // true where either part is nonzero (XLA's, NumPy's)
+          } else {
+            return convert_value<R, D>(v.real());
+          }
+        });
       });
     }
   });

@@ -67,6 +67,14 @@ TEST(ComplexTest, ValuesSurviveCreationConversionAndLayoutOps) {
             (std::vector<c128>{{1.5, 0}, {-2, 0}}));
   EXPECT_EQ(astype(z, DType::kF32).to_vector<float>(), (std::vector<float>{1, 3, -5, 0}));
   EXPECT_EQ(astype(z, DType::kC128).to_vector<c128>()[1], c128(3, -4));
+  // complex -> bool is true where either part is nonzero (JAX: astype(1j, bool) is True), in
+  // the kernel, under jit and when read on the host.
+  const Array parts = array<c64>({{0, 1}, {0, 0}, {2, 0}, {0, -0.0f}, {NAN, 0}});
+  const std::vector<bool> truth{true, false, true, false, true};
+  EXPECT_EQ(astype(parts, DType::kBool).to_vector<bool>(), truth);
+  EXPECT_EQ(jit([](const Array& a) { return astype(a, DType::kBool); })(parts).to_vector<bool>(),
+            truth);
+  EXPECT_EQ(parts.to_vector<bool>(), truth);
   EXPECT_EQ(real(z).dtype(), DType::kF32);
   EXPECT_EQ(imag(z).to_vector<float>(), (std::vector<float>{2, -4, 6, 0.5}));
   EXPECT_EQ(conj(z).to_vector<c64>()[0], c64(1, -2));

@@ -51,7 +51,8 @@ struct ConvertFn {
 };
 
 // Conversions to or from c64 / c128, as XLA's (and the CPU's): a real value becomes (x, 0);
-// a complex value converted to a real dtype keeps its real part.
+// a complex value converted to a real dtype keeps its real part, to bool is true where either
+// part is nonzero.
 template <typename S, typename C>
 struct ToComplexFn {
   __device__ C operator()(S v) const {
@@ -61,7 +62,13 @@ struct ToComplexFn {
 };
 template <typename C, typename D>
 struct FromComplexFn {
-  __device__ D operator()(C v) const { return convert_one<decltype(C::re), D>(v.re); }
+  __device__ D operator()(C v) const {
+    if constexpr (std::is_same_v<D, bool>) {
+      return v.re != 0 || v.im != 0;  // either part nonzero, as the CPU's
+    } else {
+      return convert_one<decltype(C::re), D>(v.re);
+    }
+  }
 };
 template <typename C, typename D>
 struct ComplexToComplexFn {

@@ -62,6 +62,11 @@ def eigh_fixed(x):
   return flat(w, v * jnp.sign(v[..., 0:1, :]))
 
 
+# A positive definite matrix and one that is not, as a batch.
+INDEFINITE = jnp.array([[[4, 2, 0], [2, 3, 1], [0, 1, 2]], [[1, 2, 0], [2, 1, 0], [0, 0, 1]]],
+                       jnp.float32)
+
+
 # name: (function, input shapes, record gradients)
 CASES = {
     "dchol": (lambda x: la.cholesky(spd(x)), [(4, 4)], True),
@@ -92,6 +97,10 @@ CASES = {
     "dmatrix_rank_1": (lambda x: la.matrix_rank(x[:, :1] @ x[:1, :]), [(4, 4)], False),
     "dtensorinv": (lambda x: la.tensorinv(x, ind=2), [(2, 3, 6)], True),
     "dtensorsolve": (lambda a, b: la.tensorsolve(a, b), [(2, 3, 6), (2, 3)], True),
+    # Not positive definite (the second matrix): NaN in its factor's triangle, zeros kept in
+    # the other.
+    "dchol_indefinite": (lambda: la.cholesky(INDEFINITE), [], False),
+    "dchol_indefinite_upper": (lambda: la.cholesky(INDEFINITE, upper=True), [], False),
 }
 
 

@@ -94,11 +94,12 @@ void cholesky(Call& call) {
   std::memcpy(out, call.in<T>(0), sizeof(T) * d.batch * nn);
   for (int64_t b = 0; b < d.batch && n > 0; ++b) {
     T* a = out + b * nn;
-    if (potrf(a, lp("cholesky", n)) != 0) {
-      fill_nan(a, nn);
-      continue;
+    // Not positive definite: NaN in the lower triangle, the upper kept 0 (as JAX's).
+    const bool failed = potrf(a, lp("cholesky", n)) != 0;
+    for (int64_t i = 0; i < n; ++i) {
+      if (failed) fill_nan(a + i * n, i + 1);
+      std::fill(a + i * n + i + 1, a + (i + 1) * n, T(0));
     }
-    for (int64_t i = 0; i < n; ++i) std::fill(a + i * n + i + 1, a + (i + 1) * n, T(0));
   }
 }
 

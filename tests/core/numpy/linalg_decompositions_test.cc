@@ -58,11 +58,19 @@ Fn one(std::function<Array(const std::vector<Array>&)> f) {
   return [f](const std::vector<Array>& x) { return std::vector<Array>{f(x)}; };
 }
 
+// The tool's INDEFINITE: a positive definite matrix and one that is not, as a batch.
+Array indefinite() {
+  return array<float>({4, 2, 0, 2, 3, 1, 0, 1, 2, 1, 2, 0, 2, 1, 0, 0, 0, 1}, Shape{2, 3, 3});
+}
+
 // The cases of tools/make_jnp_linalg_decomp_vectors.py, by name.
 const std::map<std::string, Fn>& cases() {
   static const auto* c = new std::map<std::string, Fn>{
       {"dchol", one([](auto& x) { return linalg::cholesky(spd(x[0])); })},
       {"dchol_upper_batch", one([](auto& x) { return linalg::cholesky(spd(x[0]), true); })},
+      {"dchol_indefinite", one([](auto&) { return linalg::cholesky(indefinite()); })},
+      {"dchol_indefinite_upper",
+       one([](auto&) { return linalg::cholesky(indefinite(), true); })},
       {"dqr_reduced", one([](auto& x) { return qr_fixed(x[0], "reduced"); })},
       {"dqr_complete", one([](auto& x) { return qr_fixed(x[0], "complete"); })},
       {"dqr_r", one([](auto& x) { return abs(linalg::qr(x[0], "r").r); })},
@@ -134,7 +142,7 @@ TEST(NumpyLinalgDecompTest, ValuesAndGradientsMatchJax) {
       expect_matches(grad(f)(xs[k]), name + ".grad" + std::to_string(k), 1e-3);
     }
   }
-  EXPECT_EQ(cases().size(), 28u);
+  EXPECT_EQ(cases().size(), 30u);
   EXPECT_GE(with_grads, 20);
 }
 

@@ -22,12 +22,14 @@ __global__ void copy_matrix_kernel(const T* src, T* dst, MatrixCopy c) {
        e += int64_t(gridDim.x) * blockDim.x) {
     const int64_t b = e / per, i = (e % per) / c.cols, j = e % c.cols;
     T v;
-    if (c.info != nullptr && c.info[b] != 0) {
+    const bool outside = (c.keep == Keep::kUpper && j < i) || (c.keep == Keep::kLower && j > i);
+    if (outside) {
+      v = T(0);
+    } else if (c.info != nullptr && c.info[b] != 0) {
       v = T(NAN);
     } else if (src == nullptr) {
       v = T(i == j ? 1 : 0);
-    } else if (i >= c.src_rows || j >= c.src_cols || (c.keep == Keep::kUpper && j < i) ||
-               (c.keep == Keep::kLower && j > i)) {
+    } else if (i >= c.src_rows || j >= c.src_cols) {
       v = T(0);
     } else {
       v = src[b * c.src_batch + i * c.src_row + j * c.src_col];

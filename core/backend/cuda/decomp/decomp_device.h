@@ -15,8 +15,9 @@ namespace graft::cuda::decomp {
 enum class Keep { kAll, kUpper, kLower };  // kUpper: j >= i, kLower: j <= i
 
 // dst[b, i, j] for b < batch, i < rows, j < cols, each side addressed by its own strides (in
-// elements): src's element (b, i, j), 0 outside src_rows x src_cols or outside `keep`, NaN
-// wherever info[b] != 0 (info may be null), the identity when src is null. src == dst with
+// elements): 0 outside `keep`; inside it, NaN wherever info[b] != 0 (info may be null: a
+// failed factorization keeps the zeros of its triangle, as JAX's), else src's element
+// (b, i, j), 0 outside src_rows x src_cols, the identity when src is null. src == dst with
 // equal strides is allowed (each element is read and written by one thread).
 struct MatrixCopy {
   int64_t batch = 1, rows = 0, cols = 0;

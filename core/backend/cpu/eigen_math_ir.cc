@@ -1,8 +1,7 @@
 // Transcriptions of Eigen 3.4 (Eigen/src/Core/arch/Default/GenericPacketMathFunctions.h:
 // pexp_float, with its pldexp_generic as one scaling (ldexp below says why that is the same);
-// MathFunctionsImpl.h: generic_fast_tanh_float;
-// functors/UnaryFunctors.h: scalar_logistic_op<float>), with the AVX / AVX2 packet primitives
-// they use spelled as the instructions compute them:
+// MathFunctionsImpl.h: generic_fast_tanh_float), with the AVX / AVX2 packet primitives they use
+// spelled as the instructions compute them:
 //   pmadd(a, b, c)  _mm256_fmadd_ps: fma(a, b, c), one rounding
 //   pmin(a, b)      _mm256_min_ps(b, a): b < a ? b : a
 //   pmax(a, b)      _mm256_max_ps(b, a): b > a ? b : a
@@ -156,23 +155,6 @@ V tanh(llvm::IRBuilder<>& b, V a_x) {
       p, x2,
       {1.19825839466702e-06f, 1.18534705686654e-04f, 2.26843463243900e-03f, 4.89352518554385e-03f});
   return b.CreateSelect(tiny, x, p.div(num, den));
-}
-
-V logistic(llvm::IRBuilder<>& b, V x_in, bool avx512) {
-  Packet p{b, x_in->getType(), avx512};
-  V small = p.lt(x_in, p.k(-9.0f));
-  // The smallest x at which the rational function reaches 1: no clamp of the result needed.
-  V x = p.min(x_in, p.k(15.7243833541870117f));
-  V x2 = p.mul(x, x);
-  V num = p.mul(x, horner(p, x2,
-                          {4.37031012579801e-11f, 1.15627324459942e-07f, 6.08574864600143e-05f,
-                           8.51377133304701e-03f, 2.48287947061529e-01f}));
-  V den = horner(p, x2,
-                 {6.10247389755681e-13f, 5.76102136993427e-09f, 6.29106785017040e-06f,
-                  1.70198817374094e-03f, 1.16817656904453e-01f, 9.93151921023180e-01f});
-  V rational = p.add(p.div(num, den), p.k(0.5f));
-  return if_any(b, small, rational,
-                [&] { return b.CreateSelect(small, exp(b, x_in, avx512, true), rational); });
 }
 
 V if_any(llvm::IRBuilder<>& b, V mask, V otherwise, const std::function<V()>& then) {

@@ -1,7 +1,7 @@
-// Eigen's f32 packet algorithms for exp, tanh and the logistic function written as LLVM IR on a
-// vector of f32 lanes: per lane the same IEEE operations in the same order (FMAs where Eigen's
-// pmadd is one, min / max with x86's operand order), so a compiled fused loop gives the bits
-// of the elementwise functors (core/primitives/elementwise_unary_ops.h) without calling them.
+// Eigen's f32 packet algorithms for exp and tanh written as LLVM IR on a vector of f32 lanes:
+// per lane the same IEEE operations in the same order (FMAs where Eigen's pmadd is one, min /
+// max with x86's operand order), so a compiled fused loop gives the bits of the elementwise
+// functors (core/primitives/elementwise_unary_ops.h) without calling them.
 // The functors run Eigen 3.4's AVX2 + FMA packets (the build's -mavx2 -mfma); kEigenMathIr is
 // false for any other build (an AVX-512 packet, whose exp is another algorithm, or no FMA), and
 // the compiled loop then calls the functors instead.
@@ -22,9 +22,6 @@ extern const bool kEigenMathIr;
 llvm::Value* exp(llvm::IRBuilder<>& b, llvm::Value* x, bool avx512, bool clamp_below);
 // generic_fast_tanh_float.
 llvm::Value* tanh(llvm::IRBuilder<>& b, llvm::Value* x);
-// scalar_logistic_op<float>::packetOp: a rational function, and exp for lanes below -9 (computed
-// only for blocks that have one).
-llvm::Value* logistic(llvm::IRBuilder<>& b, llvm::Value* x, bool avx512);
 
 // `any lane of mask ? then() : otherwise`, branching so that then() runs only for the blocks
 // that need it (marked unlikely).

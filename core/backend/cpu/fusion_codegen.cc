@@ -6,11 +6,11 @@
 // exact IEEE operations written as the interpreter's Eigen packets compute them (max/min
 // propagate a NaN first operand and order -0 below +0, sign of NaN or +-0 is the operand, sqrt
 // and 1 / sqrt correctly rounded: core/primitives/elementwise_math.h; comparisons and logic as the
-// C++ of the interpreter; exp, tanh and logistic as Eigen's packet algorithms, eigen_math_ir.h),
-// and LLVM does not contract a mul and an add into an FMA without fast-math flags, so compiled
-// and interpreted groups give the same bits; the rest call their functor on the block
-// (call_unary / call_binary). Bool lanes are i1 vectors, loaded from and
-// stored to 0/1 bytes.
+// C++ of the interpreter; exp and tanh as Eigen's packet algorithms, eigen_math_ir.h; logistic
+// through that exp), and LLVM does not contract a mul and an add into an FMA without fast-math
+// flags, so compiled and interpreted groups give the same bits; the rest call their functor on
+// the block (call_unary / call_binary). Bool lanes are i1 vectors, loaded from and stored to
+// 0/1 bytes.
 #include "core/backend/cpu/fusion_codegen.h"
 
 #include <llvm/ExecutionEngine/JITEventListener.h>
@@ -220,9 +220,14 @@ struct Inline<ew::Tanh> {
   static V f32(Ir& ir, V u) { return eigen_ir::tanh(ir.b, u); }
 };
 template <>
-struct Inline<ew::Logistic> {
+struct Inline<ew::Logistic> {  // the functor's (x >= 0 ? 1 : e) / (1 + e), e = exp(-|x|)
   static constexpr bool kEigen = true;
-  static V f32(Ir& ir, V u) { return eigen_ir::logistic(ir.b, u, ir.avx512); }
+  static V f32(Ir& ir, V u) {
+    auto& b = ir.b;
+    V e = Inline<ew::Exp>::f32(ir, b.CreateFNeg(b.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, u)));
+    V num = b.CreateSelect(b.CreateFCmpOGE(u, ir.f(0.0)), ir.f(1.0), e);
+    return b.CreateFDiv(num, b.CreateFAdd(ir.f(1.0), e));
+  }
 };
 template <typename Op>
 constexpr bool kEigenAlgorithm = requires {

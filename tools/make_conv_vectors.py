@@ -25,6 +25,11 @@ cgd = lax.conv_general_dilated
 inf = float("inf")
 
 
+def tied(x):
+  """round(x) in value (ties likely), the identity in gradient: x - stop_gradient(x) is 0."""
+  return jnp.round(x) + (x - lax.stop_gradient(x))
+
+
 def rw(init, op, *args, **kw):
   return lambda x: lax.reduce_window(x, init, op, *args, **kw)
 
@@ -69,6 +74,15 @@ CASES = {
     "rw_min_strided": (rw(inf, lax.min, (3, 2), (2, 1), "VALID"), [(7, 5)], True),
     "rw_sum_1d_pad": (rw(0.0, lax.add, (3,), (2,), ((2, 1),)), [(8,)], True),
     "rw_prod": (rw(1.0, lax.mul, (2, 2), (1, 1), "VALID"), [(3, 4)], False),
+    # Ties: the inputs rounded (with the identity's gradient), so windows meet equal maxima and
+    # JAX's select_and_scatter_add gives each window's cotangent to its first extreme element.
+    "rw_max_ties_1d": (lambda x: rw(-inf, lax.max, (3,), (2,), ((1, 1),))(tied(x)), [(9,)], True),
+    "rw_max_ties_2d": (lambda x: rw(-inf, lax.max, (2, 3), (1, 2), ((1, 0), (1, 1)))(tied(x)),
+                       [(4, 7)], True),
+    "rw_min_ties_2d": (lambda x: rw(inf, lax.min, (2, 2), (1, 1), "VALID")(tied(x)), [(3, 5)],
+                       True),
+    "max_pool_ties": (lambda x: rw(-inf, lax.max, (1, 2, 2, 1), (1, 1, 1, 1), "SAME")(tied(x)),
+                      [(1, 4, 4, 2)], True),
 }
 
 

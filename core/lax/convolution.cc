@@ -13,6 +13,7 @@
 #include "absl/strings/str_join.h"
 #include "core/error.h"
 #include "core/lax/lax.h"
+#include "core/lax/math.h"
 #include "core/lax/util.h"
 #include "core/primitives/conv.h"
 
@@ -154,6 +155,25 @@ Array conv(const Array& lhs, const Array& rhs, const Shape& window_strides,
   return conv_general_dilated(lhs, rhs, window_strides, padding);
 }
 
+namespace {
+
+// One step of a max (min) fold that keeps the first extreme element: s replaces acc where it
+// is greater (less), where it is NaN and acc is not, and where +0 meets -0 (-0 meets +0), so
+// the values are maximum's (minimum's) and the gradient reaches one element per window, the
+// first extreme one in the window's order, as JAX's select_and_scatter_add gives it.
+Array first_extreme(const Array& acc, const Array& s, bool max) {
+  Array choose = max ? greater(s, acc) : less(s, acc);
+  choose = logical_or(choose, logical_and(isnan(s), logical_not(isnan(acc))));
+  const Array signed_tie = max ? logical_and(signbit(acc), logical_not(signbit(s)))
+                               : logical_and(signbit(s), logical_not(signbit(acc)));
+  choose = logical_or(choose, logical_and(equal(s, acc), signed_tie));
+  return where(choose, s, acc);
+}
+Array first_max(const Array& acc, const Array& s) { return first_extreme(acc, s, true); }
+Array first_min(const Array& acc, const Array& s) { return first_extreme(acc, s, false); }
+
+}  // namespace
+
 Array reduce_window(const Array& x, const Array& init_value,
                     WindowComputation computation,
                     const Shape& window_dimensions, const Shape& window_strides,
@@ -191,6 +211,9 @@ Array reduce_window(const Array& x, const Array& init_value,
     out[i] = padded < dilated_w[i] ? 0 : (padded - dilated_w[i]) / st[i] + 1;
   }
   const Array xp = lax_pad(x, astype(init_value, x.dtype()), cfg);
+  // max and min fold keeping the first extreme element (their values, JAX's gradient).
+  if (computation == static_cast<WindowComputation>(maximum)) computation = first_max;
+  if (computation == static_cast<WindowComputation>(minimum)) computation = first_min;
   Array acc;
   // One strided slice per window offset k (row-major over the window), folded left to right.
   Shape k(r, 0);

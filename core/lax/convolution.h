@@ -79,7 +79,9 @@ using WindowComputation = Array (*)(const Array&, const Array&);
 // lax.reduce_window over every dim of x (window_dimensions has one entry per dim of x): the
 // monoid `computation` (with identity `init_value`) over each window. Strides, dilations
 // empty: all 1. The generic form applies `computation` pairwise, so it is differentiable
-// where the computation is; the named forms below are what pooling uses.
+// where the computation is; the named forms below are what pooling uses. With maximum or
+// minimum, the gradient goes whole to the first extreme element of each window (in
+// row-major window order), as JAX's select_and_scatter_add, not split between ties.
 Array reduce_window(const Array& x, const Array& init_value,
                     WindowComputation computation,
                     const Shape& window_dimensions, const Shape& window_strides = {},

@@ -29,6 +29,9 @@ using Fn = std::function<Array(const std::vector<Array>&)>;
 using Pads = std::vector<std::pair<int64_t, int64_t>>;
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
+// round(x) in value, the identity in gradient (the tool's tied()): windows meet ties.
+Array tied(const Array& x) { return round(x) + (x - stop_gradient(x)); }
+
 // The cases of tools/make_conv_vectors.py, by name.
 const std::map<std::string, Fn>& cases() {
   static const auto* c = new std::map<std::string, Fn>{
@@ -78,14 +81,24 @@ const std::map<std::string, Fn>& cases() {
       {"rw_sum_1d_pad", [](auto& x) { return reduce_window_sum(x[0], {3}, {2}, Pads{{2, 1}}); }},
       {"rw_prod",
        [](auto& x) { return reduce_window(x[0], scalar(1, DType::kF32), multiply, {2, 2}); }},
+      {"rw_max_ties_1d",
+       [](auto& x) { return reduce_window_max(tied(x[0]), {3}, {2}, Pads{{1, 1}}); }},
+      {"rw_max_ties_2d",
+       [](auto& x) { return reduce_window_max(tied(x[0]), {2, 3}, {1, 2}, Pads{{1, 0}, {1, 1}}); }},
+      {"rw_min_ties_2d", [](auto& x) { return reduce_window_min(tied(x[0]), {2, 2}); }},
+      {"max_pool_ties",
+       [](auto& x) {
+         return reduce_window(tied(x[0]), scalar(-kInf, DType::kF32), maximum, {1, 2, 2, 1},
+                              {1, 1, 1, 1}, "SAME");
+       }},
   };
   return *c;
 }
 
 TEST(ConvTest, ValuesAndGradientsMatchJax) {
   const int with_grads = expect_cases_match(cases());
-  EXPECT_EQ(cases().size(), 22u);
-  EXPECT_GE(with_grads, 19);
+  EXPECT_EQ(cases().size(), 26u);
+  EXPECT_GE(with_grads, 23);
 }
 
 TEST(ConvTest, JitEqualsEager) {

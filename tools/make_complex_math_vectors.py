@@ -52,6 +52,26 @@ def ties(a, b):
   return cx(jnp.round(a), jnp.round(b))
 
 
+# Points on and beside the negative real axis, imaginary parts +0 and -0.
+CUT_RE = jnp.array([-1, -1, -4, 1, 0.5, -0.5, 0, -0.0, -2], jnp.float32)
+CUT_IM = jnp.array([0, -0.0, -0.0, -0.0, -0.0, -0.0, -0.0, -0.0, -3], jnp.float32)
+
+
+INF, NAN = float("inf"), float("nan")
+# Denominators stay normal floats: JAX on CPU flushes subnormals to zero, graft keeps them.
+DIV_A = [(1, 1), (1e-30, 1e-30), (3, 4), (INF, 1), (1, -INF), (NAN, 1), (0, 0), (-2, 5)]
+DIV_B = [(1e30, 1e30), (1e-30, -1e-30), (0, 0), (-0.0, 0), (INF, 2), (2, -INF), (1, 2), (NAN, 0),
+         (3e38, 3e38), (2e-38, 0), (0, -0.0)]
+
+
+def div_parts(values, times, outer):
+  """The real and imaginary parts of `values`, each repeated `times` times (outer: as the
+  outer loop of the grid, else as the inner one)."""
+  v = np.array(values, np.float32)
+  v = np.repeat(v, times, axis=0) if outer else np.tile(v, (times, 1))
+  return jnp.asarray(v[:, 0]), jnp.asarray(v[:, 1])
+
+
 @jax.custom_jvp
 def arccosh(z):
   return jnp.arccosh(z)
@@ -191,6 +211,32 @@ CASES = {
                [(5,), (5,), (4,), (4,)], False),
     "at_max": (lambda a, b, c, d: ri(cx(a, b).at[jnp.array([4, 0, 4, 4])].max(cx(c, d))),
                [(5,), (5,), (4,), (4,)], True),
+    # On the cut, with signed zeros: XLA's sqrt gives +1j for sqrt(-1 - 0j) (C99's csqrt and
+    # numpy: -1j); its log keeps the zero's sign (log(-1 - 0j) = -pi j, as C99).
+    "sqrt_signed_zero": (lambda: ri(jnp.sqrt(cx(CUT_RE, CUT_IM))), [], False),
+    "log_signed_zero": (lambda: ri(jnp.log(cx(CUT_RE, CUT_IM))), [], False),
+    # Division where |b|^2 overflows or underflows, by zero, and with infinities and NaNs: every
+    # numerator of DIV_A over every denominator of DIV_B.
+    "divide_scaled": (lambda: ri(cx(*div_parts(DIV_A, len(DIV_B), True)) /
+                                 cx(*div_parts(DIV_B, len(DIV_A), False))), [], False),
+    "divide": (lambda a, b, c, d: ri(cx(a, b) / cx(c, d)), [(2, 5)] * 4, True),
+    # jax.grad with respect to complex arguments (the output is the gradient): of real
+    # functions (JAX's convention, df/dx + i df/dy), and holomorphic=True.
+    "grad_abs2": (lambda a, b: ri(jax.grad(lambda z: jnp.sum(jnp.abs(z) ** 2))(cx(a, b))),
+                  [(2, 3), (2, 3)], False),
+    "grad_re_exp_w": (lambda a, b, c, d: ri(jax.grad(
+        lambda z: jnp.sum(jnp.real(jnp.exp(z) * cx(c, d))))(cx(a, b))), [(2, 3)] * 4, False),
+    "grad_re_matmul": (lambda a, b, c, d: ri(jax.grad(
+        lambda x: jnp.sum(jnp.real(x @ cx(c, d))))(cx(a, b))), [(2, 3), (2, 3), (3, 2), (3, 2)],
+                       False),
+    "grad_irfft": (lambda a, b: ri(jax.grad(
+        lambda z: jnp.sum(jnp.fft.irfft(z) * jnp.arange(1.0, 9.0)))(cx(a, b))), [(5,), (5,)],
+                   False),
+    "grad_fft_abs": (lambda a, b: ri(jax.grad(lambda z: jnp.sum(jnp.abs(jnp.fft.fft(z))))(
+        cx(a, b))), [(6,), (6,)], False),
+    "grad_holomorphic": (lambda a, b: ri(jax.grad(lambda z: jnp.sum(jnp.sin(z) * z),
+                                                  holomorphic=True)(cx(a, b))), [(2, 3), (2, 3)],
+                         False),
 }
 
 

@@ -8,8 +8,9 @@
 //   auto [out, tangent] = graft::jvp(f, std::tuple{x}, std::tuple{t});
 //
 // The function is traced on placeholders each call (reading their values is an error), so it
-// must be pure. Only floating leaves are differentiated; asking for the gradient of an integer
-// argument is a graft::Error.
+// must be pure. Floating and complex leaves are differentiated (grad of a real function of
+// complex arguments as JAX's; `holomorphic` for complex outputs); asking for the gradient of
+// an integer argument is a graft::Error.
 #pragma once
 
 #include <functional>
@@ -27,39 +28,47 @@ namespace graft {
 
 struct HasAux {};
 inline constexpr HasAux has_aux{};
+struct Holomorphic {};
+inline constexpr Holomorphic holomorphic{};
 
 // Blocks derivatives: the value of x, with zero gradient.
 Array stop_gradient(const Array& x);
 
 namespace detail {
 
-void check_differentiable(const char* op, const std::vector<Array>& leaves);
-void check_scalar_output(const char* op, const Array& out);
+// The leaves grad may differentiate: floating ones, complex ones too where allow_complex (grad
+// and value_and_grad, as JAX's), only complex ones where holomorphic.
+void check_differentiable(const char* op, const std::vector<Array>& leaves,
+                          bool allow_complex = false, bool holomorphic = false);
+// A scalar output: real, or complex where holomorphic.
+void check_scalar_output(const char* op, const Array& out, bool holomorphic = false);
 
-// f(args...) differentiated w.r.t. args I...: returns (value, aux, grads as a tuple).
+// f(args...) differentiated w.r.t. args I...: returns (value, aux, grads as a tuple). The
+// gradient is the pullback of 1 (JAX's convention: for a real f of complex z = x + iy,
+// df/dx - i df/dy, so grad(|z|^2) = 2 conj(z); for a holomorphic f, f'(z)).
 template <bool kAux, size_t... I, typename F, typename... Args>
-auto value_aux_and_grad(const char* op, const F& f, const Args&... args) {
+auto value_aux_and_grad(const char* op, bool holomorphic, const F& f, const Args&... args) {
   static_assert(sizeof...(I) > 0, "argnums must name at least one argument");
   auto all = std::tuple<Args...>(args...);
   static_assert(((I < sizeof...(Args)) && ...), "argnums out of range");
   using Diff = std::tuple<std::decay_t<std::tuple_element_t<I, std::tuple<Args...>>>...>;
   Diff diff(std::get<I>(all)...);
   auto [leaves, def] = tree_flatten(diff);
-  check_differentiable(op, leaves);
+  check_differentiable(op, leaves, /*allow_complex=*/true, holomorphic);
   using Result = decltype(std::apply(f, all));
   TreeDef aux_def;
   FlatFn fn = [&](const std::vector<Array>& ph) {
     auto call_args = substitute<I...>(all, tree_unflatten<Diff>(def, ph));
     Result r = std::apply(f, call_args);
     if constexpr (kAux) {
-      check_scalar_output(op, r.first);
+      check_scalar_output(op, r.first, holomorphic);
       auto [aux_leaves, ad] = tree_flatten(r.second);
       aux_def = ad;
       std::vector<Array> outs{r.first};
       outs.insert(outs.end(), aux_leaves.begin(), aux_leaves.end());
       return outs;
     } else {
-      check_scalar_output(op, r);
+      check_scalar_output(op, r, holomorphic);
       return std::vector<Array>{r};
     }
   };
@@ -93,10 +102,10 @@ template <typename F, size_t... I>
 auto grad(F f, Argnums<I...> = {}) {
   return [f](const auto&... args) {
     if constexpr (sizeof...(I) == 0) {
-      auto [v, aux, g] = detail::value_aux_and_grad<false, 0>("grad", f, args...);
+      auto [v, aux, g] = detail::value_aux_and_grad<false, 0>("grad", false, f, args...);
       return detail::unwrap_single(std::move(g));
     } else {
-      auto [v, aux, g] = detail::value_aux_and_grad<false, I...>("grad", f, args...);
+      auto [v, aux, g] = detail::value_aux_and_grad<false, I...>("grad", false, f, args...);
       return detail::unwrap_single(std::move(g));
     }
   };
@@ -107,10 +116,11 @@ template <typename F, size_t... I>
 auto value_and_grad(F f, Argnums<I...> = {}) {
   return [f](const auto&... args) {
     if constexpr (sizeof...(I) == 0) {
-      auto [v, aux, g] = detail::value_aux_and_grad<false, 0>("value_and_grad", f, args...);
+      auto [v, aux, g] = detail::value_aux_and_grad<false, 0>("value_and_grad", false, f, args...);
       return std::pair{v, detail::unwrap_single(std::move(g))};
     } else {
-      auto [v, aux, g] = detail::value_aux_and_grad<false, I...>("value_and_grad", f, args...);
+      auto [v, aux, g] = detail::value_aux_and_grad<false, I...>("value_and_grad", false, f,
+                                                                  args...);
       return std::pair{v, detail::unwrap_single(std::move(g))};
     }
   };
@@ -121,10 +131,11 @@ template <typename F, size_t... I>
 auto value_and_grad(F f, Argnums<I...>, HasAux) {
   return [f](const auto&... args) {
     if constexpr (sizeof...(I) == 0) {
-      auto [v, aux, g] = detail::value_aux_and_grad<true, 0>("value_and_grad", f, args...);
+      auto [v, aux, g] = detail::value_aux_and_grad<true, 0>("value_and_grad", false, f, args...);
       return std::pair{std::pair{v, aux}, detail::unwrap_single(std::move(g))};
     } else {
-      auto [v, aux, g] = detail::value_aux_and_grad<true, I...>("value_and_grad", f, args...);
+      auto [v, aux, g] = detail::value_aux_and_grad<true, I...>("value_and_grad", false, f,
+                                                                 args...);
       return std::pair{std::pair{v, aux}, detail::unwrap_single(std::move(g))};
     }
   };
@@ -139,6 +150,30 @@ auto grad(F f, Argnums<I...> a, HasAux h) {
     auto [va, g] = value_and_grad(f, a, h)(args...);
     return std::pair{g, va.second};
   };
+}
+
+// holomorphic (JAX's holomorphic=True): f maps complex arguments to a complex scalar and is
+// complex-differentiable; the gradient is f'(z) (grad(z * z)(z) = 2 z).
+// Without it, complex arguments are allowed but the output must be real.
+template <typename F, size_t... I>
+auto value_and_grad(F f, Argnums<I...>, Holomorphic) {
+  return [f](const auto&... args) {
+    auto [v, aux, g] =
+        detail::value_aux_and_grad<false, I...>("value_and_grad", true, f, args...);
+    return std::pair{v, detail::unwrap_single(std::move(g))};
+  };
+}
+template <typename F>
+auto value_and_grad(F f, Holomorphic h) {
+  return value_and_grad(f, argnums<0>, h);
+}
+template <typename F, size_t... I>
+auto grad(F f, Argnums<I...> a, Holomorphic h) {
+  return [f, a, h](const auto&... args) { return value_and_grad(f, a, h)(args...).second; };
+}
+template <typename F>
+auto grad(F f, Holomorphic h) {
+  return grad(f, argnums<0>, h);
 }
 
 // vjp(f, args...) -> pair(outputs, pullback); pullback(cotangent pytree like the outputs)

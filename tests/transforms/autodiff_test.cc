@@ -178,7 +178,7 @@ TEST(AutodiffErrors, ClearMessages) {
             0u);
   EXPECT_EQ(msg([] {
               grad([](const Array& x) { return sum(x); })(array<int32_t>({1, 2}));
-            }).rfind("[grad] can only differentiate floating arrays", 0),
+            }).rfind("[grad] can only differentiate floating or complex arrays", 0),
             0u);
   EXPECT_EQ(msg([] {
               jvp([](const Array& x) { return x; }, std::tuple{kX},

@@ -21,6 +21,7 @@
 #include "core/ops.h"
 #include "gtest/gtest.h"
 #include "tests/core/numpy/jnp_array_vectors.h"
+#include "transforms/autodiff.h"
 #include "transforms/jit.h"
 #include "transforms/vmap.h"
 
@@ -39,6 +40,30 @@ Array with_nans(const std::vector<Array>& x) {
 Array specials(const Array& a) {
   const Array s = array<float>({0.0f, INFINITY, -INFINITY, NAN});
   return complex(reshape(s, {4, 1}) + a, reshape(s, {1, 4}) + a);
+}
+
+// Points on and beside the negative real axis, imaginary parts +0 and -0 (the tool's CUT_RE,
+// CUT_IM).
+Array on_the_cut() {
+  return complex(array<float>({-1, -1, -4, 1, 0.5, -0.5, 0, -0.0f, -2}),
+                 array<float>({0, -0.0f, -0.0f, -0.0f, -0.0f, -0.0f, -0.0f, -0.0f, -3}));
+}
+
+// The tool's DIV_A / DIV_B grid: every numerator over every denominator (outer: numerators).
+std::pair<Array, Array> division_grid() {
+  const float inf = INFINITY, nan = NAN;
+  const std::vector<std::pair<float, float>> a{{1, 1},   {1e-30f, 1e-30f}, {3, 4}, {inf, 1},
+                                               {1, -inf}, {nan, 1},         {0, 0}, {-2, 5}};
+  const std::vector<std::pair<float, float>> b{
+      {1e30f, 1e30f}, {1e-30f, -1e-30f}, {0, 0}, {-0.0f, 0}, {inf, 2},    {2, -inf},
+      {1, 2},         {nan, 0},          {3e38f, 3e38f},     {2e-38f, 0}, {0, -0.0f}};
+  std::vector<float> ar, ai, br, bi;
+  for (const auto& [x, y] : a) {
+    for (const auto& [u, v] : b) {
+      ar.push_back(x), ai.push_back(y), br.push_back(u), bi.push_back(v);
+    }
+  }
+  return {complex(array<float>(ar), array<float>(ai)), complex(array<float>(br), array<float>(bi))};
 }
 
 Fn unary(Array (*f)(const Array&), double scale = 1.0) {
@@ -172,12 +197,49 @@ const std::map<std::string, Fn>& cases() {
        [](auto& x) {
          return ri(at(cx(x), {array<int32_t>({4, 0, 4, 4})}).max(cx(x, 2)));
        }},
+      // On the cut with signed zeros (as the tool's CUT_RE / CUT_IM).
+      {"sqrt_signed_zero", [](auto&) { return ri(sqrt(on_the_cut())); }},
+      {"log_signed_zero", [](auto&) { return ri(log(on_the_cut())); }},
+      {"divide_scaled",
+       [](auto&) {
+         auto [a, b] = division_grid();
+         return ri(a / b);
+       }},
+      {"divide", [](auto& x) { return ri(cx(x) / cx(x, 2)); }},
+      // grad with respect to complex arguments (the case's output is the gradient).
+      {"grad_abs2",
+       [](auto& x) {
+         return ri(grad([](const Array& z) { return sum(square(abs(z))); })(cx(x)));
+       }},
+      {"grad_re_exp_w",
+       [](auto& x) {
+         const Array w = cx(x, 2);
+         return ri(grad([&](const Array& z) { return sum(real(exp(z) * w)); })(cx(x)));
+       }},
+      {"grad_re_matmul",
+       [](auto& x) {
+         const Array b = cx(x, 2);
+         return ri(grad([&](const Array& a) { return sum(real(matmul(a, b))); })(cx(x)));
+       }},
+      {"grad_irfft",
+       [](auto& x) {
+         const Array w = arange(1.0, 9.0);
+         return ri(grad([&](const Array& z) { return sum(fft::irfft(z) * w); })(cx(x)));
+       }},
+      {"grad_fft_abs",
+       [](auto& x) {
+         return ri(grad([](const Array& z) { return sum(abs(fft::fft(z))); })(cx(x)));
+       }},
+      {"grad_holomorphic",
+       [](auto& x) {
+         return ri(grad([](const Array& z) { return sum(sin(z) * z); }, holomorphic)(cx(x)));
+       }},
   };
   return *c;
 }
 
 TEST(ComplexMathTest, ValuesAndGradientsMatchJax) {
-  EXPECT_EQ(cases().size(), 85u);
+  EXPECT_EQ(cases().size(), 95u);
   EXPECT_EQ(expect_cases_match(cases()), 60);  // cases with gradients
 }
 
@@ -268,6 +330,31 @@ TEST(ComplexMathTest, JitAndVmapMatchEager) {
     for (size_t i = 0; i < got.size(); ++i)
       EXPECT_NEAR(got[i], want[i], 1e-5 * (1 + std::fabs(want[i])));
   }
+}
+
+// What grad refuses with complex values, as JAX: a complex output without holomorphic, and
+// holomorphic with a real output or real arguments.
+TEST(ComplexMathTest, GradOfComplexOutputsNeedsHolomorphic) {
+  const Array z = complex(array<float>({1, 2}), array<float>({0.5f, -1}));
+  auto message = [](auto&& f) {
+    try {
+      f();
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_EQ(message([&] { grad([](const Array& v) { return sum(v * v); })(z); })
+                .rfind("[grad] requires a real floating output, got c64[]", 0),
+            0u);
+  EXPECT_EQ(message([&] { grad([](const Array& v) { return sum(abs(v)); }, holomorphic)(z); })
+                .rfind("[grad] with holomorphic requires a complex output", 0),
+            0u);
+  EXPECT_EQ(message([] {
+              grad([](const Array& v) { return sum(astype(v, DType::kC64)); }, holomorphic)(
+                  array<float>({1, 2}));
+            }).rfind("[grad] with holomorphic requires complex arguments", 0),
+            0u);
 }
 
 TEST(ComplexMathTest, WhatJaxRefusesIsAnError) {

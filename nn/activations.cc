@@ -143,6 +143,87 @@ Array log_softmax(const Array& x, const Axes& axes) {
   return shifted - log(sum(exp(shifted), axes, /*keepdims=*/true));
 }
 
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+Array mask_for(const char* op, const Array& x, const Array& where) {
+  if (where.dtype() != DType::kBool) fail(op, "where must be bool, got ", where.dtype());
+  return broadcast_to(where, x.shape());
+}
+
+Axes one_axis(int64_t axis) { return Axes{axis}; }
+
+}  // namespace
+
+// As JAX 0.10.2's _softmax: the max over the elements taking part (-inf initial), exp of the
+// masked x shifted by it, divided by the masked sum; masked-out elements set to 0.
+Array softmax(const Array& x, const Axes& axes, const Array& where) {
+  const Array m = mask_for("softmax", x, where);
+  const Array xs = graft::where(m, x, full_like(x, -kInf));
+  const Array x_max = stop_gradient(graft::max(xs, axes, /*keepdims=*/true));
+  const Array unnormalized = exp(xs - x_max);
+  const Array total = sum(graft::where(m, unnormalized, zeros_like(unnormalized)), axes, true);
+  const Array result = unnormalized / total;
+  return graft::where(m, result, zeros_like(result));
+}
+Array softmax(const Array& x, int64_t axis, const Array& where) {
+  return softmax(x, one_axis(axis), where);
+}
+
+Array log_softmax(const Array& x, const Axes& axes, const Array& where) {
+  const Array m = mask_for("log_softmax", x, where);
+  const Array xs = graft::where(m, x, full_like(x, -kInf));
+  const Array shifted = xs - stop_gradient(graft::max(xs, axes, /*keepdims=*/true));
+  const Array e = exp(shifted);
+  const Array result = shifted - log(sum(graft::where(m, e, zeros_like(e)), axes, true));
+  return graft::where(m, result, full_like(result, -kInf));
+}
+Array log_softmax(const Array& x, int64_t axis, const Array& where) {
+  return log_softmax(x, one_axis(axis), where);
+}
+
+// As jax._src.ops.special.logsumexp: x where b == 0 becomes -inf; the finite max (0 where
+// none) shifts exp; the sign is that of the scaled sum, whose magnitude's log is the value.
+std::pair<Array, Array> logsumexp_with_sign(const Array& x, const LogSumExpOptions& o) {
+  constexpr const char* op = "logsumexp";
+  Array a = x, b;
+  if (o.b) {
+    if (is_complex(x.dtype()) || is_complex(o.b->dtype())) fail(op, "b with complex values");
+    // promote_args_inexact: the common dtype, made floating; then broadcast together.
+    DType d = result_type({x, *o.b});
+    if (!is_floating(d)) d = DType::kF32;
+    const Shape shape = broadcast_shapes({x.shape(), o.b->shape()});
+    a = broadcast_to(astype(x, d), shape);
+    b = broadcast_to(astype(*o.b, d), shape);
+    a = graft::where(not_equal(b, 0.0), a, full_like(a, -kInf));
+  } else {
+    if (is_complex(x.dtype())) fail(op, "the options form takes real x");
+    a = is_floating(x.dtype()) ? x : astype(x, DType::kF32);
+  }
+  std::optional<Array> m;
+  if (o.where) m = mask_for(op, a, *o.where);
+  const Array a_in = m ? graft::where(*m, a, full_like(a, -kInf)) : a;
+  Array amax = graft::max(a_in, o.axes, /*keepdims=*/true);
+  amax = stop_gradient(graft::where(isfinite(amax), amax, zeros_like(amax)));
+  Array e = exp(a - amax);
+  if (o.b) e = e * b;
+  if (m) e = graft::where(*m, e, zeros_like(e));
+  const Array total = sum(e, o.axes, /*keepdims=*/true);
+  Array out = log(abs(total)) + amax, sign = graft::sign(total);
+  if (!o.keepdims) {
+    const Axes all = o.axes;
+    out = sum(out, all), sign = sum(sign, all);  // drop the kept size-1 axes
+  }
+  return {out, sign};
+}
+
+Array logsumexp(const Array& x, const LogSumExpOptions& o) {
+  auto [out, sign] = logsumexp_with_sign(x, o);
+  if (!o.b) return out;
+  return graft::where(less(sign, 0.0), full_like(out, std::nan("")), out);
+}
+
 Array logmeanexp(const Array& x, const Axes& axes, bool keepdims) {
   Array lse = logsumexp(x, axes, keepdims);
   double count = 1;

@@ -74,7 +74,26 @@ using graft::log_softmax;
 using graft::softmax;
 Array softmax(const Array& x, const Axes& axes);
 Array log_softmax(const Array& x, const Axes& axes);
+// jax.nn.softmax / log_softmax with where=: only the elements where `where` (bool, broadcast
+// against x) is true take part; the others give 0 (softmax) or -inf (log_softmax). A slice
+// with none taking part gives those values throughout.
+Array softmax(const Array& x, const Axes& axes, const Array& where);
+Array softmax(const Array& x, int64_t axis, const Array& where);
+Array log_softmax(const Array& x, const Axes& axes, const Array& where);
+Array log_softmax(const Array& x, int64_t axis, const Array& where);
 using graft::logsumexp;  // (x, axes = all, keepdims = false)
+// jax.nn.logsumexp's other arguments: log(sum(b * exp(x))) over `axes` (empty: all), b and
+// where broadcast against x (where: the elements taking part). Without a sign, a negative
+// sum gives NaN (as JAX's); logsumexp_with_sign is return_sign=True.
+struct LogSumExpOptions {
+  Axes axes = {};
+  bool keepdims = false;
+  std::optional<Array> b = std::nullopt;
+  std::optional<Array> where = std::nullopt;
+};
+Array logsumexp(const Array& x, const LogSumExpOptions& options);
+// return_sign=True: (log|sum(b exp(x))|, sign of the sum: -1, 0 or 1).
+std::pair<Array, Array> logsumexp_with_sign(const Array& x, const LogSumExpOptions& options);
 // logsumexp(x) - log(number of elements reduced).
 Array logmeanexp(const Array& x, const Axes& axes = {}, bool keepdims = false);
 // (x - mean) * rsqrt(variance + epsilon) over `axes` (empty: all axes), with JAX's default

@@ -98,6 +98,13 @@ put("vec/x", X2)
 put("vec/w", W)
 X2S = X2 / np.float32(10)  # softmax over the whole array is not one-hot at this scale
 put("vec/xs", X2S)
+MASK = np.arange(22).reshape(2, 11) % 3 != 1
+B_POS = np.linspace(0.25, 2.0, 22, dtype=np.float32).reshape(2, 11)
+# Row 0 sums positive, row 1 negative.
+B_MIXED = np.stack([np.linspace(0.5, 1.0, 11), -np.linspace(0.5, 1.0, 11)]).astype(np.float32)
+put("vec/mask", MASK.astype(np.float32))
+put("vec/b_pos", B_POS)
+put("vec/b_mixed", B_MIXED)
 VEC = {
     "softmax": (X2, lambda v: nn.softmax(v)),
     "softmax_axis0": (X2, lambda v: nn.softmax(v, axis=0)),
@@ -113,6 +120,16 @@ VEC = {
     "standardize_all_eps": (X2S, lambda v: nn.standardize(v, axis=(0, 1), epsilon=0.1)),
     "glu_axis0": (X2, lambda v: nn.glu(v, axis=0)),
     "glu_last": (X.reshape(11, 2), lambda v: nn.glu(v)),
+    # where= and b=: MASK leaves out a third of each row, none of a column; B mixes signs.
+    "softmax_where": (X2, lambda v: nn.softmax(v, where=MASK)),
+    "softmax_where_axis0": (X2, lambda v: nn.softmax(v, axis=0, where=MASK)),
+    # (-inf where masked out, which the format cannot hold: recorded as 0 there.)
+    "log_softmax_where": (X2, lambda v: jnp.where(MASK, nn.log_softmax(v, where=MASK), 0)),
+    "logsumexp_where": (X2, lambda v: nn.logsumexp(v, axis=1, where=MASK)),
+    "logsumexp_b": (X2, lambda v: nn.logsumexp(v, axis=1, b=B_POS)),
+    "logsumexp_b_sign": (X2, lambda v: jnp.stack(nn.logsumexp(v, axis=1, b=B_MIXED,
+                                                              return_sign=True))),
+    "logsumexp_b_where_all": (X2, lambda v: nn.logsumexp(v, b=B_POS, where=MASK)),
 }
 for name, (xin, f) in VEC.items():
     xin = jnp.asarray(xin)

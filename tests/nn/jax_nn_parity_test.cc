@@ -7,12 +7,14 @@
 // that); for the functions over axes, grad of a weighted sum. Initializers are compared bit for bit
 // where graft draws the same samples with the same f32 arithmetic, and to rounding for orthogonal
 // (graft's own QR). Also: vmap and jit of some of them equal eager, and the errors.
+#include <cmath>
 #include <cstring>
 #include <functional>
 #include <map>
 #include <string>
 #include <vector>
 
+#include "core/error.h"
 #include "core/ops.h"
 #include "core/random/random.h"
 #include "gtest/gtest.h"
@@ -32,6 +34,9 @@ using testing::TestVectors;
 const TestVectors& vectors() { return TestVectors::Cached("tests/nn/testdata/jax_nn_vectors.json"); }
 
 using Fn = std::function<Array(const Array&)>;
+
+// The tool's MASK (recorded as 0 / 1).
+Array mask() { return not_equal(vectors().get("vec/mask"), 0.0); }
 
 const std::map<std::string, Fn>& elementwise() {
   static const auto* m = new std::map<std::string, Fn>{
@@ -159,6 +164,32 @@ TEST(JaxNnParity, FunctionsOverAxes) {
         [](const Array& v) {
           return standardize(v, {0, 1}, std::nullopt, std::nullopt, /*epsilon=*/0.1);
         }}},
+      {"softmax_where", {"vec/x", [](const Array& v) { return softmax(v, -1, mask()); }}},
+      {"softmax_where_axis0", {"vec/x", [](const Array& v) { return softmax(v, 0, mask()); }}},
+      {"log_softmax_where",
+       {"vec/x",
+        [](const Array& v) {
+          return where(mask(), log_softmax(v, -1, mask()), zeros_like(v));  // as recorded
+        }}},
+      {"logsumexp_where",
+       {"vec/x", [](const Array& v) { return logsumexp(v, {.axes = {1}, .where = mask()}); }}},
+      {"logsumexp_b",
+       {"vec/x",
+        [](const Array& v) {
+          return logsumexp(v, {.axes = {1}, .b = vectors().get("vec/b_pos")});
+        }}},
+      {"logsumexp_b_sign",
+       {"vec/x",
+        [](const Array& v) {
+          auto [out, sign] =
+              logsumexp_with_sign(v, {.axes = {1}, .b = vectors().get("vec/b_mixed")});
+          return stack({out, sign});
+        }}},
+      {"logsumexp_b_where_all",
+       {"vec/x",
+        [](const Array& v) {
+          return logsumexp(v, {.b = vectors().get("vec/b_pos"), .where = mask()});
+        }}},
       {"glu_axis0", {"vec/x", [](const Array& v) { return glu(v, 0); }}},
       {"glu_last",
        {"vec/x",
@@ -177,6 +208,33 @@ TEST(JaxNnParity, FunctionsOverAxes) {
     // (glu_last's JAX input was x reshaped to (11, 2): the same elements.)
     expect_allclose(g, reshape(vectors().get("vec/" + name + "/grad"), x.shape()), 1e-5, kAtol,
                     name + " grad");
+  }
+}
+
+// Where the recorded vectors cannot hold the value: -inf where log_softmax's where= leaves an
+// element out, 0 for softmax's, and NaN for logsumexp with b whose scaled sum is negative
+// (JAX's; with return_sign the same row is (log|sum|, -1)).
+TEST(JaxNnParity, MaskedAndNegativeSums) {
+  const Array x = vectors().get("vec/x");
+  const std::vector<bool> m = mask().to_vector<bool>();
+  const std::vector<float> ls = log_softmax(x, -1, mask()).to_vector<float>();
+  const std::vector<float> sm = softmax(x, -1, mask()).to_vector<float>();
+  for (size_t i = 0; i < m.size(); ++i) {
+    if (m[i]) continue;
+    EXPECT_EQ(ls[i], -INFINITY) << i;
+    EXPECT_EQ(sm[i], 0.0f) << i;
+  }
+  const Array b = vectors().get("vec/b_mixed");
+  const std::vector<float> plain = logsumexp(x, {.axes = {1}, .b = b}).to_vector<float>();
+  const auto [mag, sign] = logsumexp_with_sign(x, {.axes = {1}, .b = b});
+  EXPECT_FLOAT_EQ(plain[0], mag.to_vector<float>()[0]);
+  EXPECT_TRUE(std::isnan(plain[1]));
+  EXPECT_EQ(sign.to_vector<float>(), (std::vector<float>{1, -1}));
+  try {
+    softmax(x, -1, x);
+    ADD_FAILURE() << "a float where was accepted";
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()).rfind("[softmax] where must be bool", 0), 0u) << e.what();
   }
 }
 

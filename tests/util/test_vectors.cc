@@ -85,6 +85,8 @@ void expect_allclose(const Array& got, const Array& want, double rtol, double at
   double worst = 0;
   size_t worst_i = 0;
   for (size_t i = 0; i < g.size(); ++i) {
+    // Equal values (infinities included) and NaN against NaN match.
+    if (g[i] == w[i] || (std::isnan(g[i]) && std::isnan(w[i]))) continue;
     double err = std::abs(g[i] - w[i]) / (atol + rtol * std::abs(w[i]));
     if (!(err <= worst)) {  // also catches NaN
       worst = std::isnan(err) ? INFINITY : err;

@@ -35,8 +35,9 @@ class TestVectors {
   std::map<std::string, Array> arrays_;
 };
 
-// Max |got - want| / (atol + rtol |want|) <= 1 elementwise after casting both to f64;
-// on failure the gtest message names `what`, the worst index and both values.
+// Max |got - want| / (atol + rtol |want|) <= 1 elementwise after casting both to f64, equal
+// values (infinities included) and NaN against NaN matching; on failure the gtest message
+// names `what`, the worst index and both values.
 void expect_allclose(const Array& got, const Array& want, double rtol, double atol,
                      const std::string& what);
 

@@ -153,6 +153,15 @@ def jax_cases():
   # ---- bernoulli
   add("bernoulli_key13_p0.3_16", jr.bernoulli(K(13), 0.3, (16,)))
 
+  # ---- array parameters, broadcast into the shape (or giving it)
+  add("uniform_key20_f32_array_bounds_2x3",
+      jr.uniform(K(20), (2, 3), jnp.float32, minval=jnp.array([-1., 0., 2.], jnp.float32),
+                 maxval=jnp.array([[1.], [5.]], jnp.float32)))
+  add("bernoulli_key21_p_array_2x4",
+      jr.bernoulli(K(21), jnp.array([0.1, 0.5, 0.9, 0.3], jnp.float32), (2, 4)))
+  add("bernoulli_key22_p_array_no_shape",
+      jr.bernoulli(K(22), jnp.array([[0.2, 0.7, 0.5], [0.95, 0.05, 0.6]], jnp.float32)))
+
   # ---- randint
   add("randint_key14_0_10_10", jr.randint(K(14), (10,), 0, 10, jnp.int32))
   add("randint_key15_-5_1000_6", jr.randint(K(15), (6,), -5, 1000, jnp.int32))

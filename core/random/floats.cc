@@ -138,6 +138,19 @@ Array uniform(const Array& key, const Shape& shape, DType dtype, double minval, 
   return uniform_between(key, shape, dtype, scalar(lo, dtype), scalar(hi, dtype), exact);
 }
 
+Array uniform(const Array& key, const Shape& shape, DType dtype, const Array& minval,
+              const Array& maxval) {
+  check_key("uniform", key);
+  check_shape("uniform", shape);
+  check_float("uniform", dtype);
+  param_shape("uniform", shape, {&minval, &maxval});  // the bounds must broadcast into shape
+  const Array lo = broadcast_to(param("uniform", minval, dtype), shape);
+  const Array hi = broadcast_to(param("uniform", maxval, dtype), shape);
+  // XLA fuses f * span + lo into one FMA (f32, f64); where the product is exact, as the
+  // scalar form checks, both agree, so the fused form is right for every element.
+  return uniform_between(key, shape, dtype, lo, hi, /*exact_product=*/false);
+}
+
 Array normal(const Array& key, const Shape& shape, DType dtype) {
   check_key("normal", key);
   check_shape("normal", shape);
@@ -199,6 +212,17 @@ Array bernoulli(const Array& key, double p, const Shape& shape) {
   check_shape("bernoulli", shape);
   // A C++ double p is a weak f32 in JAX: the draw is an f32 uniform compared with f32(p).
   return unit_float(key, shape, DType::kF32) < scalar(p, DType::kF32);
+}
+
+Array bernoulli(const Array& key, const Array& p, const std::optional<Shape>& shape) {
+  check_key("bernoulli", key);
+  if (!p.valid()) fail("bernoulli", "got an empty Array handle as p");
+  if (!is_floating(p.dtype())) {
+    fail("bernoulli", "p must be a floating array, got ", p.aval().str());
+  }
+  const Shape s = param_shape("bernoulli", shape, {&p});
+  const DType d = p.weak_type() ? DType::kF32 : p.dtype();
+  return unit_float(key, s, d) < astype(p, d);
 }
 
 }  // namespace graft::random

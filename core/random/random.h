@@ -37,6 +37,10 @@ Array bits(const Array& key, const Shape& shape, DType dtype = DType::kU32);
 // JAX).
 Array uniform(const Array& key, const Shape& shape = {}, DType dtype = DType::kF32,
               double minval = 0.0, double maxval = 1.0);
+// Bounds as arrays (converted to dtype), broadcast into `shape` as JAX's: each element drawn
+// in its own [minval, maxval), the same bits as jax.random.uniform.
+Array uniform(const Array& key, const Shape& shape, DType dtype, const Array& minval,
+              const Array& maxval);
 Array normal(const Array& key, const Shape& shape = {}, DType dtype = DType::kF32);
 // Normal truncated to the open interval (lower, upper).
 Array truncated_normal(const Array& key, double lower, double upper, const Shape& shape = {},
@@ -44,6 +48,11 @@ Array truncated_normal(const Array& key, double lower, double upper, const Shape
 // Standard Gumbel samples (JAX's default mode "low").
 Array gumbel(const Array& key, const Shape& shape = {}, DType dtype = DType::kF32);
 Array bernoulli(const Array& key, double p = 0.5, const Shape& shape = {});
+// p as a floating array, one probability per element: `shape` when given (p must broadcast
+// into it), else p's shape; drawn as JAX's, uniform(key, shape, p's dtype) < p (a weak p, as a
+// C++ double makes, is f32).
+Array bernoulli(const Array& key, const Array& p,
+                const std::optional<Shape>& shape = std::nullopt);
 // Integers in [minval, maxval) of dtype i32, u32 or u8 (bounds clip to the dtype; u8 samples
 // as i32 like JAX). maxval <= minval gives minval. i64 would need JAX's x64 arithmetic.
 Array randint(const Array& key, const Shape& shape, int64_t minval, int64_t maxval,

@@ -84,6 +84,32 @@ TEST(RandomStats, BernoulliRate) {
             std::vector<double>(1000, 1.0));
 }
 
+// Array parameters: each element's own probability and bounds (the bits are checked against
+// JAX in random_test); what JAX refuses is an error.
+TEST(RandomStats, ArrayParameters) {
+  const Array p = array<float>({0.0f, 1.0f, 0.25f});
+  auto v = random::bernoulli(key(7), p, Shape{kN, 3}).to_vector<bool>();
+  double ones = 0;
+  for (int64_t i = 0; i < kN; ++i) {
+    ASSERT_FALSE(v[3 * i]);
+    ASSERT_TRUE(v[3 * i + 1]);
+    ones += v[3 * i + 2];
+  }
+  EXPECT_NEAR(ones / kN, 0.25, 0.01);
+  auto u = random::uniform(key(8), {kN, 2}, DType::kF32, array<float>({-3, 10}),
+                           array<float>({-2, 10.5f})).to_vector<float>();
+  for (int64_t i = 0; i < kN; ++i) {
+    ASSERT_TRUE(u[2 * i] >= -3 && u[2 * i] < -2) << u[2 * i];
+    ASSERT_TRUE(u[2 * i + 1] >= 10 && u[2 * i + 1] < 10.5f) << u[2 * i + 1];
+  }
+  expect_error("bernoulli", [] { random::bernoulli(key(0), array<int32_t>({1})); });
+  expect_error("bernoulli",
+               [] { random::bernoulli(key(0), array<float>({0.5f, 0.5f}), Shape{3}); });
+  expect_error("uniform", [] {
+    random::uniform(key(0), {2}, DType::kF32, array<float>({0, 0, 0}), 1.0);
+  });
+}
+
 TEST(RandomStats, RandintRangeAndBuckets) {
   auto v = random::randint(key(6), {kN}, -3, 7).to_vector<int32_t>();
   std::vector<int> count(10);

@@ -115,6 +115,20 @@ const std::map<std::string, std::function<Array()>>& cases() {
       {"truncated_normal_key12_f32_min-2_max1.5_8",
        [] { return random::truncated_normal(key(12), -2, 1.5, {8}); }},
       {"bernoulli_key13_p0.3_16", [] { return random::bernoulli(key(13), 0.3, {16}); }},
+      {"uniform_key20_f32_array_bounds_2x3",
+       [] {
+         return random::uniform(key(20), {2, 3}, DType::kF32, array<float>({-1, 0, 2}),
+                                array<float>({1, 5}, Shape{2, 1}));
+       }},
+      {"bernoulli_key21_p_array_2x4",
+       [] {
+         return random::bernoulli(key(21), array<float>({0.1f, 0.5f, 0.9f, 0.3f}), Shape{2, 4});
+       }},
+      {"bernoulli_key22_p_array_no_shape",
+       [] {
+         const Array p = array<float>({0.2f, 0.7f, 0.5f, 0.95f, 0.05f, 0.6f}, Shape{2, 3});
+         return random::bernoulli(key(22), p);
+       }},
       {"randint_key14_0_10_10", [] { return random::randint(key(14), {10}, 0, 10); }},
       {"randint_key15_-5_1000_6", [] { return random::randint(key(15), {6}, -5, 1000); }},
       {"randint_key16_3_4_5", [] { return random::randint(key(16), {5}, 3, 4); }},

@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
@@ -107,6 +108,7 @@ absl::Status CheckpointManager::scan(bool clean) {
   std::error_code ec;
   std::vector<std::pair<std::string, const char*>> doomed;  // path, why
   std::vector<int64_t> found;
+  std::vector<SkippedStep> skipped;
   for (auto it = fs::directory_iterator(dir_, ec); !ec && it != fs::directory_iterator();
        it.increment(ec)) {
     const std::string name = it->path().filename().string();
@@ -122,9 +124,17 @@ absl::Status CheckpointManager::scan(bool clean) {
     if (!step_name) {
       doomed.push_back({path, "left by an interrupted save or delete"});
     } else if (lstat_is(path + "/" + kCommitFile, S_IFREG)) {
-      if (lstat_is(path + "/" + kMetadataFile, S_IFREG)) found.push_back(std::stoll(name));
+      if (lstat_is(path + "/" + kMetadataFile, S_IFREG)) {
+        found.push_back(std::stoll(name));
+      } else {
+        skipped.push_back({std::stoll(name), path,
+                           std::string("committed, but its ") + kMetadataFile + " is missing"});
+      }
     } else if (!lstat_exists(path + "/" + kCommitFile) && has_graft_metadata(path)) {
       doomed.push_back({path, "renamed but never committed"});  // a crash after the rename
+    } else {
+      skipped.push_back({std::stoll(name), path,
+                         std::string("not a committed checkpoint (no ") + kCommitFile + ")"});
     }
   }
   if (ec) return absl::InternalError("listing " + dir_ + ": " + ec.message());
@@ -135,6 +145,13 @@ absl::Status CheckpointManager::scan(bool clean) {
     std::fprintf(stderr, "checkpoint: removed %s (%s)\n", p.c_str(), why);
     removed_on_open_.push_back(p);
   }
+  std::sort(skipped.begin(), skipped.end(),
+            [](const SkippedStep& a, const SkippedStep& b) { return a.step < b.step; });
+  for (const SkippedStep& k : skipped) {
+    std::fprintf(stderr, "checkpoint: skipping step %lld (%s): %s\n",
+                 static_cast<long long>(k.step), k.path.c_str(), k.why.c_str());
+  }
+  skipped_on_open_ = std::move(skipped);
   std::lock_guard<std::mutex> lock(mu_);
   for (int64_t s : found) {
     nlohmann::json metrics;

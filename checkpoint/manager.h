@@ -139,6 +139,16 @@ class CheckpointManager {
   const std::string& directory() const { return dir_; }
   // What open() removed (what interrupted saves or deletes left), as printed on stderr.
   const std::vector<std::string>& removed_on_open() const { return removed_on_open_; }
+  // Step-named folders open() found but cannot use: a committed step whose metadata file is
+  // lost, or a folder that is not a committed checkpoint (not written by a save). They are
+  // neither restored nor removed, and a save of that step fails (AlreadyExists); each was
+  // named on stderr. Callers that resume or save decide what that means for them.
+  struct SkippedStep {
+    int64_t step;
+    std::string path;
+    std::string why;
+  };
+  const std::vector<SkippedStep>& skipped_on_open() const { return skipped_on_open_; }
   std::string step_dir(int64_t step) const { return dir_ + "/" + std::to_string(step); }
 
  private:
@@ -158,6 +168,7 @@ class CheckpointManager {
   mutable std::condition_variable idle_cv_;  // signalled when worker_done_ turns true
   std::mutex save_mu_;                       // serializes save() callers
   std::map<int64_t, nlohmann::json> steps_;  // committed step -> metrics (null if none)
+  std::vector<SkippedStep> skipped_on_open_;
   std::optional<int64_t> in_flight_step_;
   std::thread worker_;
   bool worker_done_ = true;

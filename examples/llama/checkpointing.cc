@@ -48,6 +48,23 @@ absl::StatusOr<int64_t> RunCheckpoints::resume_step() const {
     }
     step = load_step;
   }
+  // Step folders the manager cannot use: loud when one is newer than the step resumed from,
+  // refused up front when this run would save that step (its save would fail after training).
+  const int64_t from = step.value_or(0);
+  for (const checkpoint::CheckpointManager::SkippedStep& k : manager_->skipped_on_open()) {
+    if (k.step <= from) continue;
+    const bool saves = steps > from && k.step <= steps &&
+                       (k.step == steps || k.step % config_.checkpoint.interval == 0);
+    if (saves) {
+      return absl::FailedPreconditionError(
+          k.path + " is " + k.why + ", and this run would save step " + std::to_string(k.step) +
+          " there (training.steps = " + std::to_string(steps) + ", checkpoint.interval = " +
+          std::to_string(config_.checkpoint.interval) + "): move or delete it first");
+    }
+    out_ << "checkpoint: skipping step " << k.step << " (" << k.path << "): " << k.why << "; "
+         << (step ? "resuming from step " + std::to_string(*step) : "starting from step 0")
+         << "\n";
+  }
   if (!step) return 0;
   if (steps > 0 && steps < *step) {
     return absl::FailedPreconditionError(

@@ -36,8 +36,10 @@ class RunCheckpoints {
 
   // The step this run resumes from (the latest, or load_step; 0 when there is none), checked
   // against the plan before anything is allocated: FailedPrecondition when training.steps is
-  // below it (and not 0, "evaluate only"), or when load_step has later steps beside it that
-  // training on would collide with.
+  // below it (and not 0, "evaluate only"), when load_step has later steps beside it that
+  // training on would collide with, or when a step folder the manager cannot use (lost
+  // metadata, not a committed checkpoint) is one this run would save; such a folder newer than
+  // the step resumed from is named in the log.
   absl::StatusOr<int64_t> resume_step() const;
 
   // Restores checkpoint `step` (from resume_step(), > 0) into params / state / loader.

@@ -211,6 +211,52 @@ TEST(RunGuardTest, LoadStepWithLaterStepsIsRefusedUpFront) {
   EXPECT_EQ(eval->first_step, 5);
 }
 
+// A step folder the checkpoint manager cannot use: a stray one at a step this run would save
+// is refused before training (its save would fail at the end); a committed step whose
+// metadata is lost is named in the log when the run resumes from an earlier step.
+TEST(RunGuardTest, UnusableStepFoldersAreFoundAtStart) {
+  const std::string dir = fresh_test_dir("unusable_steps");
+  train::TrainConfig c = tiny_config(dir);
+  c.checkpoint.enable = true;
+  c.checkpoint.interval = 4;
+  c.checkpoint.keep_latest_k = 0;
+  std::ostringstream log;
+  ASSERT_TRUE(run_training(c, log).ok()) << log.str();  // steps 4 and 8
+  const std::string ckpt = dir + "/checkpoint";
+  fs::create_directories(ckpt + "/12");
+  c.training.steps = 16;
+  std::ostringstream refused;
+  auto r = run_training(c, refused);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), absl::StatusCode::kFailedPrecondition) << r.status();
+  EXPECT_NE(r.status().message().find(ckpt + "/12 is not a committed checkpoint"),
+            std::string::npos)
+      << r.status();
+  EXPECT_NE(r.status().message().find("would save step 12"), std::string::npos) << r.status();
+  EXPECT_FALSE(any_progress_line(refused.str())) << refused.str();
+  // Up to step 11 nothing collides with it: the run trains, naming the folder it skips.
+  c.training.steps = 11;
+  std::ostringstream past;
+  auto ok = run_training(c, past);
+  ASSERT_TRUE(ok.ok()) << ok.status();
+  EXPECT_EQ(ok->first_step, 8);
+  EXPECT_NE(past.str().find("checkpoint: skipping step 12"), std::string::npos) << past.str();
+  fs::remove_all(ckpt + "/12");
+  fs::remove_all(ckpt + "/11");
+  // Step 8's metadata lost: resuming falls back to step 4 and says why.
+  ASSERT_TRUE(fs::remove(ckpt + "/8/_CHECKPOINT_METADATA"));
+  c.training.steps = 6;
+  std::ostringstream fallback;
+  auto back = run_training(c, fallback);
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(back->first_step, 4);
+  EXPECT_NE(fallback.str().find("checkpoint: skipping step 8 (" + ckpt +
+                                "/8): committed, but its _CHECKPOINT_METADATA is missing; "
+                                "resuming from step 4"),
+            std::string::npos)
+      << fallback.str();
+}
+
 TEST(RunGuardTest, StopRequestCheckpointsTheStepItFinishes) {
   train::TrainConfig c = tiny_config(fresh_test_dir("stop_flag"));
   c.checkpoint.enable = true;

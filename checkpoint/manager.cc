@@ -147,10 +147,6 @@ absl::Status CheckpointManager::scan(bool clean) {
   }
   std::sort(skipped.begin(), skipped.end(),
             [](const SkippedStep& a, const SkippedStep& b) { return a.step < b.step; });
-  for (const SkippedStep& k : skipped) {
-    std::fprintf(stderr, "checkpoint: skipping step %lld (%s): %s\n",
-                 static_cast<long long>(k.step), k.path.c_str(), k.why.c_str());
-  }
   skipped_on_open_ = std::move(skipped);
   std::lock_guard<std::mutex> lock(mu_);
   for (int64_t s : found) {

@@ -141,8 +141,8 @@ class CheckpointManager {
   const std::vector<std::string>& removed_on_open() const { return removed_on_open_; }
   // Step-named folders open() found but cannot use: a committed step whose metadata file is
   // lost, or a folder that is not a committed checkpoint (not written by a save). They are
-  // neither restored nor removed, and a save of that step fails (AlreadyExists); each was
-  // named on stderr. Callers that resume or save decide what that means for them.
+  // neither restored nor removed, and a save of that step fails (AlreadyExists). Callers that
+  // resume or save decide what that means for them (the trainer refuses or names them).
   struct SkippedStep {
     int64_t step;
     std::string path;

@@ -168,8 +168,11 @@ auto value_and_grad(F f, Holomorphic h) {
   return value_and_grad(f, argnums<0>, h);
 }
 template <typename F, size_t... I>
-auto grad(F f, Argnums<I...> a, Holomorphic h) {
-  return [f, a, h](const auto&... args) { return value_and_grad(f, a, h)(args...).second; };
+auto grad(F f, Argnums<I...>, Holomorphic) {
+  return [f](const auto&... args) {
+    auto [v, aux, g] = detail::value_aux_and_grad<false, I...>("grad", true, f, args...);
+    return detail::unwrap_single(std::move(g));
+  };
 }
 template <typename F>
 auto grad(F f, Holomorphic h) {

@@ -291,10 +291,12 @@ struct Tanh : EigenOp<ei::scalar_tanh_op> {
 
 // 1 / (1 + e^-x) for x >= 0 and e^x / (1 + e^x) below, with one e = exp(-|x|): a few ulp
 // relative everywhere, the small results of negative x included (Eigen's scalar_logistic_op,
-// a rational function above -9, is 2e-4 relative off at -8), and e^x's subnormals kept.
+// a rational function above -9, is 2e-4 relative off at -8), and e^x's subnormals kept. A NaN
+// is passed through as it is (on every path the same bits).
 struct Logistic {
   template <typename C>
   static C scalar(C x) {
+    if (x != x) return x;
     const C e = exp_value(-std::abs(x));
     return (x >= C(0) ? C(1) : e) / (C(1) + e);
   }
@@ -304,7 +306,8 @@ struct Logistic {
   static P packet(const P& x) {
     const P one = ei::pset1<P>(scalar_of<P>(1));
     const P e = pexp_value(ei::pnegate(ei::pabs(x)));
-    return ei::pdiv(ei::pselect(ei::pcmp_le(ei::pzero(x), x), one, e), ei::padd(one, e));
+    const P y = ei::pdiv(ei::pselect(ei::pcmp_le(ei::pzero(x), x), one, e), ei::padd(one, e));
+    return ei::pselect(ei::pcmp_eq(x, x), y, x);
   }
   static Array d(const Array& g, const Array&, const Array& out) {
     return g * (out * (k(1, out) - out));

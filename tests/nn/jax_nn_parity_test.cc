@@ -216,7 +216,7 @@ TEST(JaxNnParity, FunctionsOverAxes) {
 // (JAX's; with return_sign the same row is (log|sum|, -1)).
 TEST(JaxNnParity, MaskedAndNegativeSums) {
   const Array x = vectors().get("vec/x");
-  const std::vector<bool> m = mask().to_vector<bool>();
+  const std::vector<uint8_t> m = mask().to_vector<uint8_t>();
   const std::vector<float> ls = log_softmax(x, -1, mask()).to_vector<float>();
   const std::vector<float> sm = softmax(x, -1, mask()).to_vector<float>();
   for (size_t i = 0; i < m.size(); ++i) {

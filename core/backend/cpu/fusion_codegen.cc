@@ -220,13 +220,15 @@ struct Inline<ew::Tanh> {
   static V f32(Ir& ir, V u) { return eigen_ir::tanh(ir.b, u); }
 };
 template <>
-struct Inline<ew::Logistic> {  // the functor's (x >= 0 ? 1 : e) / (1 + e), e = exp(-|x|)
+struct Inline<ew::Logistic> {  // the functor's (x >= 0 ? 1 : e) / (1 + e), e = exp(-|x|);
+                               // NaN lanes are x itself
   static constexpr bool kEigen = true;
   static V f32(Ir& ir, V u) {
     auto& b = ir.b;
     V e = Inline<ew::Exp>::f32(ir, b.CreateFNeg(b.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, u)));
     V num = b.CreateSelect(b.CreateFCmpOGE(u, ir.f(0.0)), ir.f(1.0), e);
-    return b.CreateFDiv(num, b.CreateFAdd(ir.f(1.0), e));
+    V y = b.CreateFDiv(num, b.CreateFAdd(ir.f(1.0), e));
+    return b.CreateSelect(b.CreateFCmpUNO(u, u), u, y);
   }
 };
 template <typename Op>

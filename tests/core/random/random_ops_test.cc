@@ -88,7 +88,7 @@ TEST(RandomStats, BernoulliRate) {
 // JAX in random_test); what JAX refuses is an error.
 TEST(RandomStats, ArrayParameters) {
   const Array p = array<float>({0.0f, 1.0f, 0.25f});
-  auto v = random::bernoulli(key(7), p, Shape{kN, 3}).to_vector<bool>();
+  auto v = random::bernoulli(key(7), p, Shape{kN, 3}).to_vector<uint8_t>();
   double ones = 0;
   for (int64_t i = 0; i < kN; ++i) {
     ASSERT_FALSE(v[3 * i]);

@@ -14,13 +14,12 @@
 #include <set>
 
 #include "checkpoint/dir_lock.h"
-#include "core/device/device.h"
-#include "core/distributed/world.h"
 #include "checkpoint/file_util.h"
 #include "checkpoint/safetensors.h"
 #include "checkpoint/save_job.h"
 #include "checkpoint/shards.h"
 #include "core/device/device.h"
+#include "core/distributed/world.h"
 #include "core/error.h"
 #include "core/sharding/device_put.h"
 

@@ -3,6 +3,7 @@
 #include <signal.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <new>
 #include <optional>
 #include <sstream>
@@ -11,10 +12,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "checkpoint/hf.h"
-#include "core/device/device.h"
-#include "core/distributed/world.h"
 #include "core/buffer.h"
 #include "core/device/device.h"
+#include "core/distributed/world.h"
 #include "core/error.h"
 #include "core/ops.h"
 #include "core/random/random.h"
@@ -494,6 +494,11 @@ std::string memory_hint(const std::optional<MemoryEstimate>& m) {
 
 absl::StatusOr<TrainResult> run_training(const train::TrainConfig& given, std::ostream& out,
                                          const RunOptions& options) {
+  // A bad GRAFT_CPU_DEVICES is the user's setting: InvalidArgument naming it, before anything
+  // (it would otherwise surface from the first op as an internal error).
+  if (auto n = cpu_device_count_from_env(std::getenv("GRAFT_CPU_DEVICES")); !n.ok()) {
+    return n.status();
+  }
   train::TrainConfig config = given;
   if (auto s = apply_from_hf_config(config); !s.ok()) return s;  // model.from_hf_config
   if (auto s = train::validate(config); !s.ok()) return s;

@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -255,6 +256,28 @@ TEST(RunGuardTest, UnusableStepFoldersAreFoundAtStart) {
                                 "resuming from step 4"),
             std::string::npos)
       << fallback.str();
+}
+
+// GRAFT_CPU_DEVICES that is not a device count is the user's setting: InvalidArgument naming
+// it, before any step (not an internal error from the first op).
+TEST(RunGuardTest, BadCpuDeviceCountIsRefused) {
+  train::TrainConfig c = tiny_config(fresh_test_dir("bad_devices"));
+  const char* before = std::getenv("GRAFT_CPU_DEVICES");
+  const std::string saved = before ? before : "";
+  ASSERT_EQ(setenv("GRAFT_CPU_DEVICES", "abc", 1), 0);
+  std::ostringstream log;
+  auto r = run_training(c, log);
+  if (before) {
+    setenv("GRAFT_CPU_DEVICES", saved.c_str(), 1);
+  } else {
+    unsetenv("GRAFT_CPU_DEVICES");
+  }
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), absl::StatusCode::kInvalidArgument) << r.status();
+  EXPECT_NE(r.status().message().find("GRAFT_CPU_DEVICES=abc is not a device count"),
+            std::string::npos)
+      << r.status();
+  EXPECT_FALSE(any_progress_line(log.str())) << log.str();
 }
 
 TEST(RunGuardTest, StopRequestCheckpointsTheStepItFinishes) {

@@ -152,8 +152,6 @@ Array mask_for(const char* op, const Array& x, const Array& where) {
   return broadcast_to(where, x.shape());
 }
 
-Axes one_axis(int64_t axis) { return Axes{axis}; }
-
 }  // namespace
 
 // As JAX 0.10.2's _softmax: the max over the elements taking part (-inf initial), exp of the
@@ -168,7 +166,7 @@ Array softmax(const Array& x, const Axes& axes, const Array& where) {
   return graft::where(m, result, zeros_like(result));
 }
 Array softmax(const Array& x, int64_t axis, const Array& where) {
-  return softmax(x, one_axis(axis), where);
+  return softmax(x, Axes{axis}, where);
 }
 
 Array log_softmax(const Array& x, const Axes& axes, const Array& where) {
@@ -180,7 +178,7 @@ Array log_softmax(const Array& x, const Axes& axes, const Array& where) {
   return graft::where(m, result, full_like(result, -kInf));
 }
 Array log_softmax(const Array& x, int64_t axis, const Array& where) {
-  return log_softmax(x, one_axis(axis), where);
+  return log_softmax(x, Axes{axis}, where);
 }
 
 // As jax._src.ops.special.logsumexp: x where b == 0 becomes -inf; the finite max (0 where
@@ -209,12 +207,9 @@ std::pair<Array, Array> logsumexp_with_sign(const Array& x, const LogSumExpOptio
   Array e = exp(a - amax);
   if (o.b) e = e * b;
   if (m) e = graft::where(*m, e, zeros_like(e));
-  const Array total = sum(e, o.axes, /*keepdims=*/true);
-  Array out = log(abs(total)) + amax, sign = graft::sign(total);
-  if (!o.keepdims) {
-    const Axes all = o.axes;
-    out = sum(out, all), sign = sum(sign, all);  // drop the kept size-1 axes
-  }
+  const Array total = sum(e, o.axes, o.keepdims);
+  const Array out = log(abs(total)) + reshape(amax, total.shape());
+  const Array sign = graft::sign(total);
   return {out, sign};
 }
 

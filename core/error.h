@@ -14,6 +14,14 @@ class Error : public std::runtime_error {
   explicit Error(const std::string& what) : std::runtime_error(what) {}
 };
 
+// An exchange between processes that failed: a partner that did not answer in time (it died,
+// or runs something else), or an MPI error. A training program reports it as Unavailable, not
+// as a bug of its model.
+class DistributedError : public Error {
+ public:
+  using Error::Error;
+};
+
 // Concatenates anything std::ostream can print (Debian's absl::StrCat takes neither
 // std::string_view nor graft's types), for error and status messages.
 template <typename... Parts>

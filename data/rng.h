@@ -10,6 +10,8 @@
 #include <utility>
 #include <vector>
 
+#include "core/ir/digest.h"
+
 namespace graft::data {
 
 // One step of splitmix64 (Steele, Lea, Flood 2014): advances `state`, returns 64 mixed bits.
@@ -23,14 +25,8 @@ inline uint64_t splitmix64(uint64_t& state) {
 // Stateless mix of a value (the splitmix64 finalizer of `x`).
 inline uint64_t mix64(uint64_t x) { return splitmix64(x); }
 
-// FNV-1a over bytes: a stable content hash (document split, corpus fingerprint).
-inline uint64_t fnv1a64(std::string_view s, uint64_t h = 0xCBF29CE484222325ull) {
-  for (unsigned char c : s) {
-    h ^= c;
-    h *= 0x100000001B3ull;
-  }
-  return h;
-}
+// FNV-1a over bytes, a stable content hash (document split, corpus fingerprint).
+using graft::fnv1a64;
 
 // Uniform integer in [0, n) for n > 0: Lemire's multiply-shift with rejection, so unbiased.
 inline uint64_t uniform_below(uint64_t& state, uint64_t n) {

@@ -5,10 +5,12 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cstdint>
 #include <cstdlib>
 #include <mutex>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "core/device/device.h"
@@ -25,6 +27,8 @@ struct State {
   bool initialized = false;
   MPI_Comm data = MPI_COMM_NULL;  // collectives of programs (device threads)
   MPI_Comm sync = MPI_COMM_NULL;  // barriers (any one thread, e.g. the checkpoint writer)
+  MPI_Comm agree = MPI_COMM_NULL;  // allgather (agreement checks), one call at a time
+  std::mutex agree_mu;
   int rank = 0;
   int size = 1;
   double timeout_s = 300;
@@ -45,33 +49,51 @@ std::string mpi_error(int code) {
 }
 
 void finalize_at_exit() {
+  // After an exchange gave up, a partner may be hung: MPI_Finalize would wait for it forever.
+  // Exiting without it makes mpirun end the job, the hung processes included.
+  if (state().broken) return;
   int finalized = 0;
   MPI_Finalized(&finalized);
   if (!finalized) MPI_Finalize();
 }
 
-// Waits for `reqs`, polling `stop` and the deadline. Returns an empty string when all
-// completed, else why not (the requests are then cancelled).
-std::string wait_all(std::vector<MPI_Request>& reqs, const std::function<bool()>& stop,
-                     const std::string& peers) {
+// Waits for `reqs` (peer[k]: the process request k talks to, -1 for a collective), polling
+// `stop` and the deadline. Returns an empty string when all completed, else why not, naming
+// the processes that did not answer (the requests are then cancelled).
+std::string wait_all(std::vector<MPI_Request>& reqs, const std::vector<int>& peer,
+                     const std::function<bool()>& stop) {
   const auto start = std::chrono::steady_clock::now();
+  std::vector<int> done_at(reqs.size());
   for (int spin = 0;; ++spin) {
-    int done = 0;
-    const int rc = MPI_Testall(static_cast<int>(reqs.size()), reqs.data(), &done,
-                               MPI_STATUSES_IGNORE);
+    int count = 0;
+    const int rc = MPI_Testsome(static_cast<int>(reqs.size()), reqs.data(), &count,
+                                done_at.data(), MPI_STATUSES_IGNORE);
     if (rc != MPI_SUCCESS) return mpi_error(rc);
-    if (done) return "";
+    if (std::all_of(reqs.begin(), reqs.end(), [](MPI_Request r) { return r == MPI_REQUEST_NULL; })) {
+      return "";
+    }
     std::string why;
-    if (stop && stop()) why = "stopped: a device of this process failed";
+    if (stop && stop()) why = "stopped: another device of the shard_map failed";
     const double waited =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (why.empty() && waited > state().timeout_s) {
-      why = absl::StrCat("no answer from process ", peers, " in ", state().timeout_s,
-                         " s (GRAFT_DISTRIBUTED_TIMEOUT_S)");
+      std::vector<int> silent;
+      for (size_t k = 0; k < reqs.size(); ++k) {
+        if (reqs[k] != MPI_REQUEST_NULL &&
+            std::find(silent.begin(), silent.end(), peer[k]) == silent.end()) {
+          silent.push_back(peer[k]);
+        }
+      }
+      std::sort(silent.begin(), silent.end());
+      std::string who;
+      for (int p : silent) absl::StrAppend(&who, who.empty() ? "" : " or ", p);
+      why = absl::StrCat("no answer from ",
+                         silent == std::vector<int>{-1} ? "the other processes" : "process " + who,
+                         " in ", state().timeout_s, " s (GRAFT_DISTRIBUTED_TIMEOUT_S)");
     }
     if (!why.empty()) {
-      for (MPI_Request& r : reqs) {
-        if (r != MPI_REQUEST_NULL) MPI_Cancel(&r);
+      for (size_t k = 0; k < reqs.size(); ++k) {  // a collective's request cannot be cancelled
+        if (reqs[k] != MPI_REQUEST_NULL && peer[k] >= 0) MPI_Cancel(&reqs[k]);
       }
       state().broken = true;
       return why;
@@ -84,6 +106,47 @@ std::string wait_all(std::vector<MPI_Request>& reqs, const std::function<bool()>
       std::this_thread::sleep_for(std::chrono::microseconds(spin % 64 == 0 ? 200 : 20));
     }
   }
+}
+
+[[noreturn]] void fail_exchange(const char* op, const std::string& why) {
+  throw DistributedError(str_cat("[", op, "] ", why));
+}
+
+// mpi::exchange on communicator `comm`.
+void exchange_on(MPI_Comm comm, const char* op, int tag, const std::vector<int>& procs,
+                 const void* mine, const std::vector<size_t>& bytes, const std::vector<char*>& out,
+                 const std::function<bool()>& stop) {
+  State& s = state();
+  if (!s.initialized) fail(op, "internal: an exchange between processes before initialize");
+  if (s.broken) fail_exchange(op, "an earlier exchange between processes failed");
+  if (tag < 0 || tag >= mpi::kMaxTag) fail(op, "internal: tag ", tag, " out of range");
+  const auto self = std::find(procs.begin(), procs.end(), s.rank);
+  if (self == procs.end()) fail(op, "internal: this process is not in the exchange");
+  const size_t me = static_cast<size_t>(self - procs.begin());
+  std::vector<MPI_Request> reqs;
+  std::vector<int> peer_of;
+  auto post = [&](bool send, int peer, char* data, size_t n) {
+    for (size_t off = 0; off == 0 || off < n; off += kChunk) {
+      const int count = static_cast<int>(std::min(kChunk, n - off));
+      MPI_Request r;
+      const int rc = send ? MPI_Isend(data + off, count, MPI_BYTE, peer, tag, comm, &r)
+                          : MPI_Irecv(data + off, count, MPI_BYTE, peer, tag, comm, &r);
+      if (rc != MPI_SUCCESS) {
+        fail_exchange(op, str_cat("MPI ", send ? "send to" : "receive from", " process ", peer,
+                                  ": ", mpi_error(rc)));
+      }
+      reqs.push_back(r);
+      peer_of.push_back(peer);
+      if (n == 0) break;
+    }
+  };
+  for (size_t j = 0; j < procs.size(); ++j) {
+    if (j == me) continue;
+    post(false, procs[j], out[j], bytes[j]);
+    post(true, procs[j], static_cast<char*>(const_cast<void*>(mine)), bytes[me]);
+  }
+  const std::string why = wait_all(reqs, peer_of, stop);
+  if (!why.empty()) fail_exchange(op, why);
 }
 
 }  // namespace
@@ -144,8 +207,8 @@ absl::Status initialize() {
   }
   MPI_Comm_dup(MPI_COMM_WORLD, &s.data);
   MPI_Comm_dup(MPI_COMM_WORLD, &s.sync);
-  MPI_Comm_set_errhandler(s.data, MPI_ERRORS_RETURN);
-  MPI_Comm_set_errhandler(s.sync, MPI_ERRORS_RETURN);
+  MPI_Comm_dup(MPI_COMM_WORLD, &s.agree);
+  for (MPI_Comm c : {s.data, s.sync, s.agree}) MPI_Comm_set_errhandler(c, MPI_ERRORS_RETURN);
   s.initialized = true;
   return absl::OkStatus();
 }
@@ -166,45 +229,43 @@ absl::Status barrier(const char* name) {
   int rc = MPI_Ibarrier(s.sync, req.data());
   if (rc != MPI_SUCCESS) return absl::UnavailableError(absl::StrCat("barrier '", name, "': ",
                                                                      mpi_error(rc)));
-  std::string why = wait_all(req, nullptr, "(any)");
+  std::string why = wait_all(req, {-1}, nullptr);
   if (!why.empty()) return absl::UnavailableError(absl::StrCat("barrier '", name, "': ", why));
   return absl::OkStatus();
 }
 
 namespace mpi {
 
+std::vector<std::string> allgather(const char* op, const std::string& mine) {
+  State& s = state();
+  if (!s.initialized) return {mine};
+  std::lock_guard<std::mutex> lock(s.agree_mu);
+  // Point to point rather than MPI_Iallgather: a timeout then names the processes that did
+  // not answer.
+  std::vector<int> all(static_cast<size_t>(s.size));
+  for (int p = 0; p < s.size; ++p) all[p] = p;
+  std::vector<uint64_t> sizes(static_cast<size_t>(s.size));
+  sizes[s.rank] = mine.size();
+  std::vector<char*> at;
+  for (uint64_t& n : sizes) at.push_back(reinterpret_cast<char*>(&n));
+  exchange_on(s.agree, op, /*tag=*/0, all, &sizes[s.rank],
+              std::vector<size_t>(sizes.size(), sizeof(uint64_t)), at, nullptr);
+  std::vector<std::string> out(static_cast<size_t>(s.size));
+  std::vector<size_t> bytes;
+  at.clear();
+  for (int p = 0; p < s.size; ++p) {
+    out[p] = p == s.rank ? mine : std::string(sizes[p], '\0');
+    bytes.push_back(sizes[p]);
+    at.push_back(out[p].data());
+  }
+  exchange_on(s.agree, op, /*tag=*/1, all, mine.data(), bytes, at, nullptr);
+  return out;
+}
+
 void exchange(const char* op, int tag, const std::vector<int>& procs, const void* mine,
               const std::vector<size_t>& bytes, const std::vector<char*>& out,
               const std::function<bool()>& stop) {
-  State& s = state();
-  if (!s.initialized) fail(op, "internal: an exchange between processes before initialize");
-  if (s.broken) fail(op, "an earlier exchange between processes failed");
-  if (tag < 0 || tag >= kMaxTag) fail(op, "internal: tag ", tag, " out of range");
-  const auto self = std::find(procs.begin(), procs.end(), s.rank);
-  if (self == procs.end()) fail(op, "internal: this process is not in the exchange");
-  const size_t me = static_cast<size_t>(self - procs.begin());
-  std::vector<MPI_Request> reqs;
-  std::string peers;
-  auto post = [&](bool send, int peer, char* data, size_t n) {
-    for (size_t off = 0; off == 0 || off < n; off += kChunk) {
-      const int count = static_cast<int>(std::min(kChunk, n - off));
-      MPI_Request r;
-      const int rc = send ? MPI_Isend(data + off, count, MPI_BYTE, peer, tag, s.data, &r)
-                          : MPI_Irecv(data + off, count, MPI_BYTE, peer, tag, s.data, &r);
-      if (rc != MPI_SUCCESS) fail(op, "MPI ", send ? "send to" : "receive from", " process ",
-                                  peer, ": ", mpi_error(rc));
-      reqs.push_back(r);
-      if (n == 0) break;
-    }
-  };
-  for (size_t j = 0; j < procs.size(); ++j) {
-    if (j == me) continue;
-    absl::StrAppend(&peers, peers.empty() ? "" : " or ", procs[j]);
-    post(false, procs[j], out[j], bytes[j]);
-    post(true, procs[j], static_cast<char*>(const_cast<void*>(mine)), bytes[me]);
-  }
-  const std::string why = wait_all(reqs, stop, peers);
-  if (!why.empty()) fail(op, why);
+  exchange_on(state().data, op, tag, procs, mine, bytes, out, stop);
 }
 
 }  // namespace mpi

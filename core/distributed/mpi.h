@@ -15,7 +15,9 @@
 // shard_map (so a jit with shardings, or a pmap) the blocks of its outputs that were computed
 // on other processes' devices are fetched (replicated outputs need nothing), so reading an
 // array, eager ops and checkpoints work the same on every process. Processes must run the same
-// programs in the same order (SPMD), as JAX requires.
+// programs in the same order (SPMD), as JAX requires: a shard_map runs when called (bind), not
+// when read, and before it exchanges anything the processes check that they run the same one
+// (program_agreement.h).
 //
 // Errors: initialize returns a Status (no MPI with thread support, devices already read, a bad
 // GRAFT_CPU_DEVICES). A collective whose partner does not answer within
@@ -25,6 +27,7 @@
 
 #include <cstddef>
 #include <functional>
+#include <string>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -43,12 +46,17 @@ namespace mpi {
 
 inline constexpr int kMaxTag = 1 << 20;
 
+// Every process calls it (in the same order as the others' calls); returns every process's
+// `mine`, by rank ({mine} in a one-process run). Throws graft::DistributedError "[op] ..." on a
+// timeout or an MPI error.
+std::vector<std::string> allgather(const char* op, const std::string& mine);
+
 // Every process in `procs` (ascending world ranks, this process among them) sends its `mine`
 // to every other and receives process procs[j]'s into out[j], bytes[j] long (out of this
 // process's own position is not written). Concurrent exchanges use distinct tags in
 // [0, kMaxTag); one tag's exchanges arrive in the order they were made. While waiting it polls
-// `stop` (may be empty): true gives up with "[op] ... stopped". Throws graft::Error "[op] ..."
-// on a timeout or an MPI error.
+// `stop` (may be empty): true gives up with "[op] ... stopped". Throws graft::DistributedError
+// "[op] ..." on a timeout or an MPI error.
 void exchange(const char* op, int tag, const std::vector<int>& procs, const void* mine,
               const std::vector<size_t>& bytes, const std::vector<char*>& out,
               const std::function<bool()>& stop = nullptr);

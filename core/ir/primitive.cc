@@ -1,5 +1,6 @@
 #include "core/ir/primitive.h"
 
+#include "core/device/device.h"
 #include "core/error.h"
 #include "core/ir/name_scope.h"
 #include "core/ir/program.h"
@@ -49,6 +50,15 @@ AxisMask Primitive::axis_names() const {
     for (const Instr& instr : s.program->instrs) m |= instr.prim->axis_names();
   }
   return m;
+}
+
+bool Primitive::exchanges_between_processes() const {
+  for (const SubProgram& s : sub_programs()) {
+    for (const Instr& instr : s.program->instrs) {
+      if (instr.prim->exchanges_between_processes()) return true;
+    }
+  }
+  return false;
 }
 
 std::shared_ptr<const Primitive> Primitive::with_sub_programs(
@@ -125,6 +135,11 @@ std::vector<Array> bind(std::shared_ptr<const Primitive> p, std::vector<Array> i
     } else {
       eval(outs);
     }
+  } else if (!tracer && process_count() > 1 && node->primitive->exchanges_between_processes()) {
+    // Exchanges run when called, in program order on every process, not when (or whether)
+    // this process reads their results: a value logged on process 0 alone would otherwise
+    // pair its exchanges with different ones of the other processes.
+    eval(outs);
   }
   return outs;
 }

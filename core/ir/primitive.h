@@ -100,6 +100,12 @@ class Primitive {
   // inputs; psum of an unbatched value is axis_size * x).
   virtual AxisMask axis_names() const;
 
+  // Whether applying it exchanges data with the other processes of a multi-process run (a
+  // shard_map does, and so does a primitive whose body holds one). bind runs such an
+  // application at once on values, so every process runs the same exchanges in program order,
+  // whatever each one later reads. Asked only when there are several processes.
+  virtual bool exchanges_between_processes() const;
+
   // Nested programs, which the printer shows and passes rewrite. with_sub_programs returns
   // this primitive with its bodies replaced by programs of the same signature (same input
   // and output avals), in the order sub_programs lists them.

@@ -9,6 +9,8 @@
 #include "core/error.h"
 #include "core/interpreters/ad.h"
 #include "core/interpreters/batching.h"
+#include "core/ir/digest.h"
+#include "core/ir/program.h"
 #include "core/lax/lax.h"
 #include "core/primitives/control_util.h"
 
@@ -112,6 +114,15 @@ void ShardMap::infer_vma(const std::vector<Aval>&, std::vector<Aval>& out) const
 }
 
 AxisMask ShardMap::axis_names() const { return ControlPrimitive::axis_names() & ~mesh_mask(); }
+
+bool ShardMap::exchanges_between_processes() const { return process_count() > 1; }
+
+uint64_t ShardMap::digest() const {
+  std::call_once(digest_->once, [&] {
+    digest_->value = fnv1a64(print_program(body()), fnv1a64(params()));
+  });
+  return digest_->value;
+}
 
 namespace detail {
 

@@ -18,7 +18,10 @@
 // CPU kernel is core/backend/cpu/shard_map_kernel.cc.
 #pragma once
 
+#include <cstdint>
 #include <functional>
+#include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -49,11 +52,23 @@ class ShardMap : public ControlPrimitive {
   const std::vector<DimAxes>& in_specs() const { return in_specs_; }
   const std::vector<DimAxes>& out_specs() const { return out_specs_; }
 
+  // In a multi-process run its kernel exchanges data with the other processes: bind runs it
+  // at once on values.
+  bool exchanges_between_processes() const override;
+  // A digest of what it runs (its params and body as printed), worked out once: processes
+  // compare it before they exchange data (core/distributed/program_agreement.h).
+  uint64_t digest() const;
+
  private:
   std::string fn_name_;
   MeshAxes mesh_;
   std::vector<DimAxes> in_specs_, out_specs_;
   AxisMask mesh_mask_ = 0;
+  struct Digest {
+    std::once_flag once;
+    uint64_t value = 0;
+  };
+  std::shared_ptr<Digest> digest_ = std::make_shared<Digest>();
 };
 
 namespace detail {

@@ -2,7 +2,9 @@
 // alone): the device world, every collective over a mesh whose 'x' axis crosses the two
 // processes and whose 'y' axis stays inside each, pmap across processes with its gradient, and
 // data-parallel / FSDP training of llama-tiny against one device, and a sharded checkpoint
-// each process writes its part of. Each process computes the
+// each process writes its part of; exchanges that run in program order whatever each process
+// reads, and processes that run different programs stopped with an error naming the
+// difference. Each process computes the
 // references itself (every process holds whole arrays; core/distributed/mpi.h), by plain loops
 // over the global inputs or by the one-device program.
 #include <cmath>
@@ -20,6 +22,7 @@
 #include "core/device/device.h"
 #include "core/distributed/mpi.h"
 #include "core/distributed/world.h"
+#include "core/error.h"
 #include "core/ops.h"
 #include "core/random/random.h"
 #include "core/sharding/device_put.h"
@@ -177,6 +180,89 @@ TEST(MpiWorldTest, PmapAndItsGradientAcrossProcesses) {
   expect_near(out, want_out, 1e-5, "pmap");
   Array g = grad([&](const Array& x) { return sum(pmap(f, "i")(x)); })(a);
   expect_near(g, want_grad, 1e-5, "grad of pmap");
+}
+
+// psum over x and over y of a [8, 3] array whose block 2x + y (rows 2b, 2b + 1) device (x, y)
+// holds, by plain loops.
+std::vector<float> psum_of(const std::vector<float>& in, bool over_x) {
+  std::vector<float> out(24);
+  for (int b = 0; b < 4; ++b) {
+    const int x = b / 2, y = b % 2;
+    for (int e = 0; e < 6; ++e) {
+      out[b * 6 + e] = over_x ? in[(0 + y) * 6 + e] + in[(2 + y) * 6 + e]
+                              : in[(2 * x) * 6 + e] + in[(2 * x + 1) * 6 + e];
+    }
+  }
+  return out;
+}
+
+// Process 0 reads a value that process 1 does not (the usual "log on process 0"): the
+// shard_maps behind it have run on both processes already, in program order, when they were
+// called; reading never starts exchanges of its own.
+TEST(MpiWorldTest, ExchangesRunInProgramOrderWhateverEachProcessReads) {
+  const std::vector<PartitionSpec> split = {P(AxisNames{"x", "y"})};
+  auto over_x = shard_map([](const Array& v) { return psum(v, {"x"}); }, mesh(), split, split);
+  auto over_y = shard_map([](const Array& v) { return psum(v, {"y"}); }, mesh(), split, split);
+  Array a = input({8, 3}, 0.4);
+  const std::vector<float> in = a.to_vector<float>();
+  Array first = over_x(a);
+  Array second = over_y(first * 2.0f);
+  Array third = over_x(a + 1.0f);
+  const std::vector<float> want_first = psum_of(in, true);
+  std::vector<float> doubled = want_first, shifted = in;
+  for (float& v : doubled) v *= 2;
+  for (float& v : shifted) v += 1;
+  const std::vector<float> want_second = psum_of(doubled, false);
+  const std::vector<float> want_third = psum_of(shifted, true);
+  if (process_index() == 0) expect_near(second, want_second, 1e-5, "second, read on process 0");
+  expect_near(third, want_third, 1e-5, "third");
+  expect_near(first, want_first, 1e-5, "first");
+  expect_near(second, want_second, 1e-5, "second");
+}
+
+// Processes that run different programs (another shape, another collective, an FSDP step over
+// other shapes) get an error naming the difference, on both processes, before anything is
+// exchanged; the world stays usable.
+TEST(MpiWorldTest, ProcessesThatDisagreeGetAnErrorNamingTheDifference) {
+  const int me = process_index();
+  const std::vector<PartitionSpec> split = {P(AxisNames{"x", "y"})};
+  auto message = [](const std::function<void()>& f) -> std::string {
+    try {
+      f();
+    } catch (const DistributedError& e) {
+      return std::string("DistributedError: ") + e.what();
+    } catch (const Error& e) {
+      return e.what();
+    }
+    return "no error";
+  };
+  auto summed = shard_map([](const Array& v) { return psum(v, {"x"}); }, mesh(), split, split);
+  std::string m = message([&] { summed(input({8, me == 0 ? 3 : 6}, 0.1)); });
+  EXPECT_EQ(m,
+            "[shard_map] processes disagree on input 0: process 0 has f32[8,3], process 1 has "
+            "f32[8,6]")
+      << "process " << me;
+
+  auto reduced = shard_map([me](const Array& v) { return me == 0 ? psum(v, {"x"}) : pmax(v, {"x"}); },
+                           mesh(), split, split);
+  m = message([&] { reduced(input({8, 3}, 0.1)); });
+  EXPECT_EQ(m.rfind("[shard_map] processes disagree on the body (line ", 0), 0u) << m;
+  EXPECT_NE(m.find("process 0 has"), std::string::npos) << m;
+  EXPECT_NE(m.find("psum"), std::string::npos) << m;
+  EXPECT_NE(m.find("pmax"), std::string::npos) << m;
+
+  const Mesh m4({4}, {"data"});
+  auto step = jit([](const Array& w) { return sum(w * w); });
+  Array w = device_put(input({8, me == 0 ? 4 : 8}, 0.5), NamedSharding(m4, P(none, "data")));
+  m = message([&] { step(w).item<float>(); });
+  EXPECT_NE(m.find("processes disagree on input 0: process 0 has f32[8,4], process 1 has "
+                   "f32[8,8]"),
+            std::string::npos)
+      << m;
+
+  // Nothing was exchanged: the next shard_map runs as usual.
+  Array a = input({8, 3}, 0.3);
+  expect_near(summed(a), psum_of(a.to_vector<float>(), true), 1e-5, "after the errors");
 }
 
 struct TinyRun {

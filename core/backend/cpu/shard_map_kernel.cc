@@ -5,7 +5,8 @@
 // per set of mesh axes and combination of coordinates on the other axes. In a multi-process
 // run (core/distributed/mpi.h) each process runs the members on its own devices, groups that
 // span processes exchange over MPI, and the output blocks computed elsewhere are fetched
-// after the body (write_back).
+// after the body (write_back); first of all, the processes check that they run the same
+// shard_map on the same avals (core/distributed/program_agreement.h).
 #include <algorithm>
 #include <cstring>
 #include <exception>
@@ -21,6 +22,7 @@
 #include "core/device/device.h"
 #include "core/distributed/in_process.h"
 #include "core/distributed/mpi.h"
+#include "core/distributed/program_agreement.h"
 #include "core/error.h"
 #include "core/primitives/shard_map.h"
 
@@ -55,7 +57,12 @@ void shard_map_kernel(Call& c) {
   }
   const bool multi = process_count() > 1;
   std::unique_lock<std::mutex> one_at_a_time(multi_process_mu, std::defer_lock);
-  if (multi) one_at_a_time.lock();
+  if (multi) {
+    one_at_a_time.lock();
+    std::vector<Aval> in;
+    for (int i = 0; i < c.num_inputs(); ++i) in.push_back(c.in_aval(i));
+    distributed::check_processes_agree(p, in);  // before anything is exchanged
+  }
   std::vector<AxisSet> sets = shard_plan::make_groups(mesh, process_of);
   // Outputs are allocated here, on the calling thread; devices write their blocks.
   std::vector<char*> out(static_cast<size_t>(c.num_outputs()));

@@ -37,6 +37,7 @@
 #include "core/backend/cuda/runtime/stream.h"
 #include "core/device/device.h"
 #include "core/distributed/mpi.h"
+#include "core/distributed/program_agreement.h"
 #include "core/error.h"
 #include "core/primitives/shard_map.h"
 
@@ -132,7 +133,12 @@ void shard_map_kernel(Call& c) {
   const MeshAxes& mesh = p.mesh();
   const bool multi = process_count() > 1;
   std::unique_lock<std::mutex> one_at_a_time(multi_process_mu, std::defer_lock);
-  if (multi) one_at_a_time.lock();
+  if (multi) {
+    one_at_a_time.lock();
+    std::vector<Aval> in;
+    for (int i = 0; i < c.num_inputs(); ++i) in.push_back(c.in_aval(i));
+    distributed::check_processes_agree(p, in);  // before anything is exchanged
+  }
   int all_gpus = 0;
   for (int count : gpus_per_process()) all_gpus += count;
   plan::check_mesh(p, all_gpus, "CUDA ");

@@ -30,19 +30,13 @@ std::string holder_text() {
 
 absl::StatusOr<DirLock> DirLock::acquire(const std::string& dir) {
   const std::string path = dir + "/" + kLockFile;
-  bool writable = true;
   int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
   if (fd < 0 && (errno == EROFS || errno == EACCES)) {
-    // A folder this process cannot write (restoring from a read-only copy): lock an
-    // existing lock file read-only, or go without one, since nothing can be saved here.
-    const int e = errno;
-    writable = false;
-    fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-    if (fd < 0) {
-      std::fprintf(stderr, "checkpoint: cannot create %s (%s); opening unlocked\n", path.c_str(),
-                   std::strerror(e));
-      return DirLock(-1);
-    }
+    // Nothing could be saved here either: say so now, not at the first save after training.
+    return absl::PermissionDeniedError(
+        "checkpoint directory " + dir + " cannot be written (" + std::strerror(errno) +
+        ": cannot create " + path + "), so no step could be saved there; use another "
+        "directory, or open it read_only to restore from it");
   }
   if (fd < 0) return errno_status("open lock file", path);
   if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
@@ -73,7 +67,7 @@ absl::StatusOr<DirLock> DirLock::acquire(const std::string& dir) {
     return errno_status("flock", path);
   }
   const std::string line = holder_text() + "\n";
-  if (writable && (::ftruncate(fd, 0) != 0 || ::pwrite(fd, line.data(), line.size(), 0) < 0)) {
+  if (::ftruncate(fd, 0) != 0 || ::pwrite(fd, line.data(), line.size(), 0) < 0) {
     absl::Status s = errno_status("write lock file", path);
     ::close(fd);
     return s;

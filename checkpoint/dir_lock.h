@@ -14,9 +14,10 @@ namespace graft::checkpoint {
 
 class DirLock {
  public:
-  // FailedPrecondition "... is in use by pid P on host H ..." when another holder has it.
-  // Where the file system has no flock (some network or FUSE mounts), warns on stderr and
-  // returns an unlocked DirLock.
+  // FailedPrecondition "... is in use by pid P on host H ..." when another holder has it;
+  // PermissionDenied naming the folder when the lock file cannot be created there (a
+  // read-only copy: nothing could be saved). Where the file system has no flock (some network
+  // or FUSE mounts), warns on stderr and returns an unlocked DirLock.
   static absl::StatusOr<DirLock> acquire(const std::string& dir);
   DirLock(DirLock&& other) noexcept : fd_(other.fd_) { other.fd_ = -1; }
   DirLock& operator=(DirLock&& other) noexcept;

@@ -47,6 +47,11 @@ bool has_graft_metadata(const std::string& step_dir) {
   return read_file(path, text, size_t{1} << 30).ok() && parse_metadata(text).ok();
 }
 
+absl::Status read_only_error(const std::string& what, const std::string& dir) {
+  return absl::FailedPreconditionError("checkpoint: cannot " + what + ": " + dir +
+                                       " was opened read_only");
+}
+
 }  // namespace
 
 CheckpointManager::CheckpointManager(std::string dir, CheckpointManagerOptions options,
@@ -62,11 +67,19 @@ absl::StatusOr<std::unique_ptr<CheckpointManager>> CheckpointManager::open(
   }
   std::error_code ec;
   if (!fs::is_directory(directory, ec)) {
-    if (!options.create) return absl::NotFoundError("checkpoint directory " + directory);
+    if (!options.create || options.read_only) {
+      return absl::NotFoundError("checkpoint directory " + directory);
+    }
     fs::create_directories(directory, ec);
     if (ec) {
       return absl::PermissionDeniedError("cannot create " + directory + ": " + ec.message());
     }
+  }
+  if (options.read_only) {  // every process alike: no lock, nothing removed
+    std::unique_ptr<CheckpointManager> m(
+        new CheckpointManager(directory, std::move(options), nullptr));
+    if (absl::Status s = m->scan(/*clean=*/false); !s.ok()) return s;
+    return m;
   }
   // In a multi-process run every process opens the folder; process 0 locks and cleans it,
   // the others list it once it has (they take no lock: they write only their shard files,
@@ -209,6 +222,7 @@ void CheckpointManager::wait_idle() const {
 }
 
 absl::Status CheckpointManager::save(int64_t step, const Composite& items, const SaveArgs& args) {
+  if (options_.read_only) return read_only_error("save step " + std::to_string(step), dir_);
   std::lock_guard<std::mutex> save_lock(save_mu_);
   {
     std::unique_lock<std::mutex> lock(mu_);
@@ -340,6 +354,7 @@ absl::StatusOr<StepMetadata> CheckpointManager::metadata(int64_t step) const {
 }
 
 absl::Status CheckpointManager::delete_step(int64_t step) {
+  if (options_.read_only) return read_only_error("delete step " + std::to_string(step), dir_);
   wait_idle();
   std::lock_guard<std::mutex> lock(mu_);
   if (!steps_.count(step)) {

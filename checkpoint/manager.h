@@ -90,6 +90,10 @@ struct CheckpointManagerOptions {
   bool enable_async = true;
   AsyncSnapshot snapshot = AsyncSnapshot::kReference;
   bool create = true;  // create the directory if missing (else open() fails with NotFound)
+  // Open for restoring only (Orbax's read_only): nothing is created, locked or removed, and
+  // save / delete_step are FailedPrecondition. Otherwise open() finds a folder that cannot be
+  // written (a read-only copy or mount) at once, as PermissionDenied, not at the first save.
+  bool read_only = false;
 };
 
 struct SaveArgs {

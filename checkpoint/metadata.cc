@@ -112,6 +112,13 @@ absl::Status parse_shards(const json& arr, LeafMeta& l) {
       bytes *= r[1].get<uint64_t>() - r[0].get<uint64_t>();
       if (bytes > (uint64_t{1} << 62)) return bad("leaf \"", l.path, "\": shard too large");
     }
+    // The name says where the block was written from: metadata that moved it (swapped two
+    // blocks' positions) would load it into another place.
+    if (s.tensor != shard_tensor_name(l.tensor, s.index)) {
+      return bad("leaf \"", l.path, "\": shard \"", s.tensor, "\" is listed at ",
+                 block_index_str(s.index), ", which its name does not say (",
+                 shard_tensor_name(l.tensor, s.index), ")");
+    }
     s.nbytes = nb->get<uint64_t>();
     if (s.nbytes != bytes) {
       return bad("leaf \"", l.path, "\": shard \"", s.tensor,

@@ -114,5 +114,8 @@ absl::StatusOr<StepMetadata> parse_metadata(std::string_view text);
 // reason otherwise. Blocks must have the array's rank. parse_metadata applies it.
 absl::Status check_shard_grid(const Shape& shape, const std::vector<BlockIndex>& blocks);
 std::string block_index_str(const BlockIndex& b);  // "[0:2, 0:64]"
+// A block's tensor name, which says where the block lies: "layers.wq@0:2,0:64". Reading
+// checks each block's name against its index in the metadata.
+std::string shard_tensor_name(const std::string& tensor, const BlockIndex& index);
 
 }  // namespace graft::checkpoint

@@ -24,6 +24,14 @@ std::string block_index_str(const BlockIndex& b) {
   return out + "]";
 }
 
+std::string shard_tensor_name(const std::string& tensor, const BlockIndex& index) {
+  std::string out = tensor + "@";
+  for (size_t d = 0; d < index.size(); ++d) {
+    out += str_cat(d ? "," : "", index[d].first, ":", index[d].second);
+  }
+  return out;
+}
+
 absl::Status check_shard_grid(const Shape& shape, const std::vector<BlockIndex>& blocks) {
   if (blocks.empty()) return absl::InvalidArgumentError("no blocks");
   const size_t rank = shape.size();

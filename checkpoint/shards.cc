@@ -82,14 +82,6 @@ std::string shard_file_name(const std::string& item, int process) {
   return str_cat(item, ".process-", process, ".safetensors");
 }
 
-std::string shard_tensor_name(const std::string& tensor, const BlockIndex& index) {
-  std::string out = tensor + "@";
-  for (size_t d = 0; d < index.size(); ++d) {
-    out += str_cat(d ? "," : "", index[d].first, ":", index[d].second);
-  }
-  return out;
-}
-
 absl::Status describe_shards(const std::string& item, const Array& a, LeafMeta& l) {
   const NamedSharding s = a.sharding();
   const uint64_t esize = static_cast<uint64_t>(dtype_size(a.dtype()));

@@ -56,7 +56,6 @@ std::vector<BlockPlan> blocks_of_process(const std::vector<BlockPlan>& plan, int
 bool is_split(const Array& a);
 
 std::string shard_file_name(const std::string& item, int process);  // "<item>.process-<p>..."
-std::string shard_tensor_name(const std::string& tensor, const BlockIndex& index);
 
 // Fills l.shards (checksums 0 until written) for a leaf saved as blocks, under item `item`;
 // InvalidArgument if a block's tensor name is unusable.

@@ -154,5 +154,33 @@ TEST(Open, SecondManagerOnTheSameFolderFailsClearly) {
   EXPECT_EQ(third->all_steps(), (Steps{1}));
 }
 
+// read_only (Orbax's): a reader beside the writer that holds the lock; it lists and restores
+// the steps, creates and removes nothing, and refuses to save or delete.
+TEST(Open, ReadOnlyRestoresAndRefusesToWrite) {
+  const std::string dir = fresh_dir("read_only");
+  auto writer = open_or_die(dir, {.enable_async = false});
+  ASSERT_NE(writer, nullptr);
+  ASSERT_TRUE(writer->save(1, small(1)).ok());
+  fs::create_directory(dir + "/3.orbax-checkpoint-tmp-0123abcd");  // a writer's open() removes it
+  auto reader = CheckpointManager::open(dir, {.read_only = true});
+  ASSERT_TRUE(reader.ok()) << reader.status();  // no lock taken: the writer holds it
+  EXPECT_EQ((*reader)->all_steps(), (Steps{1}));
+  auto got = (*reader)->restore(1, small(0));
+  ASSERT_TRUE(got.ok()) << got.status();
+  EXPECT_EQ(got->at("x").as<Array>().to_vector<double>(), (std::vector<double>{1, 1}));
+  absl::Status saved = (*reader)->save(2, small(2));
+  EXPECT_EQ(saved.code(), absl::StatusCode::kFailedPrecondition) << saved;
+  EXPECT_NE(saved.message().find("cannot save step 2: " + dir + " was opened read_only"),
+            std::string::npos)
+      << saved;
+  EXPECT_EQ((*reader)->delete_step(1).code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_TRUE(fs::exists(dir + "/1"));
+  EXPECT_TRUE(fs::exists(dir + "/3.orbax-checkpoint-tmp-0123abcd"));
+  // A folder that is not there is not made.
+  auto missing = CheckpointManager::open(dir + "/absent", {.read_only = true});
+  EXPECT_EQ(missing.status().code(), absl::StatusCode::kNotFound) << missing.status();
+  EXPECT_FALSE(fs::exists(dir + "/absent"));
+}
+
 }  // namespace
 }  // namespace graft::checkpoint

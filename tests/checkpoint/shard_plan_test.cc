@@ -161,8 +161,11 @@ std::string doc(const std::string& shards, const std::string& format = "graft-ch
          R"("shape":[4,6],"sharding":"x","nbytes":96,"shards":[)" +
          shards + "]}]}]}";
 }
-std::string shard(const std::string& tensor, int a0, int z0, int a1, int z1,
-                  const std::string& file = "p.process-0.safetensors") {
+// A block of "w" at rows [a0, z0), columns [a1, z1), named for its place ("w@0:2,0:3") unless
+// `tensor` names it otherwise.
+std::string shard(int a0, int z0, int a1, int z1,
+                  const std::string& file = "p.process-0.safetensors", std::string tensor = "") {
+  if (tensor.empty()) tensor = shard_tensor_name("w", {{a0, z0}, {a1, z1}});
   const int nbytes = 4 * (z0 - a0) * (z1 - a1);
   return "{\"file\":\"" + file + "\",\"tensor\":\"" + tensor + "\",\"index\":[[" +
          std::to_string(a0) + "," + std::to_string(z0) + "],[" + std::to_string(a1) + "," +
@@ -178,9 +181,9 @@ void expect_bad(const std::string& text, const std::string& fragment) {
 }
 
 TEST(ShardMetadata, AValidShardListRoundTrips) {
-  const std::string four = shard("a", 0, 2, 0, 3) + "," + shard("b", 0, 2, 3, 6) + "," +
-                           shard("c", 2, 4, 0, 3, "p.process-1.safetensors") + "," +
-                           shard("d", 2, 4, 3, 6, "p.process-1.safetensors");
+  const std::string four = shard(0, 2, 0, 3) + "," + shard(0, 2, 3, 6) + "," +
+                           shard(2, 4, 0, 3, "p.process-1.safetensors") + "," +
+                           shard(2, 4, 3, 6, "p.process-1.safetensors");
   auto m = parse_metadata(doc(four));
   ASSERT_TRUE(m.ok()) << m.status();
   EXPECT_EQ(m->format, kFormatSharded);
@@ -191,37 +194,41 @@ TEST(ShardMetadata, AValidShardListRoundTrips) {
   EXPECT_EQ(l.shards[3].nbytes, 24u);  // 2 x 3 f32
   auto again = parse_metadata(metadata_to_json(*m));
   ASSERT_TRUE(again.ok()) << again.status();
-  EXPECT_EQ(again->items[0].leaves[0].shards[1].tensor, "b");
+  EXPECT_EQ(again->items[0].leaves[0].shards[1].tensor, "w@0:2,3:6");
   EXPECT_EQ(again->items[0].leaves[0].shards[1].crc32c, 5u);
   // One block holding everything is a grid too.
-  EXPECT_TRUE(parse_metadata(doc(shard("all", 0, 4, 0, 6))).ok());
+  EXPECT_TRUE(parse_metadata(doc(shard(0, 4, 0, 6))).ok());
 }
 
 TEST(ShardMetadata, RejectsShardListsThatDoNotTileTheLeaf) {
-  const std::string a = shard("a", 0, 2, 0, 6), b = shard("b", 2, 4, 0, 6);
+  const std::string a = shard(0, 2, 0, 6), b = shard(2, 4, 0, 6);
   expect_bad(doc(a), "no block covers [2, 4) of dimension 0");                    // missing
-  expect_bad(doc(a + "," + shard("b", 1, 4, 0, 6)), "overlap");                   // overlap
-  expect_bad(doc(a + "," + b + "," + shard("c", 2, 4, 0, 6)), "appears twice");   // same block
-  expect_bad(doc(a + "," + shard("a", 2, 4, 0, 6)), "listed twice");               // same name
-  expect_bad(doc(a + "," + shard("b", 2, 5, 0, 6)), "outside dimension 0 of size 4");  // past end
-  expect_bad(doc(a + "," + shard("b", 2, 2, 0, 6)), "empty");                     // empty
+  expect_bad(doc(a + "," + shard(1, 4, 0, 6)), "overlap");                   // overlap
+  expect_bad(doc(a + "," + b + "," + shard(2, 4, 0, 6)), "appears twice");   // same block
+  // A name that says another place than the index: the block would land elsewhere.
+  expect_bad(doc(a + "," + shard(2, 4, 0, 6, "p.process-0.safetensors", "w@0:2,0:6")),
+             "shard \"w@0:2,0:6\" is listed at [2:4, 0:6], which its name does not say "
+             "(w@2:4,0:6)");
+  expect_bad(doc(a + "," + shard(2, 5, 0, 6)), "outside dimension 0 of size 4");  // past end
+  expect_bad(doc(a + "," + shard(2, 2, 0, 6)), "empty");                     // empty
   expect_bad(doc(""), "no shard list");
   // Ranges partition each dimension, yet a combination is missing (three of four blocks).
-  expect_bad(doc(shard("a", 0, 2, 0, 3) + "," + shard("b", 0, 2, 3, 6) + "," +
-                 shard("c", 2, 4, 0, 3)),
+  expect_bad(doc(shard(0, 2, 0, 3) + "," + shard(0, 2, 3, 6) + "," +
+                 shard(2, 4, 0, 3)),
              "missing");
   // Not a grid: a [0:2] x [0:6] block beside [2:4] x [0:3] and [2:4] x [3:6].
-  expect_bad(doc(a + "," + shard("c", 2, 4, 0, 3) + "," + shard("d", 2, 4, 3, 6)), "overlap");
+  expect_bad(doc(a + "," + shard(2, 4, 0, 3) + "," + shard(2, 4, 3, 6)), "overlap");
 }
 
 TEST(ShardMetadata, RejectsMalformedShards) {
-  const std::string b = shard("b", 2, 4, 0, 6);
-  std::string wrong_bytes = shard("a", 0, 2, 0, 6);
+  const std::string b = shard(2, 4, 0, 6);
+  std::string wrong_bytes = shard(0, 2, 0, 6);
   wrong_bytes.replace(wrong_bytes.find("48"), 2, "40");
   expect_bad(doc(wrong_bytes + "," + b), "nbytes disagrees");
-  expect_bad(doc(shard("a", 0, 2, 0, 6, "..x") + "," + b), "contains \"..\"");
-  expect_bad(doc(shard("a", 0, 2, 0, 6, "_COMMITTED") + "," + b), "may not start with");
-  expect_bad(doc(shard("a/b", 0, 2, 0, 6) + "," + b), "path separator");
+  expect_bad(doc(shard(0, 2, 0, 6, "..x") + "," + b), "contains \"..\"");
+  expect_bad(doc(shard(0, 2, 0, 6, "_COMMITTED") + "," + b), "may not start with");
+  expect_bad(doc(shard(0, 2, 0, 6, "p.process-0.safetensors", "a/b") + "," + b),
+             "path separator");
   expect_bad(doc(R"({"file":"f","tensor":"t","index":[[0,4]],"nbytes":96,"crc32c":1})"),
              "index of rank 1");
   expect_bad(doc(R"({"file":"f","tensor":"t","index":[[4,0],[0,6]],"nbytes":0,"crc32c":1})"),
@@ -230,7 +237,7 @@ TEST(ShardMetadata, RejectsMalformedShards) {
              "needs file, tensor, index, nbytes and crc32c");
   expect_bad(doc("7"), "not an object");
   // Format 1 has no shards.
-  expect_bad(doc(shard("a", 0, 4, 0, 6), "graft-checkpoint-1"), "does not have");
+  expect_bad(doc(shard(0, 4, 0, 6), "graft-checkpoint-1"), "does not have");
 }
 
 }  // namespace

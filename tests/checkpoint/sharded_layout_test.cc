@@ -242,6 +242,40 @@ TEST(ShardedLayout, ShardListThatNoLongerCoversTheLeafIsAnError) {
   EXPECT_NE(msg.find("no block covers [10, 12) of dimension 0"), std::string::npos) << msg;
 }
 
+// Metadata that swaps two blocks' positions (the shard list still tiles the leaf, and each
+// block's bytes still match their checksum) would load permuted rows: the blocks' names say
+// where they belong, and reading checks them.
+TEST(ShardedLayout, ShardListThatMovesABlockIsAnError) {
+  const Tree v = values();
+  std::string dir = fresh_dir("layout_swapped");
+  auto mgr = saved(dir, fsdp(v));
+  ASSERT_NE(mgr, nullptr);
+  ASSERT_TRUE(mgr->restore(1, {{"p", Item::tree(v)}}).ok());
+  const std::string path = mgr->step_dir(1) + "/_CHECKPOINT_METADATA";
+  nlohmann::json j;
+  {
+    std::ifstream in(path);
+    in >> j;
+  }
+  nlohmann::json& wq = j["items"][0]["leaves"][4];
+  ASSERT_EQ(wq["path"], "wq");
+  ASSERT_EQ(wq["shards"][0]["tensor"], "wq@0:2,0:4");
+  ASSERT_EQ(wq["shards"][1]["tensor"], "wq@2:4,0:4");
+  std::swap(wq["shards"][0]["index"], wq["shards"][1]["index"]);
+  {
+    std::ofstream out(path, std::ios::trunc);
+    out << j.dump();
+  }
+  auto got = mgr->restore(1, {{"p", Item::tree(v)}});
+  ASSERT_FALSE(got.ok());
+  EXPECT_EQ(got.status().code(), absl::StatusCode::kDataLoss) << got.status();
+  EXPECT_NE(got.status().message().find(
+                "leaf \"wq\": shard \"wq@0:2,0:4\" is listed at [2:4, 0:4], which its name does "
+                "not say (wq@2:4,0:4)"),
+            std::string::npos)
+      << got.status();
+}
+
 TEST(ShardedLayout, ReplicatedAndUnplacedTreesKeepTheFirstFormat) {
   // The unchanged path: nothing split, so format 1, one whole file, as checkpoints were
   // written before sharded saves; it restores under a split layout.

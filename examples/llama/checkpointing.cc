@@ -1,5 +1,6 @@
 #include "examples/llama/checkpointing.h"
 
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -15,6 +16,13 @@ absl::StatusOr<std::unique_ptr<RunCheckpoints>> RunCheckpoints::open(
   options.save_interval_steps = config.checkpoint.interval;
   options.enable_async = config.checkpoint.async_mode == "async";
   const std::string dir = under_dump_folder(config, config.checkpoint.folder);
+  // A run that only evaluates saves nothing (training.steps 0, or not above checkpoint.
+  // load_step): it may read a read-only copy. Any other run must be able to save, which
+  // open() checks before training.
+  const int64_t steps = config.training.steps, load_step = config.checkpoint.load_step;
+  std::error_code ec;
+  options.read_only = (steps == 0 || (load_step >= 0 && steps <= load_step)) &&
+                      std::filesystem::is_directory(dir, ec);
   auto manager = checkpoint::CheckpointManager::open(dir, options);
   if (!manager.ok()) return manager.status();
   out << "checkpoint: " << dir << " (every " << options.save_interval_steps << " steps, keep "

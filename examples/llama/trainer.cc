@@ -2,6 +2,7 @@
 
 #include <signal.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <new>
@@ -14,6 +15,7 @@
 #include "checkpoint/hf.h"
 #include "core/buffer.h"
 #include "core/device/device.h"
+#include "core/distributed/agreement.h"
 #include "core/distributed/world.h"
 #include "core/error.h"
 #include "core/ops.h"
@@ -490,6 +492,39 @@ std::string memory_hint(const std::optional<MemoryEstimate>& m) {
   return s + "; make the model smaller ([model] dim, n_layers, ffn_dim, vocab_size)";
 }
 
+// A step's activations grow with the micro-batch's tokens: an allocation that fails while
+// training names them and the keys that shrink them.
+std::string activation_hint(const train::TrainConfig& c) {
+  const int64_t k = std::max<int64_t>(1, c.training.gradient_accumulation_steps);
+  const int64_t rows = c.training.batch_size / k;
+  return absl::StrCat("; a micro-batch holds the activations of training.batch_size / "
+                      "training.gradient_accumulation_steps x training.seq_len = ",
+                      rows, " x ", c.training.seq_len, " = ", rows * c.training.seq_len,
+                      " tokens: lower training.batch_size or training.seq_len, or raise "
+                      "training.gradient_accumulation_steps");
+}
+
+// Every process of a run must train the same config: the first exchange of a multi-process
+// run compares them, so a flag given to one process only is an error naming the key on
+// every process, before anything is computed. Keys that only process 0 acts on (main clears
+// them on the others) are left out.
+absl::Status check_processes_agree(const train::TrainConfig& config) {
+  std::vector<distributed::Fact> facts;
+  for (auto& [key, value] : train::key_values(config)) {
+    if (key == "metrics.enable_tensorboard" || key == "checkpoint.export_hf") continue;
+    facts.push_back({key, value});
+  }
+  try {
+    if (auto why = distributed::disagreement("config", facts)) {
+      return absl::InvalidArgumentError(
+          *why + " (every process of a run takes the same config file and flags)");
+    }
+  } catch (const DistributedError& e) {
+    return absl::UnavailableError(e.what());
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::StatusOr<TrainResult> run_training(const train::TrainConfig& given, std::ostream& out,
@@ -499,6 +534,7 @@ absl::StatusOr<TrainResult> run_training(const train::TrainConfig& given, std::o
   if (auto n = cpu_device_count_from_env(std::getenv("GRAFT_CPU_DEVICES")); !n.ok()) {
     return n.status();
   }
+  if (auto s = check_processes_agree(given); !s.ok()) return s;
   train::TrainConfig config = given;
   if (auto s = apply_from_hf_config(config); !s.ok()) return s;  // model.from_hf_config
   if (auto s = train::validate(config); !s.ok()) return s;
@@ -544,10 +580,17 @@ absl::StatusOr<TrainResult> run_training(const train::TrainConfig& given, std::o
     return run.train(DenseLlama{*llama});
   } catch (const std::bad_alloc&) {
     out.flush();
-    return absl::ResourceExhaustedError("out of memory (std::bad_alloc)" + memory_hint(memory));
-  } catch (const Error& e) {  // a model or op misuse that slipped past validation, or an
-    out.flush();              // allocation that failed (the message names its bytes)
-    return absl::InternalError(e.what() + memory_hint(memory));
+    return absl::ResourceExhaustedError("out of memory (std::bad_alloc)" +
+                                        activation_hint(config) + memory_hint(memory));
+  } catch (const AllocError& e) {  // names the bytes it asked for
+    out.flush();
+    return absl::ResourceExhaustedError(e.what() + activation_hint(config) + memory_hint(memory));
+  } catch (const DistributedError& e) {  // another process died, hangs or runs something else
+    out.flush();
+    return absl::UnavailableError(e.what());
+  } catch (const Error& e) {  // a model or op misuse that slipped past validation: a bug
+    out.flush();
+    return absl::InternalError(e.what());
   }
 }
 

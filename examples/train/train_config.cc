@@ -281,6 +281,12 @@ std::string to_toml(const TrainConfig& config) {
   return os.str();
 }
 
+std::vector<std::pair<std::string, std::string>> key_values(const TrainConfig& config) {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const Field& f : internal::fields()) out.emplace_back(f.name(), toml_value(f.get(config)));
+  return out;
+}
+
 std::string usage(const std::string& program) {
   std::ostringstream os;
   os << "usage: " << program << " [--config=file.toml] [--section.key=value ...]\n\n"

@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -190,6 +191,9 @@ absl::Status validate(const TrainConfig& config);
 
 // The effective config as TOML, every key, with a comment per key; parses back to `config`.
 std::string to_toml(const TrainConfig& config);
+
+// Every key's effective value, in to_toml's order: {"training.seed", "0"}, ...
+std::vector<std::pair<std::string, std::string>> key_values(const TrainConfig& config);
 
 // `--help` text: every key with its type and default.
 std::string usage(const std::string& program);

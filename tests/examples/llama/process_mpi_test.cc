@@ -1,12 +1,20 @@
 // The training program under mpirun: 2 processes x 2 virtual devices train llama (HSDP:
 // dp_replicate 2 x dp_shard 2 over the 4 devices of both processes, checkpoints on) and print
 // the losses of one process with 4 devices, step for step; only process 0 prints; both
-// processes write their blocks of the sharded checkpoint.
+// processes write their blocks of the sharded checkpoint. Processes started with different
+// flags stop before training naming the key; a process that hangs makes the other stop with
+// UNAVAILABLE.
+#include <signal.h>
+#include <sys/wait.h>
+
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <map>
 #include <sstream>
 #include <string>
+#include <thread>
+#include <utility>
 #include <vector>
 
 #include "gtest/gtest.h"
@@ -39,6 +47,136 @@ std::vector<std::string> losses(const std::string& log) {
   return out;
 }
 
+// mpirun with 2 processes of 2 devices: one command line for both, or one per process
+// (mpirun's "-np 1 a : -np 1 b").
+std::vector<std::string> mpirun(const std::vector<std::pair<std::string, std::vector<std::string>>>&
+                                    per_process,
+                                const std::vector<std::string>& env = {}) {
+  std::vector<std::string> args = {"/usr/bin/mpirun", "--oversubscribe"};
+  if (::geteuid() == 0) args.push_back("--allow-run-as-root");
+  args.insert(args.end(), {"-x", "GRAFT_CPU_DEVICES=2"});
+  for (const std::string& e : env) args.insert(args.end(), {"-x", e});
+  // Under the ASan config: OpenMPI's own allocations are still live at exit, which
+  // LeakSanitizer would report (graft's leaks are caught by the other tests).
+  std::string asan = std::getenv("ASAN_OPTIONS") != nullptr ? std::getenv("ASAN_OPTIONS") : "";
+  if (!asan.empty()) args.insert(args.end(), {"-x", "ASAN_OPTIONS=" + asan + ":detect_leaks=0"});
+  for (size_t p = 0; p < per_process.size(); ++p) {
+    if (p > 0) args.push_back(":");
+    args.insert(args.end(), {"-np", per_process.size() == 1 ? "2" : "1", per_process[p].first});
+    args.insert(args.end(), per_process[p].second.begin(), per_process[p].second.end());
+  }
+  return args;
+}
+
+// Starts mpirun over loopback, its output in `dir`/stdout.txt and stderr.txt.
+pid_t start_mpirun(const std::vector<std::string>& args, const std::string& dir) {
+  return start_process(args, dir + "/stdout.txt", dir + "/stderr.txt",
+                       {{"OMPI_MCA_btl", "self,vader,tcp"},
+                        {"OMPI_MCA_btl_tcp_if_include", "lo"},
+                        {"OMPI_MCA_oob_tcp_if_include", "lo"},
+                        {"OMPI_MCA_btl_vader_single_copy_mechanism", "none"}});
+}
+
+size_t count(const std::string& text, const std::string& what) {
+  size_t n = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+// A flag given to one process only (another model width, which used to corrupt the heap,
+// or another seed, which used to train on with other losses): both processes stop before
+// training with an error naming the key and both values.
+TEST(ProcessMpiTest, ProcessesStartedWithDifferentFlagsStopNamingTheKey) {
+  const std::string program = llama_program();
+  const std::string data = fresh_test_dir("mpi_data");
+  for (const auto& [flag, want] :
+       std::vector<std::pair<std::string, std::string>>{
+           {"--model.dim=48", "processes disagree on model.dim: process 0 has 32, process 1 has 48"},
+           {"--training.seed=7",
+            "processes disagree on training.seed: process 0 has 0, process 1 has 7"}}) {
+    const std::string dir = fresh_test_dir("mpi_disagree");
+    fs::create_directories(dir);
+    std::vector<std::string> other = flags(dir, data);
+    other.push_back(flag);
+    const int status = wait_for(start_mpirun(mpirun({{program, flags(dir, data)}, {program, other}}), dir));
+    const std::string out = read_file(dir + "/stdout.txt"), err = read_file(dir + "/stderr.txt");
+    EXPECT_NE(status, 0) << out << err;
+    // Both processes find it at once; mpirun may end the second before it prints (the
+    // library's check on every process is mpi_world_test's).
+    EXPECT_GE(count(err, "INVALID_ARGUMENT: " + want), 1u) << flag << "\n" << err;
+    EXPECT_EQ(out.find("\nstep "), std::string::npos) << out;  // no progress line
+  }
+}
+
+// The pid of the process of world rank `rank` that mpirun `parent` started, or -1.
+pid_t rank_pid(pid_t parent, int rank) {
+  for (const auto& e : fs::directory_iterator("/proc")) {
+    const std::string name = e.path().filename().string();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::string stat = read_file(e.path() / "stat");
+    const size_t close = stat.rfind(')');
+    if (close == std::string::npos) continue;
+    std::istringstream fields(stat.substr(close + 2));
+    std::string state;
+    pid_t ppid = 0;
+    fields >> state >> ppid;
+    if (ppid != parent) continue;
+    std::string env = read_file(e.path() / "environ");
+    for (char& c : env) c = c == '\0' ? '\n' : c;
+    if (env.find("\nOMPI_COMM_WORLD_RANK=" + std::to_string(rank) + "\n") != std::string::npos) {
+      return static_cast<pid_t>(std::stol(name));
+    }
+  }
+  return -1;
+}
+
+// A process that stops answering (SIGSTOP: hung, not dead, so mpirun does not notice): the
+// other gives up after GRAFT_DISTRIBUTED_TIMEOUT_S with UNAVAILABLE naming it, not INTERNAL
+// with a hint to shrink the model, and the job ends instead of hanging.
+TEST(ProcessMpiTest, AProcessThatStopsAnsweringIsUnavailableOnTheOther) {
+  const std::string program = llama_program();
+  const std::string data = fresh_test_dir("mpi_data");
+  const std::string dir = fresh_test_dir("mpi_hung");
+  fs::create_directories(dir);
+  std::vector<std::string> f = flags(dir, data);
+  f.insert(f.end(), {"--training.steps=100000", "--checkpoint.enable=false"});
+  const pid_t job = start_mpirun(mpirun({{program, f}}, {"GRAFT_DISTRIBUTED_TIMEOUT_S=5"}), dir);
+  ASSERT_GT(job, 0);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::minutes(2);
+  auto past = [&] { return std::chrono::steady_clock::now() > deadline; };
+  auto steps_done = [&] {
+    const std::string log = read_file(dir + "/stdout.txt");
+    size_t n = 0;
+    for (size_t at = log.find("\nstep "); at != std::string::npos; at = log.find("\nstep ", at + 1)) {
+      ++n;
+    }
+    return n;
+  };
+  while (steps_done() < 3 && !past()) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  const pid_t second = rank_pid(job, 1);
+  ASSERT_GT(second, 0) << read_file(dir + "/stdout.txt") << read_file(dir + "/stderr.txt");
+  ASSERT_EQ(::kill(second, SIGSTOP), 0);
+  int status = 0;
+  while (::waitpid(job, &status, WNOHANG) != job) {
+    if (past()) {
+      ::kill(second, SIGKILL);
+      ::kill(job, SIGKILL);
+      wait_for(job);
+      FAIL() << "the job hangs: " << read_file(dir + "/stderr.txt");
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  const std::string err = read_file(dir + "/stderr.txt");
+  EXPECT_NE(status, 0) << err;
+  EXPECT_NE(err.find("error: UNAVAILABLE: ["), std::string::npos) << err;
+  EXPECT_NE(err.find("no answer from process 1 in 5 s (GRAFT_DISTRIBUTED_TIMEOUT_S)"),
+            std::string::npos)
+      << err;
+  EXPECT_EQ(err.find("make the model smaller"), std::string::npos) << err;
+}
+
 TEST(ProcessMpiTest, TwoProcessesTrainAsOneWithFourDevices) {
   const std::string program = llama_program();
   ASSERT_TRUE(fs::exists(program)) << program;
@@ -53,23 +191,8 @@ TEST(ProcessMpiTest, TwoProcessesTrainAsOneWithFourDevices) {
                                      {{"GRAFT_CPU_DEVICES", "4"}});
   ASSERT_EQ(wait_for(single), 0) << read_file(one + "/stderr.txt");
 
-  args = {"/usr/bin/mpirun", "--oversubscribe", "-np", "2", "-x", "GRAFT_CPU_DEVICES=2"};
-  if (::geteuid() == 0) args.insert(args.begin() + 1, "--allow-run-as-root");
-  // Under the ASan config: OpenMPI's own allocations are still live at exit, which
-  // LeakSanitizer would report (graft's leaks are caught by the other tests).
-  std::string asan = std::getenv("ASAN_OPTIONS") != nullptr ? std::getenv("ASAN_OPTIONS") : "";
-  if (!asan.empty()) {
-    asan += ":detect_leaks=0";
-    args.insert(args.end(), {"-x", "ASAN_OPTIONS=" + asan});
-  }
-  args.push_back(program);
-  for (const std::string& f : flags(two, data)) args.push_back(f);
-  const pid_t multi = start_process(args, two + "/stdout.txt", two + "/stderr.txt",
-                                    {{"OMPI_MCA_btl", "self,vader,tcp"},
-                                     {"OMPI_MCA_btl_tcp_if_include", "lo"},
-                                     {"OMPI_MCA_oob_tcp_if_include", "lo"},
-                                     {"OMPI_MCA_btl_vader_single_copy_mechanism", "none"}});
-  ASSERT_EQ(wait_for(multi), 0) << read_file(two + "/stderr.txt");
+  args = mpirun({{program, flags(two, data)}});
+  ASSERT_EQ(wait_for(start_mpirun(args, two)), 0) << read_file(two + "/stderr.txt");
 
   const std::string log = read_file(two + "/stdout.txt");
   const std::vector<std::string> want = losses(read_file(one + "/stdout.txt")), got = losses(log);

@@ -207,5 +207,67 @@ TEST(ProcessSignalTest, FailedAllocationIsAMessageNamingTheSize) {
   EXPECT_EQ(last_step(f.out), 0) << f.out;
 }
 
+// Activations that do not fit: a small model (1.6M parameters) on micro-batches of
+// 64 x 8192 tokens, whose FFN activations alone are 2 GiB per layer. The error is
+// RESOURCE_EXHAUSTED naming the tokens and the keys that shrink them, not INTERNAL.
+TEST(ProcessSignalTest, ActivationsThatDoNotFitNameTheMicroBatchTokens) {
+  const std::string data = fresh_test_dir("signal_data");
+  const std::string dump = fresh_test_dir("activations_oom");
+  std::vector<std::string> args = command_line(dump, data, 3, 256);
+  args.insert(args.end(), {"--model.ffn_dim=1024", "--training.batch_size=64",
+                           "--training.seq_len=8192", "--checkpoint.enable=false"});
+#if defined(__SANITIZE_ADDRESS__)
+  const char* asan = std::getenv("ASAN_OPTIONS");
+  Finished f = run_to_end(args, dump,
+                          {{"ASAN_OPTIONS", std::string(asan ? asan : "") + (asan ? ":" : "") +
+                                                "allocator_may_return_null=1:"
+                                                "max_allocation_size_mb=1024"}});
+#else
+  Finished f = run_to_end(args, dump, {}, rlim_t{2} << 30);
+#endif
+  ASSERT_TRUE(WIFEXITED(f.status)) << "died of signal " << WTERMSIG(f.status) << "\n" << f.err;
+  EXPECT_EQ(WEXITSTATUS(f.status), 1) << f.out << f.err;
+  EXPECT_NE(f.err.find("error: RESOURCE_EXHAUSTED: [alloc] cannot allocate"), std::string::npos)
+      << f.err;
+  EXPECT_NE(f.err.find("a micro-batch holds the activations of training.batch_size / "
+                       "training.gradient_accumulation_steps x training.seq_len = 64 x 8192 = "
+                       "524288 tokens"),
+            std::string::npos)
+      << f.err;
+  EXPECT_EQ(last_step(f.out), 0) << f.out;
+}
+
+// A checkpoint folder the run cannot write is refused before training, naming it (it was a
+// warning, "opening unlocked", and the run failed at its first save). Root writes whatever
+// the permissions say, so for root the folder is a read-only bind mount in a private mount
+// namespace (unshare, as CI hides the CUDA toolkit); for other users it loses its write
+// permission.
+TEST(ProcessSignalTest, UnwritableCheckpointFolderIsRefusedBeforeTraining) {
+  const std::string data = fresh_test_dir("signal_data");
+  const std::string dump = fresh_test_dir("read_only_checkpoint");
+  const std::string ckpt = dump + "/checkpoint";
+  fs::create_directories(ckpt);
+  std::vector<std::string> args = command_line(dump, data, 3, 32);
+  if (::geteuid() == 0) {
+    args.insert(args.begin(), {"/usr/bin/unshare", "--mount", "--propagation", "private",
+                               "/bin/sh", "-c",
+                               "mount --bind \"$0\" \"$0\" && mount -o remount,bind,ro \"$0\" && "
+                               "exec \"$@\"",
+                               ckpt});
+  } else {
+    fs::permissions(ckpt, fs::perms::owner_read | fs::perms::owner_exec);
+  }
+  Finished f = run_to_end(args, dump);
+  ASSERT_TRUE(WIFEXITED(f.status)) << "died of signal " << WTERMSIG(f.status) << "\n" << f.err;
+  EXPECT_EQ(WEXITSTATUS(f.status), 1) << f.out << f.err;
+  const std::string why = ::geteuid() == 0 ? "Read-only file system" : "Permission denied";
+  EXPECT_NE(f.err.find("error: PERMISSION_DENIED: checkpoint directory " + ckpt +
+                       " cannot be written (" + why),
+            std::string::npos)
+      << f.err;
+  EXPECT_EQ(last_step(f.out), 0) << f.out;
+  EXPECT_TRUE(fs::is_empty(ckpt));
+}
+
 }  // namespace
 }  // namespace graft::llama_train

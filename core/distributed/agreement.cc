@@ -59,56 +59,51 @@ std::string shown(std::string s) {
   return s;
 }
 
+// The first line at which the texts differ (one past the longest when none does).
+size_t first_differing_line(const std::vector<std::vector<std::string>>& lines) {
+  size_t most = 0;
+  for (const auto& l : lines) most = std::max(most, l.size());
+  auto at = [](const std::vector<std::string>& l, size_t i) { return i < l.size() ? l[i] : ""; };
+  for (size_t i = 0; i < most; ++i) {
+    for (const auto& l : lines) {
+      if (at(l, i) != at(lines[0], i)) return i;
+    }
+  }
+  return most;
+}
+
 // values[p] is process p's value of one fact (nullopt: it has none). Each distinct value with
-// the processes that have it: "process 0 has f32[8,3], process 1 has f32[8,6]"; multi-line
-// values by their first line that differs.
+// the processes that have it: ": process 0 has f32[8,3], process 1 has f32[8,6]"; multi-line
+// values by their first line that differs (" (line 3): process 0 has ...").
 std::string describe(const std::vector<std::optional<std::string>>& values) {
-  size_t line = 0;
-  bool multi_line = false;
-  for (const auto& v : values) multi_line = multi_line || (v && v->find('\n') != v->npos);
   std::vector<std::optional<std::string>> shown_values = values;
-  if (multi_line) {
+  std::ostringstream out;
+  if (std::any_of(values.begin(), values.end(),
+                  [](const auto& v) { return v && v->find('\n') != std::string::npos; })) {
     std::vector<std::vector<std::string>> lines;
-    size_t most = 0;
-    for (const auto& v : values) {
-      lines.push_back(v ? lines_of(*v) : std::vector<std::string>{});
-      most = std::max(most, lines.back().size());
-    }
-    for (line = 0; line < most; ++line) {
-      bool same = true;
-      for (const auto& l : lines) {
-        const std::string& first = line < lines[0].size() ? lines[0][line] : "";
-        same = same && (line < l.size() ? l[line] : "") == first;
-      }
-      if (!same) break;
-    }
+    for (const auto& v : values) lines.push_back(v ? lines_of(*v) : std::vector<std::string>{});
+    const size_t line = first_differing_line(lines);
     for (size_t p = 0; p < values.size(); ++p) {
       if (!values[p]) continue;
       std::string l = line < lines[p].size() ? lines[p][line] : "(no such line)";
-      l.erase(0, l.find_first_not_of(' '));
-      shown_values[p] = l;
+      shown_values[p] = l.erase(0, l.find_first_not_of(' '));
     }
+    out << " (line " << line + 1 << ")";
   }
   std::vector<std::pair<std::optional<std::string>, std::vector<int>>> groups;
   for (size_t p = 0; p < values.size(); ++p) {
     auto g = std::find_if(groups.begin(), groups.end(),
                           [&](const auto& e) { return e.first == values[p]; });
-    if (g == groups.end()) {
-      groups.push_back({values[p], {}});
-      g = groups.end() - 1;
-    }
+    if (g == groups.end()) g = groups.emplace(groups.end(), values[p], std::vector<int>{});
     g->second.push_back(static_cast<int>(p));
   }
-  std::ostringstream out;
-  if (multi_line) out << " (line " << line + 1 << ")";
   out << ":";
   for (size_t k = 0; k < groups.size(); ++k) {
     const std::vector<int>& ps = groups[k].second;
     out << (k ? "," : "") << (ps.size() > 1 ? " processes " : " process ");
     for (size_t j = 0; j < ps.size(); ++j) out << (j ? ", " : "") << ps[j];
-    out << (ps.size() > 1 ? " have " : " has ");
     const auto& v = shown_values[ps[0]];
-    out << (v ? shown(*v) : "none");
+    out << (ps.size() > 1 ? " have " : " has ") << (v ? shown(*v) : "none");
   }
   return out.str();
 }

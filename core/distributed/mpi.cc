@@ -14,6 +14,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "core/device/device.h"
+#include "core/distributed/mpi_internal.h"
 #include "core/distributed/world.h"
 #include "core/error.h"
 
@@ -41,13 +42,6 @@ State& state() {
 }
 std::mutex init_mu;
 
-std::string mpi_error(int code) {
-  char text[MPI_MAX_ERROR_STRING];
-  int len = 0;
-  if (MPI_Error_string(code, text, &len) != MPI_SUCCESS) return "MPI error " + std::to_string(code);
-  return std::string(text, static_cast<size_t>(len));
-}
-
 void finalize_at_exit() {
   // After an exchange gave up, a partner may be hung: MPI_Finalize would wait for it forever.
   // Exiting without it makes mpirun end the job, the hung processes included.
@@ -57,11 +51,19 @@ void finalize_at_exit() {
   if (!finalized) MPI_Finalize();
 }
 
-// Waits for `reqs` (peer[k]: the process request k talks to, -1 for a collective), polling
-// `stop` and the deadline. Returns an empty string when all completed, else why not, naming
-// the processes that did not answer (the requests are then cancelled).
+}  // namespace
+
+namespace mpi_internal {
+
+std::string mpi_error(int code) {
+  char text[MPI_MAX_ERROR_STRING];
+  int len = 0;
+  if (MPI_Error_string(code, text, &len) != MPI_SUCCESS) return "MPI error " + std::to_string(code);
+  return std::string(text, static_cast<size_t>(len));
+}
+
 std::string wait_all(std::vector<MPI_Request>& reqs, const std::vector<int>& peer,
-                     const std::function<bool()>& stop) {
+                     const std::function<bool()>& stop, const std::vector<int>& others) {
   const auto start = std::chrono::steady_clock::now();
   std::vector<int> done_at(reqs.size());
   for (int spin = 0;; ++spin) {
@@ -84,11 +86,11 @@ std::string wait_all(std::vector<MPI_Request>& reqs, const std::vector<int>& pee
           silent.push_back(peer[k]);
         }
       }
+      if (silent == std::vector<int>{-1}) silent = others;  // a collective: one of them
       std::sort(silent.begin(), silent.end());
       std::string who;
       for (int p : silent) absl::StrAppend(&who, who.empty() ? "" : " or ", p);
-      why = absl::StrCat("no answer from ",
-                         silent == std::vector<int>{-1} ? "the other processes" : "process " + who,
+      why = absl::StrCat("no answer from ", who.empty() ? "the other processes" : "process " + who,
                          " in ", state().timeout_s, " s (GRAFT_DISTRIBUTED_TIMEOUT_S)");
     }
     if (!why.empty()) {
@@ -108,9 +110,25 @@ std::string wait_all(std::vector<MPI_Request>& reqs, const std::vector<int>& pee
   }
 }
 
+
 [[noreturn]] void fail_exchange(const char* op, const std::string& why) {
   throw DistributedError(str_cat("[", op, "] ", why));
 }
+
+MPI_Comm data_comm(const char* op) {
+  State& s = state();
+  if (!s.initialized) fail(op, "internal: an exchange between processes before initialize");
+  if (s.broken) fail_exchange(op, "an earlier exchange between processes failed");
+  return s.data;
+}
+
+}  // namespace mpi_internal
+
+namespace {
+
+using mpi_internal::fail_exchange;
+using mpi_internal::mpi_error;
+using mpi_internal::wait_all;
 
 // mpi::exchange on communicator `comm`.
 void exchange_on(MPI_Comm comm, const char* op, int tag, const std::vector<int>& procs,
@@ -229,7 +247,11 @@ absl::Status barrier(const char* name) {
   int rc = MPI_Ibarrier(s.sync, req.data());
   if (rc != MPI_SUCCESS) return absl::UnavailableError(absl::StrCat("barrier '", name, "': ",
                                                                      mpi_error(rc)));
-  std::string why = wait_all(req, {-1}, nullptr);
+  std::vector<int> others;
+  for (int p = 0; p < s.size; ++p) {
+    if (p != s.rank) others.push_back(p);
+  }
+  std::string why = wait_all(req, {-1}, nullptr, others);
   if (!why.empty()) return absl::UnavailableError(absl::StrCat("barrier '", name, "': ", why));
   return absl::OkStatus();
 }

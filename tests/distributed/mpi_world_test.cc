@@ -281,8 +281,12 @@ struct TinyRun {
     y = slice(pattern, {0, 1}, {8, 33});
   }
   // Runs `one` (the one-device step) and `other` for 5 steps from the same init (`other`'s
-  // params, state and batch placed by `place`); the losses agree to 1e-5 relative each step
-  // and the parameters to 1e-4 at the end, read whole on this process.
+  // params, state and batch placed by `place`); the losses agree to 1e-5 relative each step,
+  // and at the end, read whole on this process, each parameter leaf to 2e-6 on average and
+  // 1e-3 at most. Not 1e-4 everywhere: f32 sums in another order change a gradient by rounding,
+  // and AdamW divides by sqrt(v), so an element whose gradient is rounding-sized moves by up to
+  // lr (3e-3) a step in either run (measured: about 1e-6 typical, one element in 10^4 near
+  // 2e-4); a wrong reduction moves whole leaves.
   struct Placement {
     std::function<Array(const Array&)> params = [](const Array& a) { return a; };
     std::function<Array(const Array&)> batch = [](const Array& a) { return a; };
@@ -302,7 +306,14 @@ struct TinyRun {
     std::vector<Array> w1 = tree_leaves(p1), w2 = tree_leaves(p2);
     for (size_t k = 0; k < w1.size(); ++k) {
       std::vector<float> a = w1[k].to_vector<float>(), b = w2[k].to_vector<float>();
-      for (size_t e = 0; e < a.size(); ++e) ASSERT_NEAR(b[e], a[e], 1e-4) << "leaf " << k;
+      double worst = 0, total = 0;
+      for (size_t e = 0; e < a.size(); ++e) {
+        const double d = std::fabs(static_cast<double>(b[e]) - a[e]);
+        worst = std::max(worst, d);
+        total += d;
+      }
+      EXPECT_LE(worst, 1e-3) << "leaf " << k;
+      EXPECT_LE(total / a.size(), 2e-6) << "leaf " << k;
     }
   }
   template <class Loss>

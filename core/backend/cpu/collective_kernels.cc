@@ -1,22 +1,29 @@
 // CPU kernels of the collectives: the devices of a shard_map (one thread per virtual device,
 // shard_map_kernel.cc) exchange buffer pointers through their in-process group
-// (core/distributed/in_process.h) and each reads the others' buffers directly; members on
-// other processes' devices send their inputs over MPI (core/distributed/mpi.h), fetched once
-// per process. The all-reduces split the work: each member here reduces its share of the
-// elements over all members and writes it into every output here.
+// (core/distributed/in_process.h) and each reads the others' buffers directly. The all-reduces
+// split the work: each member here reduces its share of the elements and writes it into every
+// output here.
+//
+// A group that spans processes goes hierarchically, through MPI's own algorithms
+// (core/distributed/mpi_collectives.h), one call per process by its first member here: psum /
+// pmax / pmin reduce the members here in memory and MPI_Allreduce the partial; the others
+// gather every member's input with MPI_Allgatherv and take their part of it.
 #include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <exception>
 #include <memory>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "core/backend/cpu/all_to_all_blocks.h"
 #include "core/backend/cpu/kernel.h"
 #include "core/backend/cpu/strided_copy.h"
+#include "core/buffer.h"
 #include "core/distributed/in_process.h"
 #include "core/distributed/mpi.h"
+#include "core/distributed/mpi_collectives.h"
 #include "core/error.h"
 #include "core/primitives/collective.h"
 
@@ -67,14 +74,10 @@ struct Exchange {
         if (in_bytes > 0) std::memcpy(own + j * in_bytes, here[j].in, in_bytes);
       }
       std::vector<size_t> bytes;
-      std::vector<char*> out;
-      for (size_t j = 0; j < g.procs.size(); ++j) {
-        bytes.push_back(g.count_of[j] * in_bytes);
-        out.push_back(staging.get() + g.first_of[j] * in_bytes);
-      }
+      for (size_t j = 0; j < g.procs.size(); ++j) bytes.push_back(g.count_of[j] * in_bytes);
       distributed::InProcessGroup* group = me.group;
-      distributed::mpi::exchange(op, g.tag, g.procs, own, bytes, out,
-                                 [group] { return group->aborted(); });
+      distributed::mpi::all_gather(op, g.tag, g.procs, own, bytes, staging.get(),
+                                   [group] { return group->aborted(); });
       shared = staging.get();
     }
     const char* base = static_cast<const char*>(me.group->exchange(op, lr, shared)[0]);
@@ -100,31 +103,25 @@ struct Exchange {
 template <typename T>
 using Acc = std::conditional_t<std::is_same_v<T, f16> || std::is_same_v<T, bf16>, float, T>;
 
-// Worker w (a member on this process) reduces elements [lo, hi) over all members (source by
-// source, so the inner loops vectorize), then copies that share into the output of every
-// member on this process.
+// acc[0, hi - lo) = elements [lo, hi) reduced over `ins` in order: summed, or their max / min
+// where a NaN wins (the first one).
 template <typename T>
-void all_reduce(PrimitiveId id, const Exchange& x, int64_t count) {
-  const int n = x.size();
-  const int64_t share = (count + x.workers() - 1) / x.workers();
-  const int64_t lo = std::min(count, share * x.worker()), hi = std::min(count, lo + share);
-  if (hi == lo) return;
-  std::vector<Acc<T>> acc(static_cast<size_t>(hi - lo));
-  const T* first = static_cast<const T*>(x.of(0).in) + lo;
-  for (int64_t e = 0; e < hi - lo; ++e) acc[e] = static_cast<Acc<T>>(first[e]);
-  for (int q = 1; q < n; ++q) {
-    const T* in = static_cast<const T*>(x.of(q).in) + lo;
+void reduce_range(PrimitiveId id, const std::vector<const T*>& ins, int64_t lo, int64_t hi,
+                  Acc<T>* acc) {
+  for (int64_t e = 0; e < hi - lo; ++e) acc[e] = static_cast<Acc<T>>(ins[0][lo + e]);
+  const bool is_max = id == PrimitiveId::kPmax;
+  for (size_t q = 1; q < ins.size(); ++q) {
+    const T* in = ins[q] + lo;
     if (id == PrimitiveId::kPsum) {
       for (int64_t e = 0; e < hi - lo; ++e)
         acc[e] = static_cast<Acc<T>>(acc[e] + static_cast<Acc<T>>(in[e]));
       continue;
     }
-    const bool is_max = id == PrimitiveId::kPmax;
     for (int64_t e = 0; e < hi - lo; ++e) {
       const auto v = static_cast<Acc<T>>(in[e]);
       const Acc<T> a = acc[e];
       if constexpr (std::is_floating_point_v<Acc<T>>) {
-        if (std::isnan(a)) continue;  // NaN wins, the first one
+        if (std::isnan(a)) continue;
         if (std::isnan(v)) {
           acc[e] = v;
           continue;
@@ -133,18 +130,131 @@ void all_reduce(PrimitiveId id, const Exchange& x, int64_t count) {
       acc[e] = is_max ? std::max(a, v) : std::min(a, v);
     }
   }
+}
+
+// The share [lo, hi) of `count` elements that worker `w` of `workers` takes.
+std::pair<int64_t, int64_t> share_of(int64_t count, int w, int workers) {
+  const int64_t share = (count + workers - 1) / workers;
+  const int64_t lo = std::min(count, share * w);
+  return {lo, std::min(count, lo + share)};
+}
+
+// Worker w (a member on this process) reduces elements [lo, hi) over all members (source by
+// source, so the inner loops vectorize), then copies that share into the output of every
+// member on this process.
+template <typename T>
+void all_reduce(PrimitiveId id, const Exchange& x, int64_t count) {
+  const auto [lo, hi] = share_of(count, x.worker(), x.workers());
+  if (hi == lo) return;
+  std::vector<const T*> ins;
+  for (int q = 0; q < x.size(); ++q) ins.push_back(static_cast<const T*>(x.of(q).in));
+  std::vector<Acc<T>> acc(static_cast<size_t>(hi - lo));
+  reduce_range<T>(id, ins, lo, hi, acc.data());
   T* mine = static_cast<T*>(x.of(x.me.rank).out) + lo;
   for (int64_t e = 0; e < hi - lo; ++e) mine[e] = static_cast<T>(acc[e]);
-  for (int q = 0; q < n; ++q) {
+  for (int q = 0; q < x.size(); ++q) {
     if (q == x.me.rank || x.of(q).out == nullptr) continue;
     std::memcpy(static_cast<T*>(x.of(q).out) + lo, mine, static_cast<size_t>(hi - lo) * sizeof(T));
   }
 }
 
+template <typename A>
+constexpr distributed::mpi::Elem elem_of() {
+  using E = distributed::mpi::Elem;
+  if constexpr (std::is_same_v<A, float>) return E::kF32;
+  if constexpr (std::is_same_v<A, double>) return E::kF64;
+  if constexpr (std::is_same_v<A, int8_t>) return E::kI8;
+  if constexpr (std::is_same_v<A, int16_t>) return E::kI16;
+  if constexpr (std::is_same_v<A, int32_t>) return E::kI32;
+  if constexpr (std::is_same_v<A, int64_t>) return E::kI64;
+  if constexpr (std::is_same_v<A, uint8_t>) return E::kU8;
+  if constexpr (std::is_same_v<A, uint16_t>) return E::kU16;
+  if constexpr (std::is_same_v<A, uint32_t>) return E::kU32;
+  return E::kU64;
+}
+
+distributed::mpi::Reduction reduction_of(PrimitiveId id) {
+  if (id == PrimitiveId::kPmax) return distributed::mpi::Reduction::kMax;
+  if (id == PrimitiveId::kPmin) return distributed::mpi::Reduction::kMin;
+  return distributed::mpi::Reduction::kSum;
+}
+
+// The members of a group that spans processes, as the members on this process see each other
+// (in-memory, by local rank): their input and output, and the first one's scratch buffer.
+struct Local {
+  const void* in;
+  void* out;
+  void* scratch;
+};
+
+// Publishes this member's (in, out, scratch) and returns those of the members here, by local
+// rank, once every member has its copy (`mine` may go then); the caller ends with
+// me.group->done so that the first one's scratch outlives the reads.
+std::vector<Local> meet_here(const char* op, const Membership& me, const Collective& p,
+                             const Local& mine) {
+  if (me.size() != p.group_size()) {
+    fail(op, "the group has ", me.size(), " members, the collective expects ", p.group_size());
+  }
+  std::vector<Local> here;
+  for (const void* v : me.group->exchange(op, me.local_rank(), &mine)) {
+    here.push_back(*static_cast<const Local*>(v));
+  }
+  me.group->done(op);
+  return here;
+}
+
+// An all-reduce over a group that spans processes, hierarchically: the members here reduce
+// their inputs in memory into one partial (each worker its share), the first member
+// all-reduces the partial with the other processes (MPI_Allreduce's own algorithm: (P-1)/P of
+// the bytes each way, not every input to every process), and each worker copies its share of
+// the result into every output here.
+template <typename T>
+void all_reduce_across_processes(PrimitiveId id, const char* op, const Collective& p,
+                                 const Membership& me, const void* in, void* out, int64_t count) {
+  const int lr = me.local_rank(), workers = me.group->size();
+  // The partial: the first member's output when it has the accumulator's type, else a buffer
+  // of the first member's (from the cache of freed blocks: no fresh pages to fault in).
+  std::shared_ptr<Buffer> scratch;
+  void* partial = out;
+  if (lr == 0 && !std::is_same_v<Acc<T>, T>) {
+    scratch = Buffer::make(static_cast<size_t>(count) * sizeof(Acc<T>) + 1, "psum partial");
+    partial = scratch->data();
+  }
+  const std::vector<Local> here = meet_here(op, me, p, Local{in, out, partial});
+  auto* all = static_cast<Acc<T>*>(here[0].scratch);
+  const auto [lo, hi] = share_of(count, lr, workers);
+  std::vector<const T*> ins;
+  for (const Local& l : here) ins.push_back(static_cast<const T*>(l.in));
+  if (hi > lo) reduce_range<T>(id, ins, lo, hi, all + lo);
+  me.group->done(op);  // the partial is whole
+  if (lr == 0) {
+    distributed::InProcessGroup* group = me.group;
+    distributed::mpi::all_reduce(op, me.layout->tag, me.layout->procs, all,
+                                 static_cast<size_t>(count), elem_of<Acc<T>>(), reduction_of(id),
+                                 [group] { return group->aborted(); });
+  }
+  me.group->done(op);  // the partial holds the result
+  for (const Local& l : here) {
+    T* o = static_cast<T*>(l.out);
+    if (static_cast<void*>(o) == static_cast<void*>(all)) continue;  // the partial itself
+    for (int64_t e = lo; e < hi; ++e) o[e] = static_cast<T>(all[e]);
+  }
+  me.group->done(op);  // every share copied: the partial may go
+}
+
 void all_reduce_kernel(Call& c) {
   const auto& p = c.params<AllReduce>();
-  Published mine{c.in_raw(0), c.out_raw(0)};
   const int64_t count = numel(c.out_aval().shape);
+  const Membership& me = distributed::membership(p.name().data(), p.mask());
+  if (me.layout != nullptr) {
+    dispatch_dtype(c.out_aval().dtype, [&]<typename T>() {
+      using U = std::conditional_t<std::is_same_v<T, bool>, uint8_t, T>;  // bool: or / and
+      all_reduce_across_processes<U>(p.id(), p.name().data(), p, me, c.in_raw(0), c.out_raw(0),
+                                     count);
+    });
+    return;
+  }
+  Published mine{c.in_raw(0), c.out_raw(0)};
   Exchange x(p.name().data(), p, &mine, count * dtype_size(c.out_aval().dtype));
   dispatch_dtype(c.out_aval().dtype, [&]<typename T>() {
     if constexpr (std::is_same_v<T, bool>) {

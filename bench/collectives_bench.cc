@@ -11,10 +11,11 @@
 //   mpirun -np 2 -x GRAFT_CPU_DEVICES=1 bazel-bin/bench/collectives_bench   (as root:
 //     --allow-run-as-root; -np 4, or GRAFT_CPU_DEVICES=2, likewise)
 //
-// For 1 KiB to 64 MiB of f32 per device: psum, all_gather and all_to_all over every device,
-// each against the raw MPI collective that moves the same bytes between the processes in the
-// same run (MPI_Allreduce of one device's bytes: graft reduces a process's devices in memory
-// first; MPI_Allgather of the process's slices; MPI_Alltoall of the blocks between processes).
+// For 1 KiB to 64 MiB of f32 per device: psum, all_gather, all_to_all and psum_scatter over
+// every device, each against the raw MPI collective that moves the same bytes between the
+// processes in the same run (MPI_Allreduce of one device's bytes: graft reduces a process's
+// devices in memory first; MPI_Allgather of the process's slices; MPI_Alltoall of the blocks
+// between processes; MPI_Reduce_scatter_block of the process's share).
 // Each pmap sums its output to one number per device, so that the outputs other processes
 // computed are not fetched (every process ends with whole arrays); "graft ms" is its time
 // beyond the same pmap of the identity; "x raw" is raw MPI's time over graft's, 1.0 when
@@ -54,6 +55,8 @@ std::vector<std::pair<std::string, std::function<Array(const Array&)>>> ops(int6
          return g::all_gather(g::slice_axis(v, 0, 0, per / n), "i", 0, true);
        }},
       {"all_to_all", [](const Array& v) { return g::all_to_all(v, "i", 0, 0, true); }},
+      // Each device keeps 1/n of the sum.
+      {"psum_scatter", [](const Array& v) { return g::psum_scatter(v, "i", 0, true); }},
   };
 }
 
@@ -97,6 +100,12 @@ double raw_mpi_ms(const std::string& op, int64_t per, int n) {
     const int count = static_cast<int>(per / n * local);
     return median_ms(per < (1 << 18) ? 41 : 9, [&] {
       MPI_Allgather(a.data(), count, MPI_FLOAT, b.data(), count, MPI_FLOAT, MPI_COMM_WORLD);
+    });
+  }
+  if (op == "psum_scatter") {  // a process's devices summed in memory first
+    const int count = static_cast<int>(per / n * local);
+    return median_ms(per < (1 << 18) ? 41 : 9, [&] {
+      MPI_Reduce_scatter_block(a.data(), b.data(), count, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
     });
   }
   const int count = static_cast<int>(per / n * local * local);  // all_to_all, per process pair

@@ -161,6 +161,30 @@ TEST(MpiWorldTest, GatherScatterAllToAllAndPermuteAcrossProcesses) {
   expect_near(p, want, 0, "ppermute x");
 }
 
+// Over one axis of all 4 devices (2 on each process: the members here meet in memory, then
+// one MPI call per process): psum and psum_scatter along the second dimension (each device
+// keeps 2 columns of the sum of the 4 row blocks), f32 and i32, against plain loops.
+TEST(MpiWorldTest, ReductionsOverAnAxisWithTwoDevicesOnEachProcess) {
+  const Mesh line({4}, {"i"});
+  for (DType dt : {DType::kF32, DType::kI32}) {
+    Array a = astype(input({8, 8}, 0.2) * 100.0f, dt);  // device d holds rows 2d, 2d + 1
+    std::vector<double> in = astype(a, DType::kF64).to_vector<double>(), sum(16, 0);
+    for (int d = 0; d < 4; ++d) {
+      for (int e = 0; e < 16; ++e) sum[e] += in[d * 16 + e];
+    }
+    Array summed = shard_map([](const Array& v) { return psum(v, {"i"}); }, line, {P("i")},
+                             {P("i")})(a);
+    Array scattered = shard_map([](const Array& v) { return psum_scatter(v, "i", 1, true); }, line,
+                                {P("i")}, {P(none, "i")})(a);
+    std::vector<double> got = astype(summed, DType::kF64).to_vector<double>();
+    ASSERT_EQ(got.size(), 64u);
+    for (int e = 0; e < 64; ++e) ASSERT_NEAR(got[e], sum[e % 16], 1e-4) << "psum at " << e;
+    got = astype(scattered, DType::kF64).to_vector<double>();
+    ASSERT_EQ(got.size(), 16u);
+    for (int e = 0; e < 16; ++e) ASSERT_NEAR(got[e], sum[e], 1e-4) << "psum_scatter at " << e;
+  }
+}
+
 // pmap over all four devices; its gradient: d/dx sum(x * psum(x)) = psum(x) + psum(x) (each
 // device's x appears in every device's psum).
 TEST(MpiWorldTest, PmapAndItsGradientAcrossProcesses) {

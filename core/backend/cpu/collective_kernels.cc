@@ -6,8 +6,9 @@
 //
 // A group that spans processes goes hierarchically, through MPI's own algorithms
 // (core/distributed/mpi_collectives.h), one call per process by its first member here: psum /
-// pmax / pmin reduce the members here in memory and MPI_Allreduce the partial; the others
-// gather every member's input with MPI_Allgatherv and take their part of it.
+// pmax / pmin reduce the members here in memory and MPI_Allreduce the partial; psum_scatter
+// sums them into a partial packed by process and MPI_Reduce_scatters it; the others gather
+// every member's input with MPI_Allgatherv and take their part of it.
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -305,12 +306,70 @@ void scatter_sum(const Exchange& x, int64_t outer, int64_t inner, T* out) {
   }
 }
 
+// A psum_scatter over a group that spans processes, hierarchically: the members here sum their
+// inputs in memory into one partial packed for MPI_Reduce_scatter (the blocks of each process's
+// members together, processes in order; each worker its rows), the first member
+// reduce-scatters it with the other processes (each process receives only its members' blocks:
+// (P-1)/P of the bytes, not every input), and each member copies its block out.
+template <typename T>
+void psum_scatter_across_processes(const char* op, const Collective& p, const Membership& me,
+                                   const void* in, void* out, int64_t outer, int64_t inner) {
+  const distributed::GroupLayout& g = *me.layout;
+  const int n = g.size(), lr = me.local_rank(), workers = me.group->size();
+  const int64_t block = outer * inner;  // one member's output, in elements
+  const int64_t mine_count = g.count_of[g.self] * block;
+  std::shared_ptr<Buffer> scratch;  // the first member's: the packed partial, then the result
+  if (lr == 0) {
+    scratch = Buffer::make(static_cast<size_t>(n * block + mine_count) * sizeof(Acc<T>) + 1,
+                           "psum_scatter partial");
+  }
+  const std::vector<Local> here =
+      meet_here(op, me, p, Local{in, out, scratch ? scratch->data() : nullptr});
+  auto* packed = static_cast<Acc<T>*>(here[0].scratch);
+  Acc<T>* result = packed + n * block;
+  const auto [lo, hi] = share_of(n * outer, lr, workers);  // rows (member r, outer index o)
+  for (int64_t k = lo; k < hi; ++k) {
+    const int64_t r = k / outer, o = k % outer;
+    Acc<T>* dst = packed + (g.slot[r] * outer + o) * inner;
+    for (size_t q = 0; q < here.size(); ++q) {
+      const T* src = static_cast<const T*>(here[q].in) + (o * n + r) * inner;
+      for (int64_t i = 0; i < inner; ++i) {
+        const auto v = static_cast<Acc<T>>(src[i]);
+        dst[i] = q == 0 ? v : static_cast<Acc<T>>(dst[i] + v);
+      }
+    }
+  }
+  me.group->done(op);  // the partial is whole
+  if (lr == 0) {
+    std::vector<size_t> counts;
+    for (int c : g.count_of) counts.push_back(static_cast<size_t>(c * block));
+    distributed::InProcessGroup* group = me.group;
+    distributed::mpi::reduce_scatter(op, g.tag, g.procs, packed, result, counts,
+                                     elem_of<Acc<T>>(), distributed::mpi::Reduction::kSum,
+                                     [group] { return group->aborted(); });
+  }
+  me.group->done(op);  // this process's blocks are summed
+  const Acc<T>* src = result + (g.slot[me.rank] - g.first_of[g.self]) * block;
+  T* dst = static_cast<T*>(out);
+  for (int64_t e = 0; e < block; ++e) dst[e] = static_cast<T>(src[e]);
+  me.group->done(op);  // every block copied: the scratch may go
+}
+
 void psum_scatter_kernel(Call& c) {
   const auto& p = c.params<PsumScatter>();
   const Shape& s = c.in_aval(0).shape;
   const int n = static_cast<int>(p.sizes()[0]);
   const int64_t outer = prod(s, 0, p.dim());
   const int64_t inner = prod(s, p.dim() + 1, s.size()) * (p.tiled() ? s[p.dim()] / n : 1);
+  const Membership& me = distributed::membership("psum_scatter", p.mask());
+  if (me.layout != nullptr) {
+    dispatch_dtype(c.out_aval().dtype, [&]<typename T>() {
+      if constexpr (!std::is_same_v<T, bool>)
+        psum_scatter_across_processes<T>("psum_scatter", p, me, c.in_raw(0), c.out_raw(0), outer,
+                                         inner);
+    });
+    return;
+  }
   Published mine{c.in_raw(0), c.out_raw(0)};
   Exchange x("psum_scatter", p, &mine, numel(s) * dtype_size(c.in_aval(0).dtype));
   dispatch_dtype(c.out_aval().dtype, [&]<typename T>() {

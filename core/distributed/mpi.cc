@@ -130,10 +130,11 @@ using mpi_internal::fail_exchange;
 using mpi_internal::mpi_error;
 using mpi_internal::wait_all;
 
-// mpi::exchange on communicator `comm`.
-void exchange_on(MPI_Comm comm, const char* op, int tag, const std::vector<int>& procs,
-                 const void* mine, const std::vector<size_t>& bytes, const std::vector<char*>& out,
-                 const std::function<bool()>& stop) {
+// mpi::send_receive on communicator `comm`.
+void send_receive_on(MPI_Comm comm, const char* op, int tag, const std::vector<int>& procs,
+                     const std::vector<const char*>& send, const std::vector<size_t>& send_bytes,
+                     const std::vector<char*>& recv, const std::vector<size_t>& recv_bytes,
+                     const std::function<bool()>& stop, bool skip_empty) {
   State& s = state();
   if (!s.initialized) fail(op, "internal: an exchange between processes before initialize");
   if (s.broken) fail_exchange(op, "an earlier exchange between processes failed");
@@ -143,14 +144,15 @@ void exchange_on(MPI_Comm comm, const char* op, int tag, const std::vector<int>&
   const size_t me = static_cast<size_t>(self - procs.begin());
   std::vector<MPI_Request> reqs;
   std::vector<int> peer_of;
-  auto post = [&](bool send, int peer, char* data, size_t n) {
+  auto post = [&](bool to, int peer, char* data, size_t n) {
+    if (n == 0 && skip_empty) return;
     for (size_t off = 0; off == 0 || off < n; off += kChunk) {
       const int count = static_cast<int>(std::min(kChunk, n - off));
       MPI_Request r;
-      const int rc = send ? MPI_Isend(data + off, count, MPI_BYTE, peer, tag, comm, &r)
-                          : MPI_Irecv(data + off, count, MPI_BYTE, peer, tag, comm, &r);
+      const int rc = to ? MPI_Isend(data + off, count, MPI_BYTE, peer, tag, comm, &r)
+                        : MPI_Irecv(data + off, count, MPI_BYTE, peer, tag, comm, &r);
       if (rc != MPI_SUCCESS) {
-        fail_exchange(op, str_cat("MPI ", send ? "send to" : "receive from", " process ", peer,
+        fail_exchange(op, str_cat("MPI ", to ? "send to" : "receive from", " process ", peer,
                                   ": ", mpi_error(rc)));
       }
       reqs.push_back(r);
@@ -160,11 +162,23 @@ void exchange_on(MPI_Comm comm, const char* op, int tag, const std::vector<int>&
   };
   for (size_t j = 0; j < procs.size(); ++j) {
     if (j == me) continue;
-    post(false, procs[j], out[j], bytes[j]);
-    post(true, procs[j], static_cast<char*>(const_cast<void*>(mine)), bytes[me]);
+    post(false, procs[j], recv[j], recv_bytes[j]);
+    post(true, procs[j], const_cast<char*>(send[j]), send_bytes[j]);
   }
   const std::string why = wait_all(reqs, peer_of, stop);
   if (!why.empty()) fail_exchange(op, why);
+}
+
+// mpi::exchange on communicator `comm`: the same bytes to every process.
+void exchange_on(MPI_Comm comm, const char* op, int tag, const std::vector<int>& procs,
+                 const void* mine, const std::vector<size_t>& bytes, const std::vector<char*>& out,
+                 const std::function<bool()>& stop) {
+  const auto self = std::find(procs.begin(), procs.end(), state().rank);
+  const size_t me = static_cast<size_t>(self - procs.begin());
+  const size_t n = me < bytes.size() ? bytes[me] : 0;
+  send_receive_on(comm, op, tag, procs,
+                  std::vector<const char*>(procs.size(), static_cast<const char*>(mine)),
+                  std::vector<size_t>(procs.size(), n), out, bytes, stop, /*skip_empty=*/false);
 }
 
 }  // namespace
@@ -288,6 +302,14 @@ void exchange(const char* op, int tag, const std::vector<int>& procs, const void
               const std::vector<size_t>& bytes, const std::vector<char*>& out,
               const std::function<bool()>& stop) {
   exchange_on(state().data, op, tag, procs, mine, bytes, out, stop);
+}
+
+void send_receive(const char* op, int tag, const std::vector<int>& procs,
+                  const std::vector<const char*>& send, const std::vector<size_t>& send_bytes,
+                  const std::vector<char*>& recv, const std::vector<size_t>& recv_bytes,
+                  const std::function<bool()>& stop) {
+  send_receive_on(state().data, op, tag, procs, send, send_bytes, recv, recv_bytes, stop,
+                  /*skip_empty=*/true);
 }
 
 }  // namespace mpi

@@ -61,5 +61,14 @@ void exchange(const char* op, int tag, const std::vector<int>& procs, const void
               const std::vector<size_t>& bytes, const std::vector<char*>& out,
               const std::function<bool()>& stop = nullptr);
 
+// Every process in `procs` sends send[j] (send_bytes[j] long) to process procs[j] and
+// receives recv_bytes[j] from it into recv[j] (its own position is skipped, and so is a
+// direction of 0 bytes: both sides must agree on every size). Point to point on the tag, as
+// exchange; errors as exchange's.
+void send_receive(const char* op, int tag, const std::vector<int>& procs,
+                  const std::vector<const char*>& send, const std::vector<size_t>& send_bytes,
+                  const std::vector<char*>& recv, const std::vector<size_t>& recv_bytes,
+                  const std::function<bool()>& stop = nullptr);
+
 }  // namespace mpi
 }  // namespace graft::distributed

@@ -185,6 +185,44 @@ TEST(MpiWorldTest, ReductionsOverAnAxisWithTwoDevicesOnEachProcess) {
   }
 }
 
+// all_gather, all_to_all and ppermute over the same axis (pairs within a process and across
+// the two), against plain loops.
+TEST(MpiWorldTest, MovesOverAnAxisWithTwoDevicesOnEachProcess) {
+  const Mesh line({4}, {"i"});
+  Array a = input({8, 8}, 0.6);  // device d holds rows 2d, 2d + 1
+  const std::vector<float> in = a.to_vector<float>();
+  auto at = [&](int row, int col) { return in[row * 8 + col]; };
+  // all_gather: every device gets all 8 rows; stacked by device, [32, 8].
+  Array gathered = shard_map([](const Array& v) { return all_gather(v, "i", 0, true); }, line,
+                             {P("i")}, {P("i")})(a);
+  std::vector<float> want;
+  for (int r = 0; r < 4; ++r) want.insert(want.end(), in.begin(), in.end());
+  expect_near(gathered, want, 0, "all_gather");
+  // all_to_all, split columns, concat rows: device r gets columns 2r, 2r + 1 of every device's
+  // rows, [8, 2]; stacked by device, [32, 2].
+  Array moved = shard_map([](const Array& v) { return all_to_all(v, "i", 1, 0, true); }, line,
+                          {P("i")}, {P("i")})(a);
+  want.assign(64, 0);
+  for (int r = 0; r < 4; ++r) {
+    for (int q = 0; q < 4; ++q) {
+      for (int i = 0; i < 2; ++i) {
+        for (int j = 0; j < 2; ++j) want[(8 * r + 2 * q + i) * 2 + j] = at(2 * q + i, 2 * r + j);
+      }
+    }
+  }
+  expect_near(moved, want, 0, "all_to_all");
+  // ppermute one step along the line (1 -> 2 and 3 -> 0 cross the processes), device 0
+  // receiving nothing: zeros.
+  Array shifted = shard_map(
+      [](const Array& v) { return ppermute(v, "i", {{0, 1}, {1, 2}, {2, 3}}); }, line, {P("i")},
+      {P("i")})(a);
+  want.assign(64, 0);
+  for (int r = 1; r < 4; ++r) {
+    for (int e = 0; e < 16; ++e) want[r * 16 + e] = in[(r - 1) * 16 + e];
+  }
+  expect_near(shifted, want, 0, "ppermute");
+}
+
 // pmap over all four devices; its gradient: d/dx sum(x * psum(x)) = psum(x) + psum(x) (each
 // device's x appears in every device's psum).
 TEST(MpiWorldTest, PmapAndItsGradientAcrossProcesses) {

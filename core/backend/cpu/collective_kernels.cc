@@ -7,8 +7,9 @@
 // A group that spans processes goes hierarchically, through MPI's own algorithms
 // (core/distributed/mpi_collectives.h), one call per process by its first member here: psum /
 // pmax / pmin reduce the members here in memory and MPI_Allreduce the partial; psum_scatter
-// sums them into a partial packed by process and MPI_Reduce_scatters it; the others gather
-// every member's input with MPI_Allgatherv and take their part of it.
+// sums them into a partial packed by process and MPI_Reduce_scatters it; all_to_all and
+// ppermute send each other process exactly the blocks its members need (point to point);
+// all_gather gathers every member's input with MPI_Allgatherv.
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -47,7 +48,7 @@ struct Exchange {
   const Membership& me;
   const std::vector<const void*>* slots = nullptr;  // one process: by member rank
   std::vector<Published> view;                      // across processes: by member rank
-  std::unique_ptr<char[]> staging;                  // the fetching member's
+  std::shared_ptr<Buffer> staging;  // the fetching member's (cached blocks: no fresh pages)
   const char* op;
   Exchange(const char* op_name, const Collective& p, const Published* mine, size_t in_bytes)
       : me(distributed::membership(op_name, p.mask())), op(op_name) {
@@ -69,17 +70,18 @@ struct Exchange {
     const void* shared = nullptr;
     if (lr == 0) {
       const size_t total = g.first_of.back() + g.count_of.back();
-      staging.reset(new char[total * in_bytes + 1]);
-      char* own = staging.get() + g.first_of[g.self] * in_bytes;
+      staging = Buffer::make(total * in_bytes + 1, "collective staging");
+      char* base = static_cast<char*>(staging->data());
+      char* own = base + g.first_of[g.self] * in_bytes;
       for (size_t j = 0; j < here.size(); ++j) {
         if (in_bytes > 0) std::memcpy(own + j * in_bytes, here[j].in, in_bytes);
       }
       std::vector<size_t> bytes;
       for (size_t j = 0; j < g.procs.size(); ++j) bytes.push_back(g.count_of[j] * in_bytes);
       distributed::InProcessGroup* group = me.group;
-      distributed::mpi::all_gather(op, g.tag, g.procs, own, bytes, staging.get(),
+      distributed::mpi::all_gather(op, g.tag, g.procs, own, bytes, base,
                                    [group] { return group->aborted(); });
-      shared = staging.get();
+      shared = base;
     }
     const char* base = static_cast<const char*>(me.group->exchange(op, lr, shared)[0]);
     for (int q = 0; q < g.size(); ++q) {
@@ -378,10 +380,99 @@ void psum_scatter_kernel(Call& c) {
   });
 }
 
+// Where a spanning group's members sit, by process: process index (in procs) and position
+// among that process's members (slot order) of each member rank, and the rank at each slot.
+struct Seats {
+  std::vector<int> proc, pos, rank_at;
+  explicit Seats(const distributed::GroupLayout& g)
+      : proc(g.size()), pos(g.size()), rank_at(g.size()) {
+    for (int r = 0; r < g.size(); ++r) {
+      proc[r] = static_cast<int>(std::find(g.procs.begin(), g.procs.end(), g.process[r]) -
+                                 g.procs.begin());
+      pos[r] = g.slot[r] - g.first_of[proc[r]];
+      rank_at[g.slot[r]] = r;
+    }
+  }
+};
+
+// An all_to_all over a group that spans processes: each member here packs its blocks for the
+// members of every other process, the first member sends each process exactly its members'
+// blocks (point to point, MPI_Alltoallv's pattern), and each member takes the blocks of members
+// here from their inputs and the others from what arrived. Process j's part holds, for each of
+// its members r (slot order), the block of each member q here (local order) to r.
+void all_to_all_across_processes(const AllToAll& p, const Membership& me, const void* in,
+                                 void* out, const AllToAllBlocks& b, int64_t esize) {
+  const char* op = "all_to_all";
+  const distributed::GroupLayout& g = *me.layout;
+  const Seats seats(g);
+  const int np = static_cast<int>(g.procs.size()), lr = me.local_rank(), h = me.group->size();
+  const auto block = static_cast<size_t>(numel(b.block) * esize);
+  std::vector<size_t> send(np, 0), recv(np, 0), send_at(np, 0), recv_at(np, 0);
+  size_t sends = 0, recvs = 0;
+  for (int j = 0; j < np; ++j) {
+    if (j == g.self) continue;
+    send[j] = recv[j] = static_cast<size_t>(g.count_of[j]) * h * block;
+    send_at[j] = sends, recv_at[j] = recvs;
+    sends += send[j], recvs += recv[j];
+  }
+  std::shared_ptr<Buffer> scratch;
+  if (lr == 0) scratch = Buffer::make(sends + recvs + 1, "all_to_all staging");
+  const std::vector<Local> here =
+      meet_here(op, me, p, Local{in, out, scratch ? scratch->data() : nullptr});
+  char* sendbuf = static_cast<char*>(here[0].scratch);
+  char* recvbuf = sendbuf + sends;
+  const Shape dense = row_major_strides(b.block);
+  for (int j = 0; j < np; ++j) {  // this member's blocks for process j's members
+    if (j == g.self) continue;
+    for (int k = 0; k < g.count_of[j]; ++k) {
+      const int r = seats.rank_at[g.first_of[j] + k];
+      strided_copy(esize, b.block, static_cast<const char*>(in) + r * b.src_step * esize,
+                   b.src_strides, sendbuf + send_at[j] + (k * h + lr) * block, dense);
+    }
+  }
+  me.group->done(op);  // packed
+  if (lr == 0) {
+    std::vector<const char*> from;
+    std::vector<char*> into;
+    for (int j = 0; j < np; ++j) {
+      from.push_back(sendbuf + send_at[j]);
+      into.push_back(recvbuf + recv_at[j]);
+    }
+    distributed::InProcessGroup* group = me.group;
+    distributed::mpi::send_receive(op, g.tag, g.procs, from, send, into, recv,
+                                   [group] { return group->aborted(); });
+  }
+  me.group->done(op);  // arrived
+  const int r = me.rank;
+  for (int q = 0; q < g.size(); ++q) {
+    const int j = seats.proc[q];
+    char* to = static_cast<char*>(out) + q * b.dst_step * esize;
+    if (j == g.self) {
+      strided_copy(esize, b.block,
+                   static_cast<const char*>(here[g.local[q]].in) + r * b.src_step * esize,
+                   b.src_strides, to, b.dst_strides);
+    } else {
+      const size_t at = recv_at[j] + (seats.pos[r] * g.count_of[j] + seats.pos[q]) * block;
+      strided_copy(esize, b.block, recvbuf + at, dense, to, b.dst_strides);
+    }
+  }
+  me.group->done(op);  // every block taken: the staging may go
+}
+
 // One strided copy per member (all_to_all_blocks.h).
 void all_to_all_kernel(Call& c) {
   const auto& p = c.params<AllToAll>();
   const auto esize = static_cast<int64_t>(dtype_size(c.in_aval(0).dtype));
+  const Membership& me = distributed::membership("all_to_all", p.mask());
+  if (me.layout != nullptr) {
+    if (me.size() != p.group_size()) {
+      fail("all_to_all", "the group has ", me.size(), " members, the collective expects ",
+           p.group_size());
+    }
+    const AllToAllBlocks b = all_to_all_blocks(p, me.size(), c.in_aval(0).shape, c.out_aval().shape);
+    all_to_all_across_processes(p, me, c.in_raw(0), c.out_raw(0), b, esize);
+    return;
+  }
   Published mine{c.in_raw(0), c.out_raw(0)};
   Exchange x("all_to_all", p, &mine, numel(c.in_aval(0).shape) * esize);
   const AllToAllBlocks b = all_to_all_blocks(p, x.size(), c.in_aval(0).shape, c.out_aval().shape);
@@ -394,10 +485,82 @@ void all_to_all_kernel(Call& c) {
   }
 }
 
+// A ppermute over a group that spans processes: only the pairs whose source and destination
+// are on different processes cross, each process sending each other one the inputs its pairs
+// need, in destination rank order (point to point); pairs within a process copy in memory.
+void ppermute_across_processes(const Ppermute& p, const Membership& me, const void* in,
+                               void* out, size_t bytes) {
+  const char* op = "ppermute";
+  const distributed::GroupLayout& g = *me.layout;
+  const Seats seats(g);
+  const int np = static_cast<int>(g.procs.size()), n = g.size(), lr = me.local_rank();
+  std::vector<size_t> send(np, 0), recv(np, 0), send_at(np, 0), recv_at(np, 0);
+  std::vector<size_t> at(n, 0);  // per destination rank: its part in the send or receive buffer
+  for (int r = 0; r < n; ++r) {
+    const int q = p.source_of(r);
+    if (q < 0 || seats.proc[q] == seats.proc[r]) continue;
+    if (seats.proc[q] == g.self) {
+      at[r] = send[seats.proc[r]];
+      send[seats.proc[r]] += bytes;
+    } else if (seats.proc[r] == g.self) {
+      at[r] = recv[seats.proc[q]];
+      recv[seats.proc[q]] += bytes;
+    }
+  }
+  size_t sends = 0, recvs = 0;
+  for (int j = 0; j < np; ++j) {
+    send_at[j] = sends, recv_at[j] = recvs;
+    sends += send[j], recvs += recv[j];
+  }
+  std::shared_ptr<Buffer> scratch;
+  if (lr == 0) scratch = Buffer::make(sends + recvs + 1, "ppermute staging");
+  const std::vector<Local> here =
+      meet_here(op, me, p, Local{in, out, scratch ? scratch->data() : nullptr});
+  char* sendbuf = static_cast<char*>(here[0].scratch);
+  char* recvbuf = sendbuf + sends;
+  for (int r = 0; r < n; ++r) {  // this member's input, to the other processes' members
+    if (p.source_of(r) != me.rank || seats.proc[r] == g.self || bytes == 0) continue;
+    std::memcpy(sendbuf + send_at[seats.proc[r]] + at[r], in, bytes);
+  }
+  me.group->done(op);  // packed
+  if (lr == 0) {
+    std::vector<const char*> from;
+    std::vector<char*> into;
+    for (int j = 0; j < np; ++j) {
+      from.push_back(sendbuf + send_at[j]);
+      into.push_back(recvbuf + recv_at[j]);
+    }
+    distributed::InProcessGroup* group = me.group;
+    distributed::mpi::send_receive(op, g.tag, g.procs, from, send, into, recv,
+                                   [group] { return group->aborted(); });
+  }
+  me.group->done(op);  // arrived
+  const int q = p.source_of(me.rank);
+  if (bytes > 0) {
+    if (q < 0) {
+      std::memset(out, 0, bytes);
+    } else if (seats.proc[q] == g.self) {
+      std::memcpy(out, here[g.local[q]].in, bytes);
+    } else {
+      std::memcpy(out, recvbuf + recv_at[seats.proc[q]] + at[me.rank], bytes);
+    }
+  }
+  me.group->done(op);  // every input read: the staging may go
+}
+
 void ppermute_kernel(Call& c) {
   const auto& p = c.params<Ppermute>();
   const auto bytes =
       static_cast<size_t>(numel(c.out_aval().shape) * dtype_size(c.out_aval().dtype));
+  const Membership& me = distributed::membership("ppermute", p.mask());
+  if (me.layout != nullptr) {
+    if (me.size() != p.group_size()) {
+      fail("ppermute", "the group has ", me.size(), " members, the collective expects ",
+           p.group_size());
+    }
+    ppermute_across_processes(p, me, c.in_raw(0), c.out_raw(0), bytes);
+    return;
+  }
   Published mine{c.in_raw(0), c.out_raw(0)};
   Exchange x("ppermute", p, &mine, bytes);
   const int src = p.source_of(x.me.rank);

@@ -4,7 +4,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <new>
 #include <optional>
 #include <sstream>
@@ -16,6 +18,7 @@
 #include "core/buffer.h"
 #include "core/device/device.h"
 #include "core/distributed/agreement.h"
+#include "core/distributed/mpi.h"
 #include "core/distributed/world.h"
 #include "core/error.h"
 #include "core/ops.h"
@@ -39,6 +42,27 @@ std::pair<Array, Array> next_batches(data::TokenLoader& loader, int64_t k) {
   data::Batch b = loader.next();
   const int64_t B = b.inputs.shape()[0], T = b.inputs.shape()[1];
   return {reshape(b.inputs, {k, B / k, T}), reshape(b.targets, {k, B / k, T})};
+}
+
+// Whether to stop after this step, the same on every process: the signal any process received
+// (mpirun forwards one to all, but a signal sent to one process reaches only it), and the time
+// limit once any process's clock reached it. One exchange of 8 bytes per step under mpirun.
+struct StopDecision {
+  int sig = 0;
+  bool out_of_time = false;
+};
+StopDecision agree_on_stop(int sig, bool out_of_time) {
+  if (process_count() == 1) return {sig, out_of_time};
+  const int32_t mine[2] = {sig, out_of_time ? 1 : 0};
+  StopDecision d;
+  for (const std::string& theirs : distributed::mpi::allgather(
+           "stop", std::string(reinterpret_cast<const char*>(mine), sizeof mine))) {
+    int32_t v[2] = {0, 0};
+    std::memcpy(v, theirs.data(), std::min(theirs.size(), sizeof v));
+    d.sig = std::max(d.sig, static_cast<int>(v[0]));
+    d.out_of_time = d.out_of_time || v[1] != 0;
+  }
+  return d;
 }
 
 std::string signal_name(int sig) {
@@ -402,10 +426,9 @@ absl::StatusOr<TrainResult> Run::train(const Model& model) {
     result_.step_losses.push_back(loss);
     interval_loss_ += loss;
     ++interval_steps_;
-    const int sig = pending_signal();
     const bool last = step == t.steps;
-    const bool out_of_time =
-        t.time_limit_seconds > 0 && run_clock_.seconds() >= t.time_limit_seconds;
+    const auto [sig, out_of_time] = agree_on_stop(
+        pending_signal(), t.time_limit_seconds > 0 && run_clock_.seconds() >= t.time_limit_seconds);
     if (step % config_.metrics.log_freq == 0 || last || out_of_time || sig != 0) {
       const double seconds = interval_clock.lap();
       if (step > result_.first_step + interval_steps_) {  // the first interval includes compiling
@@ -444,7 +467,9 @@ absl::StatusOr<TrainResult> Run::train(const Model& model) {
   if (ckpt != nullptr) {
     if (auto s = ckpt->finish(); !s.ok()) return s;
   }
-  if (int sig = pending_signal(); sig != 0) return stopped(step, sig, ckpt);
+  if (int sig = agree_on_stop(pending_signal(), false).sig; sig != 0) {
+    return stopped(step, sig, ckpt);
+  }
   if (!config_.checkpoint.export_hf.empty()) {
     if (auto s = export_hf(model, params); !s.ok()) return s;
   }

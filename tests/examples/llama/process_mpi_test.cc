@@ -3,7 +3,7 @@
 // the losses of one process with 4 devices, step for step; only process 0 prints; both
 // processes write their blocks of the sharded checkpoint. Processes started with different
 // flags stop before training naming the key; a process that hangs makes the other stop with
-// UNAVAILABLE.
+// UNAVAILABLE; a signal to one process stops all at the same step with one checkpoint.
 #include <signal.h>
 #include <sys/wait.h>
 
@@ -175,6 +175,53 @@ TEST(ProcessMpiTest, AProcessThatStopsAnsweringIsUnavailableOnTheOther) {
             std::string::npos)
       << err;
   EXPECT_EQ(err.find("make the model smaller"), std::string::npos) << err;
+}
+
+// SIGTERM to one process only: every process stops after the same step, whose checkpoint is
+// committed with a block file from each (it used to end the job after the 300 s timeout with
+// nothing saved).
+TEST(ProcessMpiTest, ASignalToOneProcessStopsEveryProcessAtTheSameStep) {
+  const std::string program = llama_program();
+  const std::string data = fresh_test_dir("mpi_data");
+  const std::string dir = fresh_test_dir("mpi_sigterm");
+  fs::create_directories(dir);
+  std::vector<std::string> f = flags(dir, data);
+  f.insert(f.end(), {"--training.steps=100000", "--checkpoint.interval=100000"});
+  const pid_t job = start_mpirun(mpirun({{program, f}}), dir);
+  ASSERT_GT(job, 0);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::minutes(2);
+  auto past = [&] { return std::chrono::steady_clock::now() > deadline; };
+  while (count(read_file(dir + "/stdout.txt"), "\nstep ") < 3 && !past()) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  const pid_t second = rank_pid(job, 1);
+  ASSERT_GT(second, 0) << read_file(dir + "/stderr.txt");
+  ASSERT_EQ(::kill(second, SIGTERM), 0);
+  int status = 0;
+  while (::waitpid(job, &status, WNOHANG) != job) {
+    if (past()) {
+      ::kill(job, SIGKILL);
+      wait_for(job);
+      FAIL() << "the job does not stop: " << read_file(dir + "/stderr.txt");
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  const std::string out = read_file(dir + "/stdout.txt"), err = read_file(dir + "/stderr.txt");
+  const std::string key = "stopped by SIGTERM after step ";
+  const size_t at = out.find(key);
+  ASSERT_NE(at, std::string::npos) << out << err;  // printed by process 0, which got no signal
+  const int step = std::atoi(out.c_str() + at + key.size());
+  EXPECT_NE(out.find("checkpoint of step " + std::to_string(step) + " committed"),
+            std::string::npos)
+      << out;
+  const fs::path saved = fs::path(dir) / "checkpoint" / std::to_string(step);
+  EXPECT_TRUE(fs::exists(saved / "_COMMITTED")) << saved;
+  int block_files = 0;
+  for (const auto& e : fs::directory_iterator(saved)) {
+    block_files += e.path().filename().string().find(".process-") != std::string::npos;
+  }
+  EXPECT_GE(block_files, 2) << "each process wrote its blocks of the same step";
+  EXPECT_EQ(err.find("no answer"), std::string::npos) << err;
 }
 
 TEST(ProcessMpiTest, TwoProcessesTrainAsOneWithFourDevices) {

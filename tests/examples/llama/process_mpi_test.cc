@@ -224,6 +224,41 @@ TEST(ProcessMpiTest, ASignalToOneProcessStopsEveryProcessAtTheSameStep) {
   EXPECT_EQ(err.find("no answer"), std::string::npos) << err;
 }
 
+// SIGKILL to one process mid-run: the job ends within 10 s (mpirun ends the others) with a
+// message naming the process, not after the exchange timeout.
+TEST(ProcessMpiTest, AKilledProcessEndsTheJobWithinSeconds) {
+  const std::string program = llama_program();
+  const std::string data = fresh_test_dir("mpi_data");
+  const std::string dir = fresh_test_dir("mpi_killed");
+  fs::create_directories(dir);
+  std::vector<std::string> f = flags(dir, data);
+  f.insert(f.end(), {"--training.steps=100000", "--checkpoint.enable=false"});
+  const pid_t job = start_mpirun(mpirun({{program, f}}), dir);
+  ASSERT_GT(job, 0);
+  const auto start = std::chrono::steady_clock::now();
+  while (count(read_file(dir + "/stdout.txt"), "\nstep ") < 3 &&
+         std::chrono::steady_clock::now() - start < std::chrono::minutes(2)) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  const pid_t second = rank_pid(job, 1);
+  ASSERT_GT(second, 0) << read_file(dir + "/stderr.txt");
+  ASSERT_EQ(::kill(second, SIGKILL), 0);
+  const auto killed = std::chrono::steady_clock::now();
+  int status = 0;
+  while (::waitpid(job, &status, WNOHANG) != job) {
+    if (std::chrono::steady_clock::now() - killed > std::chrono::seconds(10)) {
+      ::kill(job, SIGKILL);
+      wait_for(job);
+      FAIL() << "the job still runs 10 s after a process was killed";
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  const std::string err = read_file(dir + "/stderr.txt");
+  EXPECT_NE(status, 0);
+  EXPECT_NE(err.find("rank 1"), std::string::npos) << err;
+  EXPECT_NE(err.find("signal 9"), std::string::npos) << err;
+}
+
 TEST(ProcessMpiTest, TwoProcessesTrainAsOneWithFourDevices) {
   const std::string program = llama_program();
   ASSERT_TRUE(fs::exists(program)) << program;

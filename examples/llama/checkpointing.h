@@ -111,6 +111,8 @@ absl::Status RunCheckpoints::save(int64_t step, const Params& params, const opti
       std::vector<Array> leaves;
       for (const Array& a : items[name].leaves()) {
         leaves.push_back(Array::from_buffer(a.buffer(), a.shape(), a.dtype()));
+        // With its placement: a sharded leaf is written as its blocks, each by its process.
+        leaves.back().node()->sharding = a.node()->sharding;
       }
       items[name] = Item::from_leaves(items[name].def(), std::move(leaves));
     }

@@ -282,14 +282,17 @@ TEST(ProcessMpiTest, TwoProcessesTrainAsOneWithFourDevices) {
   // Only process 0 prints: one line per step, the same losses as one process of 4 devices.
   EXPECT_EQ(got, want) << log;
   EXPECT_NE(log.find("FSDP over 4 devices"), std::string::npos) << log;
-  // Step 6's checkpoint: committed, with a block file from each process.
-  const fs::path step = fs::path(two) / "checkpoint" / "6";
-  EXPECT_TRUE(fs::exists(step / "_COMMITTED")) << step;
-  int block_files = 0;
-  for (const auto& e : fs::directory_iterator(step)) {
-    block_files += e.path().filename().string().find(".process-") != std::string::npos;
+  // The interval checkpoint of step 3 and the final one of step 6: committed, each with a
+  // block file from each process.
+  for (const char* saved : {"3", "6"}) {
+    const fs::path step = fs::path(two) / "checkpoint" / saved;
+    EXPECT_TRUE(fs::exists(step / "_COMMITTED")) << step;
+    int block_files = 0;
+    for (const auto& e : fs::directory_iterator(step)) {
+      block_files += e.path().filename().string().find(".process-") != std::string::npos;
+    }
+    EXPECT_GE(block_files, 2) << "each process writes its blocks of step " << saved;
   }
-  EXPECT_GE(block_files, 2) << "each process writes its blocks";
 }
 
 }  // namespace

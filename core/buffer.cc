@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -186,6 +187,23 @@ std::string bytes_str(double bytes) {
 AllocError::AllocError(size_t bytes, std::string_view what)
     : Error(alloc_message(bytes, what)), bytes_(bytes) {}
 
+namespace {
+
+std::atomic<size_t> live{0}, peak{0};
+
+void count_allocated(size_t bytes) {
+  const size_t now = live.fetch_add(bytes) + bytes;
+  size_t seen = peak.load();
+  while (now > seen && !peak.compare_exchange_weak(seen, now)) {
+  }
+}
+
+}  // namespace
+
+size_t Buffer::live_bytes() { return live.load(); }
+size_t Buffer::peak_bytes() { return peak.load(); }
+void Buffer::reset_peak_bytes() { peak.store(live.load()); }
+
 Buffer::Buffer(size_t bytes, std::string_view what) : bytes_(bytes) {
   // A request no allocator can satisfy; the rounding below must not wrap around either.
   if (bytes > (size_t{1} << 62)) throw AllocError(bytes, what);
@@ -207,6 +225,7 @@ Buffer::Buffer(size_t bytes, std::string_view what) : bytes_(bytes) {
   }
   if (data_ == nullptr) throw AllocError(bytes, what);
   capacity_ = rounded;
+  count_allocated(rounded);
   static const bool poison = env_flag("GRAFT_POISON_BUFFERS", false);
   if (poison) std::memset(data_, 0xFF, rounded);  // NaN: reads of unwritten memory show
 }
@@ -232,6 +251,7 @@ Buffer::~Buffer() {
     release_(data_, bytes_, device_);
     return;
   }
+  live.fetch_sub(capacity_);
   if (capacity_ >= kCacheMin) {
     cache().give(data_, capacity_);
   } else {

@@ -101,6 +101,14 @@ class Buffer {
   static size_t cached_bytes();
   static void release_cached();
 
+  // The allocator's counters for host memory: bytes held by live buffers (as allocated,
+  // rounded up; views and the cache of freed blocks not counted), and the most they held since
+  // the last reset_peak_bytes() (or the start), the high-water mark. Process-wide: virtual
+  // devices share the process's memory.
+  static size_t live_bytes();
+  static size_t peak_bytes();
+  static void reset_peak_bytes();
+
  private:
   void* data_ = nullptr;
   size_t bytes_ = 0;

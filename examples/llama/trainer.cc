@@ -1,6 +1,7 @@
 #include "examples/llama/trainer.h"
 
 #include <signal.h>
+#include <sys/resource.h>
 
 #include <algorithm>
 #include <cmath>
@@ -204,6 +205,11 @@ void Run::log_progress(int64_t step, double lr, double seconds, const Metrics& m
   const double gnorm = metrics.at("grad_norm").template item<float>();
   const double mean_loss = interval_loss_ / interval_steps_;
   const double mfu = peak_->mfu_percent(tps);
+  // Measured memory: the allocator's high-water mark since the last line, and peak RSS.
+  const double peak_bytes = static_cast<double>(Buffer::peak_bytes());
+  Buffer::reset_peak_bytes();
+  struct rusage usage {};
+  const double rss_bytes = ::getrusage(RUSAGE_SELF, &usage) == 0 ? usage.ru_maxrss * 1024.0 : -1;
   out_ << train::format_progress({.step = step,
                                   .total_steps = t.steps,
                                   .loss = mean_loss,
@@ -212,6 +218,8 @@ void Run::log_progress(int64_t step, double lr, double seconds, const Metrics& m
                                   .tokens_per_second = tps,
                                   .mfu_percent = mfu,
                                   .memory_bytes_per_device = result_.memory_per_device,
+                                  .peak_bytes = peak_bytes,
+                                  .rss_bytes = rss_bytes,
                                   .elapsed_seconds = run_clock_.seconds(),
                                   .eta_seconds = step_timer_.eta_seconds(t.steps - step)})
        << "\n";
@@ -223,6 +231,8 @@ void Run::log_progress(int64_t step, double lr, double seconds, const Metrics& m
   if (result_.memory_per_device >= 0) {
     scalars.emplace_back("memory/mib_per_device", result_.memory_per_device / (1 << 20));
   }
+  scalars.emplace_back("memory/peak_mib", peak_bytes / (1 << 20));
+  if (rss_bytes >= 0) scalars.emplace_back("memory/rss_mib", rss_bytes / (1 << 20));
   bool model_metrics = false;
   for (const auto& [name, v] : metrics) {
     if (name == "loss" || name == "grad_norm" || name == "param_norm") continue;

@@ -53,6 +53,8 @@ std::string format_progress(const ProgressStats& s) {
   line += format_thousands(s.tokens_per_second) + " tok/s";
   if (s.mfu_percent >= 0) line += printf_string(" | mfu %.2f%%", s.mfu_percent);
   if (s.memory_bytes_per_device >= 0) line += " | mem/dev " + bytes_str(s.memory_bytes_per_device);
+  if (s.peak_bytes >= 0) line += " | peak " + bytes_str(s.peak_bytes);
+  if (s.rss_bytes >= 0) line += " | rss " + bytes_str(s.rss_bytes);
   line += " | elapsed " + format_duration(s.elapsed_seconds);
   line += " | eta " + format_duration(s.eta_seconds);
   return line;

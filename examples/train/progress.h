@@ -23,13 +23,17 @@ struct ProgressStats {
   // What one device holds at the step's planned peak (its blocks of params, optimizer state
   // and batch, plus the step's own buffers); < 0: not known, left out of the line.
   double memory_bytes_per_device = -1;
+  // Measured: the allocator's high-water mark over the interval (graft's buffers of the
+  // process, all its devices), and the process's peak resident set; < 0: left out.
+  double peak_bytes = -1;
+  double rss_bytes = -1;
   double elapsed_seconds = 0;
   double eta_seconds = -1;  // < 0: not known yet, printed as -:--:--
 };
 
 // "step  10/100 | loss 5.4321 | lr 3.00e-04 | gnorm 1.234 | 12,345 tok/s | mfu 12.34% |
-//  mem/dev 123.4 MiB | elapsed 0:01:23 | eta 1:02:03" (one line). The step is padded to the
-// width of the total.
+//  mem/dev 123.4 MiB | peak 140.2 MiB | rss 310.5 MiB | elapsed 0:01:23 | eta 1:02:03" (one
+// line). The step is padded to the width of the total.
 std::string format_progress(const ProgressStats& stats);
 
 struct ValidationStats {

@@ -1,5 +1,5 @@
-// core/buffer: the cache of freed large blocks (reuse, size matching, limits, release), and
-// views (windows into another buffer).
+// core/buffer: the cache of freed large blocks (reuse, size matching, limits, release), views
+// (windows into another buffer), and the live / peak byte counters.
 #include "core/buffer.h"
 
 #include <cstring>
@@ -48,6 +48,32 @@ TEST(BufferTest, BlocksOfEightMiBOrMoreAreHugePageAlignedAndReused) {
   EXPECT_EQ(Buffer::cached_bytes(), size_t{10} << 20);
   auto again = Buffer::make(odd);  // the same size again: the same block
   EXPECT_EQ(again->data(), first);
+}
+
+// Live bytes follow allocations and frees (a cached block is not live); the peak is the most
+// since the last reset, and a view adds nothing.
+TEST(BufferTest, LiveAndPeakBytesCountWhatBuffersHold) {
+  const size_t base = Buffer::live_bytes();
+  Buffer::reset_peak_bytes();
+  EXPECT_EQ(Buffer::peak_bytes(), base);
+  const size_t mib = size_t{1} << 20;
+  {
+    auto a = Buffer::make(3 * mib);
+    EXPECT_EQ(Buffer::live_bytes(), base + 3 * mib);
+    {
+      auto b = Buffer::make(5 * mib);
+      auto v = Buffer::view(b, 0, mib);
+      EXPECT_EQ(Buffer::live_bytes(), base + 8 * mib);
+    }
+    EXPECT_EQ(Buffer::live_bytes(), base + 3 * mib);  // b went to the cache: not live
+    EXPECT_EQ(Buffer::peak_bytes(), base + 8 * mib);
+    Buffer::reset_peak_bytes();
+    EXPECT_EQ(Buffer::peak_bytes(), base + 3 * mib);
+    auto small = Buffer::make(100);  // rounded to 64 bytes
+    EXPECT_EQ(Buffer::live_bytes(), base + 3 * mib + 128);
+  }
+  EXPECT_EQ(Buffer::live_bytes(), base);
+  EXPECT_EQ(Buffer::peak_bytes(), base + 3 * mib + 128);
 }
 
 TEST(BufferTest, ViewsShareTheirParentsBytesAndKeepItAlive) {

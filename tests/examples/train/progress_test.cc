@@ -30,6 +30,12 @@ TEST(Progress, FormatsTheProgressLine) {
   EXPECT_EQ(format_progress(s),
             "step   10/1000 | loss 2.1250 | lr 3.00e-04 | gnorm 0.750 | 12,345 tok/s | "
             "mfu 41.50% | mem/dev 1.5 MiB | elapsed 0:01:23 | eta 1:02:03");
+  s.peak_bytes = 2.25 * 1024 * 1024;
+  s.rss_bytes = 300.0 * 1024 * 1024;
+  EXPECT_EQ(format_progress(s),
+            "step   10/1000 | loss 2.1250 | lr 3.00e-04 | gnorm 0.750 | 12,345 tok/s | "
+            "mfu 41.50% | mem/dev 1.5 MiB | peak 2.2 MiB | rss 300.0 MiB | elapsed 0:01:23 | "
+            "eta 1:02:03");
 
   ProgressStats first;  // no MFU known, no ETA yet
   first.step = 1;

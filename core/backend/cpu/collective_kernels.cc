@@ -41,9 +41,10 @@ struct Published {
 };
 
 // Member's view of the exchange: every member's (input, output), valid until done(). In a
-// group that spans processes the first member of this process fetches the other processes'
-// inputs (each `in_bytes` long) over MPI into a staging buffer the members here read; their
-// outputs are null (each process writes only its own members' outputs).
+// group that spans processes (all_gather's; the other collectives go their own ways there,
+// below) the first member of this process gathers the other processes' inputs (each
+// `in_bytes` long) over MPI into a staging buffer the members here read; their outputs are
+// null (each process writes only its own members' outputs).
 struct Exchange {
   const Membership& me;
   const std::vector<const void*>* slots = nullptr;  // one process: by member rank

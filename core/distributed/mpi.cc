@@ -110,7 +110,6 @@ std::string wait_all(std::vector<MPI_Request>& reqs, const std::vector<int>& pee
   }
 }
 
-
 [[noreturn]] void fail_exchange(const char* op, const std::string& why) {
   throw DistributedError(str_cat("[", op, "] ", why));
 }
@@ -135,9 +134,8 @@ void send_receive_on(MPI_Comm comm, const char* op, int tag, const std::vector<i
                      const std::vector<const char*>& send, const std::vector<size_t>& send_bytes,
                      const std::vector<char*>& recv, const std::vector<size_t>& recv_bytes,
                      const std::function<bool()>& stop, bool skip_empty) {
+  mpi_internal::data_comm(op);  // initialized, not broken
   State& s = state();
-  if (!s.initialized) fail(op, "internal: an exchange between processes before initialize");
-  if (s.broken) fail_exchange(op, "an earlier exchange between processes failed");
   if (tag < 0 || tag >= mpi::kMaxTag) fail(op, "internal: tag ", tag, " out of range");
   const auto self = std::find(procs.begin(), procs.end(), s.rank);
   if (self == procs.end()) fail(op, "internal: this process is not in the exchange");

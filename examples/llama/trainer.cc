@@ -204,7 +204,8 @@ void Run::log_progress(int64_t step, double lr, double seconds, const Metrics& m
   const double tps = double(t.batch_size * t.seq_len) * interval_steps_ / seconds;
   const double gnorm = metrics.at("grad_norm").template item<float>();
   const double mean_loss = interval_loss_ / interval_steps_;
-  const double mfu = peak_->mfu_percent(tps);
+  // Each process measured (or was given) its own peak: against it, its share of the tokens.
+  const double mfu = peak_->mfu_percent(tps / process_count());
   // Measured memory: the allocator's high-water mark since the last line, and peak RSS.
   const double peak_bytes = static_cast<double>(Buffer::peak_bytes());
   Buffer::reset_peak_bytes();
@@ -484,7 +485,7 @@ absl::StatusOr<TrainResult> Run::train(const Model& model) {
     if (auto s = export_hf(model, params); !s.ok()) return s;
   }
   result_.tokens_per_second = timed_steps > 0 ? tokens_per_step * timed_steps / train_seconds : 0;
-  peak_->finish(result_.tokens_per_second);  // re-measured, the higher kept
+  peak_->finish(result_.tokens_per_second / process_count());  // re-measured, the higher kept
   if (data_.val) validate<Model>(params, eval_step, step);
   if (config_.sample.max_new_tokens > 0) {
     result_.sample = sample(model, params);

@@ -7,6 +7,7 @@
 #include <signal.h>
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -259,6 +260,31 @@ TEST(ProcessMpiTest, AKilledProcessEndsTheJobWithinSeconds) {
   EXPECT_NE(err.find("signal 9"), std::string::npos) << err;
 }
 
+// Every progress line's MFU is 100 x FLOPs/token x (tokens/s / processes) / peak: each
+// process's own peak (here metrics.peak_flops = 1e11) against its share of the tokens.
+void expect_mfu_per_process(const std::string& log, int processes) {
+  const std::string key = "; MFU = ";
+  const size_t at = log.find(key);
+  ASSERT_NE(at, std::string::npos) << log;
+  const double flops_per_token = std::atof(log.c_str() + at + key.size());
+  ASSERT_GT(flops_per_token, 0) << log;
+  std::istringstream in(log);
+  int lines = 0;
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("step ", 0) != 0) continue;
+    const size_t tok = line.find(" tok/s"), mfu = line.find("mfu ");
+    ASSERT_NE(tok, std::string::npos) << line;
+    ASSERT_NE(mfu, std::string::npos) << line;
+    std::string digits = line.substr(line.rfind("| ", tok) + 2, tok - line.rfind("| ", tok) - 2);
+    digits.erase(std::remove(digits.begin(), digits.end(), ','), digits.end());
+    const double tps = std::atof(digits.c_str()), printed = std::atof(line.c_str() + mfu + 4);
+    const double want = 100 * flops_per_token * tps / processes / 1e11;
+    EXPECT_NEAR(printed, want, 0.01 + 0.02 * want) << line;
+    ++lines;
+  }
+  EXPECT_GT(lines, 0) << log;
+}
+
 TEST(ProcessMpiTest, TwoProcessesTrainAsOneWithFourDevices) {
   const std::string program = llama_program();
   ASSERT_TRUE(fs::exists(program)) << program;
@@ -281,6 +307,8 @@ TEST(ProcessMpiTest, TwoProcessesTrainAsOneWithFourDevices) {
   ASSERT_EQ(want.size(), 6u);
   // Only process 0 prints: one line per step, the same losses as one process of 4 devices.
   EXPECT_EQ(got, want) << log;
+  expect_mfu_per_process(read_file(one + "/stdout.txt"), 1);
+  expect_mfu_per_process(log, 2);
   EXPECT_NE(log.find("FSDP over 4 devices"), std::string::npos) << log;
   // The interval checkpoint of step 3 and the final one of step 6: committed, each with a
   // block file from each process.

@@ -75,6 +75,22 @@ std::unique_ptr<CheckpointManager> saved(const std::string& dir, const Tree& t,
   return std::move(*mgr);
 }
 
+// Rewrites step 1's metadata with `edit` applied to leaf wq's entry.
+template <typename Edit>
+void edit_wq_metadata(const CheckpointManager& mgr, Edit edit) {
+  const std::string path = mgr.step_dir(1) + "/_CHECKPOINT_METADATA";
+  nlohmann::json j;
+  {
+    std::ifstream in(path);
+    in >> j;
+  }
+  nlohmann::json& wq = j["items"][0]["leaves"][4];
+  ASSERT_EQ(wq["path"], "wq");
+  edit(wq);
+  std::ofstream out(path, std::ios::trunc);
+  out << j.dump();
+}
+
 TEST(ShardedLayout, SplitLeavesAreTheirDistinctBlocksInThisProcesssFile) {
   const Tree v = values();
   std::string dir = fresh_dir("layout");
@@ -221,19 +237,9 @@ TEST(ShardedLayout, ShardListThatNoLongerCoversTheLeafIsAnError) {
   std::string dir = fresh_dir("layout_uncovered");
   auto mgr = saved(dir, fsdp(v));
   ASSERT_NE(mgr, nullptr);
-  const std::string path = mgr->step_dir(1) + "/_CHECKPOINT_METADATA";
-  nlohmann::json j;
-  {
-    std::ifstream in(path);
-    in >> j;
-  }
-  nlohmann::json& wq = j["items"][0]["leaves"][4];
-  ASSERT_EQ(wq["path"], "wq");
-  wq["shards"].erase(wq["shards"].begin() + 5);  // rows 10:12 of 16
-  {
-    std::ofstream out(path, std::ios::trunc);
-    out << j.dump();
-  }
+  edit_wq_metadata(*mgr, [](nlohmann::json& wq) {
+    wq["shards"].erase(wq["shards"].begin() + 5);  // rows 10:12 of 16
+  });
   auto got = mgr->restore(1, {{"p", Item::tree(v)}});
   ASSERT_FALSE(got.ok());
   EXPECT_EQ(got.status().code(), absl::StatusCode::kDataLoss) << got.status();
@@ -251,21 +257,11 @@ TEST(ShardedLayout, ShardListThatMovesABlockIsAnError) {
   auto mgr = saved(dir, fsdp(v));
   ASSERT_NE(mgr, nullptr);
   ASSERT_TRUE(mgr->restore(1, {{"p", Item::tree(v)}}).ok());
-  const std::string path = mgr->step_dir(1) + "/_CHECKPOINT_METADATA";
-  nlohmann::json j;
-  {
-    std::ifstream in(path);
-    in >> j;
-  }
-  nlohmann::json& wq = j["items"][0]["leaves"][4];
-  ASSERT_EQ(wq["path"], "wq");
-  ASSERT_EQ(wq["shards"][0]["tensor"], "wq@0:2,0:4");
-  ASSERT_EQ(wq["shards"][1]["tensor"], "wq@2:4,0:4");
-  std::swap(wq["shards"][0]["index"], wq["shards"][1]["index"]);
-  {
-    std::ofstream out(path, std::ios::trunc);
-    out << j.dump();
-  }
+  edit_wq_metadata(*mgr, [](nlohmann::json& wq) {
+    ASSERT_EQ(wq["shards"][0]["tensor"], "wq@0:2,0:4");
+    ASSERT_EQ(wq["shards"][1]["tensor"], "wq@2:4,0:4");
+    std::swap(wq["shards"][0]["index"], wq["shards"][1]["index"]);
+  });
   auto got = mgr->restore(1, {{"p", Item::tree(v)}});
   ASSERT_FALSE(got.ok());
   EXPECT_EQ(got.status().code(), absl::StatusCode::kDataLoss) << got.status();

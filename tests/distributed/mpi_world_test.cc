@@ -466,12 +466,3 @@ TEST(MpiWorldTest, EachProcessWritesItsOwnShards) {
 
 }  // namespace
 }  // namespace graft
-
-int main(int argc, char** argv) {
-  ::testing::InitGoogleTest(&argc, argv);
-  if (absl::Status s = graft::distributed::initialize(); !s.ok()) {
-    std::fprintf(stderr, "distributed::initialize: %s\n", std::string(s.message()).c_str());
-    return 1;
-  }
-  return RUN_ALL_TESTS();
-}

@@ -14,6 +14,7 @@
 #include <cmath>
 #include <cstring>
 #include <exception>
+#include <functional>
 #include <memory>
 #include <type_traits>
 #include <utility>
@@ -39,6 +40,13 @@ struct Published {
   const void* in;
   void* out;
 };
+
+// What the first member's MPI calls poll: true once another member here failed (the
+// shard_map then aborts the group).
+std::function<bool()> group_aborted(const Membership& me) {
+  distributed::InProcessGroup* group = me.group;
+  return [group] { return group->aborted(); };
+}
 
 // Member's view of the exchange: every member's (input, output), valid until done(). In a
 // group that spans processes (all_gather's; the other collectives go their own ways there,
@@ -79,9 +87,7 @@ struct Exchange {
       }
       std::vector<size_t> bytes;
       for (size_t j = 0; j < g.procs.size(); ++j) bytes.push_back(g.count_of[j] * in_bytes);
-      distributed::InProcessGroup* group = me.group;
-      distributed::mpi::all_gather(op, g.tag, g.procs, own, bytes, base,
-                                   [group] { return group->aborted(); });
+      distributed::mpi::all_gather(op, g.tag, g.procs, own, bytes, base, group_aborted(me));
       shared = base;
     }
     const char* base = static_cast<const char*>(me.group->exchange(op, lr, shared)[0]);
@@ -232,10 +238,9 @@ void all_reduce_across_processes(PrimitiveId id, const char* op, const Collectiv
   if (hi > lo) reduce_range<T>(id, ins, lo, hi, all + lo);
   me.group->done(op);  // the partial is whole
   if (lr == 0) {
-    distributed::InProcessGroup* group = me.group;
     distributed::mpi::all_reduce(op, me.layout->tag, me.layout->procs, all,
                                  static_cast<size_t>(count), elem_of<Acc<T>>(), reduction_of(id),
-                                 [group] { return group->aborted(); });
+                                 group_aborted(me));
   }
   me.group->done(op);  // the partial holds the result
   for (const Local& l : here) {
@@ -346,10 +351,9 @@ void psum_scatter_across_processes(const char* op, const Collective& p, const Me
   if (lr == 0) {
     std::vector<size_t> counts;
     for (int c : g.count_of) counts.push_back(static_cast<size_t>(c * block));
-    distributed::InProcessGroup* group = me.group;
     distributed::mpi::reduce_scatter(op, g.tag, g.procs, packed, result, counts,
                                      elem_of<Acc<T>>(), distributed::mpi::Reduction::kSum,
-                                     [group] { return group->aborted(); });
+                                     group_aborted(me));
   }
   me.group->done(op);  // this process's blocks are summed
   const Acc<T>* src = result + (g.slot[me.rank] - g.first_of[g.self]) * block;
@@ -396,6 +400,44 @@ struct Seats {
   }
 };
 
+// The staging of a point-to-point exchange between this process's members and the other
+// processes of a group: per process j, send[j] bytes out and recv[j] bytes in, packed by
+// process in one buffer of the first member here (every send part, then every receive part).
+struct Staging {
+  std::vector<size_t> send, recv, send_at, recv_at;
+  size_t sends = 0, recvs = 0;
+  std::shared_ptr<Buffer> buffer;  // the first member's; the others reach it through meet_here
+
+  Staging(std::vector<size_t> send_bytes, std::vector<size_t> recv_bytes, const Membership& me,
+          const char* what)
+      : send(std::move(send_bytes)), recv(std::move(recv_bytes)) {
+    for (size_t j = 0; j < send.size(); ++j) {
+      send_at.push_back(sends);
+      recv_at.push_back(recvs);
+      sends += send[j];
+      recvs += recv[j];
+    }
+    if (me.local_rank() == 0) buffer = Buffer::make(sends + recvs + 1, what);
+  }
+  void* mine() const { return buffer ? buffer->data() : nullptr; }
+  // Once the members have packed into `base` (the first member's buffer): the first member
+  // sends and receives every process's part; returns when they have arrived, for every member.
+  void exchange(const char* op, const Membership& me, char* base) const {
+    me.group->done(op);  // packed
+    if (me.local_rank() == 0) {
+      std::vector<const char*> from;
+      std::vector<char*> into;
+      for (size_t j = 0; j < send.size(); ++j) {
+        from.push_back(base + send_at[j]);
+        into.push_back(base + sends + recv_at[j]);
+      }
+      distributed::mpi::send_receive(op, me.layout->tag, me.layout->procs, from, send, into, recv,
+                                     group_aborted(me));
+    }
+    me.group->done(op);  // arrived
+  }
+};
+
 // An all_to_all over a group that spans processes: each member here packs its blocks for the
 // members of every other process, the first member sends each process exactly its members'
 // blocks (point to point, MPI_Alltoallv's pattern), and each member takes the blocks of members
@@ -408,42 +450,24 @@ void all_to_all_across_processes(const AllToAll& p, const Membership& me, const 
   const Seats seats(g);
   const int np = static_cast<int>(g.procs.size()), lr = me.local_rank(), h = me.group->size();
   const auto block = static_cast<size_t>(numel(b.block) * esize);
-  std::vector<size_t> send(np, 0), recv(np, 0), send_at(np, 0), recv_at(np, 0);
-  size_t sends = 0, recvs = 0;
+  std::vector<size_t> bytes(np, 0);  // the same both ways: process j's members x mine
   for (int j = 0; j < np; ++j) {
-    if (j == g.self) continue;
-    send[j] = recv[j] = static_cast<size_t>(g.count_of[j]) * h * block;
-    send_at[j] = sends, recv_at[j] = recvs;
-    sends += send[j], recvs += recv[j];
+    if (j != g.self) bytes[j] = static_cast<size_t>(g.count_of[j]) * h * block;
   }
-  std::shared_ptr<Buffer> scratch;
-  if (lr == 0) scratch = Buffer::make(sends + recvs + 1, "all_to_all staging");
-  const std::vector<Local> here =
-      meet_here(op, me, p, Local{in, out, scratch ? scratch->data() : nullptr});
-  char* sendbuf = static_cast<char*>(here[0].scratch);
-  char* recvbuf = sendbuf + sends;
+  const Staging st(bytes, bytes, me, "all_to_all staging");
+  const std::vector<Local> here = meet_here(op, me, p, Local{in, out, st.mine()});
+  char* base = static_cast<char*>(here[0].scratch);
+  char* recvbuf = base + st.sends;
   const Shape dense = row_major_strides(b.block);
   for (int j = 0; j < np; ++j) {  // this member's blocks for process j's members
     if (j == g.self) continue;
     for (int k = 0; k < g.count_of[j]; ++k) {
       const int r = seats.rank_at[g.first_of[j] + k];
       strided_copy(esize, b.block, static_cast<const char*>(in) + r * b.src_step * esize,
-                   b.src_strides, sendbuf + send_at[j] + (k * h + lr) * block, dense);
+                   b.src_strides, base + st.send_at[j] + (k * h + lr) * block, dense);
     }
   }
-  me.group->done(op);  // packed
-  if (lr == 0) {
-    std::vector<const char*> from;
-    std::vector<char*> into;
-    for (int j = 0; j < np; ++j) {
-      from.push_back(sendbuf + send_at[j]);
-      into.push_back(recvbuf + recv_at[j]);
-    }
-    distributed::InProcessGroup* group = me.group;
-    distributed::mpi::send_receive(op, g.tag, g.procs, from, send, into, recv,
-                                   [group] { return group->aborted(); });
-  }
-  me.group->done(op);  // arrived
+  st.exchange(op, me, base);
   const int r = me.rank;
   for (int q = 0; q < g.size(); ++q) {
     const int j = seats.proc[q];
@@ -453,7 +477,7 @@ void all_to_all_across_processes(const AllToAll& p, const Membership& me, const 
                    static_cast<const char*>(here[g.local[q]].in) + r * b.src_step * esize,
                    b.src_strides, to, b.dst_strides);
     } else {
-      const size_t at = recv_at[j] + (seats.pos[r] * g.count_of[j] + seats.pos[q]) * block;
+      const size_t at = st.recv_at[j] + (seats.pos[r] * g.count_of[j] + seats.pos[q]) * block;
       strided_copy(esize, b.block, recvbuf + at, dense, to, b.dst_strides);
     }
   }
@@ -465,11 +489,7 @@ void all_to_all_kernel(Call& c) {
   const auto& p = c.params<AllToAll>();
   const auto esize = static_cast<int64_t>(dtype_size(c.in_aval(0).dtype));
   const Membership& me = distributed::membership("all_to_all", p.mask());
-  if (me.layout != nullptr) {
-    if (me.size() != p.group_size()) {
-      fail("all_to_all", "the group has ", me.size(), " members, the collective expects ",
-           p.group_size());
-    }
+  if (me.layout != nullptr) {  // meet_here checks the group's size
     const AllToAllBlocks b = all_to_all_blocks(p, me.size(), c.in_aval(0).shape, c.out_aval().shape);
     all_to_all_across_processes(p, me, c.in_raw(0), c.out_raw(0), b, esize);
     return;
@@ -494,8 +514,8 @@ void ppermute_across_processes(const Ppermute& p, const Membership& me, const vo
   const char* op = "ppermute";
   const distributed::GroupLayout& g = *me.layout;
   const Seats seats(g);
-  const int np = static_cast<int>(g.procs.size()), n = g.size(), lr = me.local_rank();
-  std::vector<size_t> send(np, 0), recv(np, 0), send_at(np, 0), recv_at(np, 0);
+  const int np = static_cast<int>(g.procs.size()), n = g.size();
+  std::vector<size_t> send(np, 0), recv(np, 0);
   std::vector<size_t> at(n, 0);  // per destination rank: its part in the send or receive buffer
   for (int r = 0; r < n; ++r) {
     const int q = p.source_of(r);
@@ -508,34 +528,14 @@ void ppermute_across_processes(const Ppermute& p, const Membership& me, const vo
       recv[seats.proc[q]] += bytes;
     }
   }
-  size_t sends = 0, recvs = 0;
-  for (int j = 0; j < np; ++j) {
-    send_at[j] = sends, recv_at[j] = recvs;
-    sends += send[j], recvs += recv[j];
-  }
-  std::shared_ptr<Buffer> scratch;
-  if (lr == 0) scratch = Buffer::make(sends + recvs + 1, "ppermute staging");
-  const std::vector<Local> here =
-      meet_here(op, me, p, Local{in, out, scratch ? scratch->data() : nullptr});
-  char* sendbuf = static_cast<char*>(here[0].scratch);
-  char* recvbuf = sendbuf + sends;
+  const Staging st(send, recv, me, "ppermute staging");
+  const std::vector<Local> here = meet_here(op, me, p, Local{in, out, st.mine()});
+  char* base = static_cast<char*>(here[0].scratch);
   for (int r = 0; r < n; ++r) {  // this member's input, to the other processes' members
     if (p.source_of(r) != me.rank || seats.proc[r] == g.self || bytes == 0) continue;
-    std::memcpy(sendbuf + send_at[seats.proc[r]] + at[r], in, bytes);
+    std::memcpy(base + st.send_at[seats.proc[r]] + at[r], in, bytes);
   }
-  me.group->done(op);  // packed
-  if (lr == 0) {
-    std::vector<const char*> from;
-    std::vector<char*> into;
-    for (int j = 0; j < np; ++j) {
-      from.push_back(sendbuf + send_at[j]);
-      into.push_back(recvbuf + recv_at[j]);
-    }
-    distributed::InProcessGroup* group = me.group;
-    distributed::mpi::send_receive(op, g.tag, g.procs, from, send, into, recv,
-                                   [group] { return group->aborted(); });
-  }
-  me.group->done(op);  // arrived
+  st.exchange(op, me, base);
   const int q = p.source_of(me.rank);
   if (bytes > 0) {
     if (q < 0) {
@@ -543,7 +543,7 @@ void ppermute_across_processes(const Ppermute& p, const Membership& me, const vo
     } else if (seats.proc[q] == g.self) {
       std::memcpy(out, here[g.local[q]].in, bytes);
     } else {
-      std::memcpy(out, recvbuf + recv_at[seats.proc[q]] + at[me.rank], bytes);
+      std::memcpy(out, base + st.sends + st.recv_at[seats.proc[q]] + at[me.rank], bytes);
     }
   }
   me.group->done(op);  // every input read: the staging may go
@@ -554,11 +554,7 @@ void ppermute_kernel(Call& c) {
   const auto bytes =
       static_cast<size_t>(numel(c.out_aval().shape) * dtype_size(c.out_aval().dtype));
   const Membership& me = distributed::membership("ppermute", p.mask());
-  if (me.layout != nullptr) {
-    if (me.size() != p.group_size()) {
-      fail("ppermute", "the group has ", me.size(), " members, the collective expects ",
-           p.group_size());
-    }
+  if (me.layout != nullptr) {  // meet_here checks the group's size
     ppermute_across_processes(p, me, c.in_raw(0), c.out_raw(0), bytes);
     return;
   }

@@ -78,6 +78,15 @@ pid_t start_mpirun(const std::vector<std::string>& args, const std::string& dir)
                         {"OMPI_MCA_btl_vader_single_copy_mechanism", "none"}});
 }
 
+// The block files (one per process that wrote blocks) in a step folder.
+int block_files(const fs::path& step) {
+  int n = 0;
+  for (const auto& e : fs::directory_iterator(step)) {
+    n += e.path().filename().string().find(".process-") != std::string::npos;
+  }
+  return n;
+}
+
 size_t count(const std::string& text, const std::string& what) {
   size_t n = 0;
   for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
@@ -131,133 +140,98 @@ pid_t rank_pid(pid_t parent, int rank) {
   return -1;
 }
 
+// How a run that process 1 was signalled in ended.
+struct Ended {
+  bool in_time = false;  // the job ended within the limit (else it was killed)
+  int status = 0;
+  std::string out, err;
+};
+
+// Starts a long run under mpirun in `dir` (the test's flags plus `extra`, `env` for mpirun's
+// -x), waits for its third progress line, sends `sig` to process 1 only, and waits at most
+// `limit` for the whole job to end.
+Ended signal_process_one(const std::string& dir, int sig, std::chrono::seconds limit,
+                         const std::vector<std::string>& extra,
+                         const std::vector<std::string>& env = {}) {
+  const std::string data = fresh_test_dir("mpi_data");
+  fs::create_directories(dir);
+  std::vector<std::string> f = flags(dir, data);
+  f.push_back("--training.steps=100000");
+  f.insert(f.end(), extra.begin(), extra.end());
+  const pid_t job = start_mpirun(mpirun({{llama_program(), f}}, env), dir);
+  Ended e;
+  const auto started = std::chrono::steady_clock::now();
+  while (count(read_file(dir + "/stdout.txt"), "\nstep ") < 3 &&
+         std::chrono::steady_clock::now() - started < std::chrono::minutes(2)) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  const pid_t second = rank_pid(job, 1);
+  if (second <= 0 || ::kill(second, sig) != 0) {
+    ADD_FAILURE() << "process 1 not found or not signalled: " << read_file(dir + "/stderr.txt");
+  }
+  const auto signalled = std::chrono::steady_clock::now();
+  e.in_time = true;
+  while (::waitpid(job, &e.status, WNOHANG) != job) {
+    if (std::chrono::steady_clock::now() - signalled > limit) {
+      if (second > 0) ::kill(second, SIGKILL);
+      ::kill(job, SIGKILL);
+      e.status = wait_for(job);
+      e.in_time = false;
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  e.out = read_file(dir + "/stdout.txt");
+  e.err = read_file(dir + "/stderr.txt");
+  return e;
+}
+
 // A process that stops answering (SIGSTOP: hung, not dead, so mpirun does not notice): the
 // other gives up after GRAFT_DISTRIBUTED_TIMEOUT_S with UNAVAILABLE naming it, not INTERNAL
 // with a hint to shrink the model, and the job ends instead of hanging.
 TEST(ProcessMpiTest, AProcessThatStopsAnsweringIsUnavailableOnTheOther) {
-  const std::string program = llama_program();
-  const std::string data = fresh_test_dir("mpi_data");
-  const std::string dir = fresh_test_dir("mpi_hung");
-  fs::create_directories(dir);
-  std::vector<std::string> f = flags(dir, data);
-  f.insert(f.end(), {"--training.steps=100000", "--checkpoint.enable=false"});
-  const pid_t job = start_mpirun(mpirun({{program, f}}, {"GRAFT_DISTRIBUTED_TIMEOUT_S=5"}), dir);
-  ASSERT_GT(job, 0);
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::minutes(2);
-  auto past = [&] { return std::chrono::steady_clock::now() > deadline; };
-  auto steps_done = [&] {
-    const std::string log = read_file(dir + "/stdout.txt");
-    size_t n = 0;
-    for (size_t at = log.find("\nstep "); at != std::string::npos; at = log.find("\nstep ", at + 1)) {
-      ++n;
-    }
-    return n;
-  };
-  while (steps_done() < 3 && !past()) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  const pid_t second = rank_pid(job, 1);
-  ASSERT_GT(second, 0) << read_file(dir + "/stdout.txt") << read_file(dir + "/stderr.txt");
-  ASSERT_EQ(::kill(second, SIGSTOP), 0);
-  int status = 0;
-  while (::waitpid(job, &status, WNOHANG) != job) {
-    if (past()) {
-      ::kill(second, SIGKILL);
-      ::kill(job, SIGKILL);
-      wait_for(job);
-      FAIL() << "the job hangs: " << read_file(dir + "/stderr.txt");
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
-  const std::string err = read_file(dir + "/stderr.txt");
-  EXPECT_NE(status, 0) << err;
-  EXPECT_NE(err.find("error: UNAVAILABLE: ["), std::string::npos) << err;
-  EXPECT_NE(err.find("no answer from process 1 in 5 s (GRAFT_DISTRIBUTED_TIMEOUT_S)"),
+  const Ended e = signal_process_one(fresh_test_dir("mpi_hung"), SIGSTOP, std::chrono::seconds(60),
+                                     {"--checkpoint.enable=false"},
+                                     {"GRAFT_DISTRIBUTED_TIMEOUT_S=5"});
+  ASSERT_TRUE(e.in_time) << "the job hangs: " << e.err;
+  EXPECT_NE(e.status, 0) << e.err;
+  EXPECT_NE(e.err.find("error: UNAVAILABLE: ["), std::string::npos) << e.err;
+  EXPECT_NE(e.err.find("no answer from process 1 in 5 s (GRAFT_DISTRIBUTED_TIMEOUT_S)"),
             std::string::npos)
-      << err;
-  EXPECT_EQ(err.find("make the model smaller"), std::string::npos) << err;
+      << e.err;
+  EXPECT_EQ(e.err.find("make the model smaller"), std::string::npos) << e.err;
 }
 
 // SIGTERM to one process only: every process stops after the same step, whose checkpoint is
 // committed with a block file from each (it used to end the job after the 300 s timeout with
 // nothing saved).
 TEST(ProcessMpiTest, ASignalToOneProcessStopsEveryProcessAtTheSameStep) {
-  const std::string program = llama_program();
-  const std::string data = fresh_test_dir("mpi_data");
   const std::string dir = fresh_test_dir("mpi_sigterm");
-  fs::create_directories(dir);
-  std::vector<std::string> f = flags(dir, data);
-  f.insert(f.end(), {"--training.steps=100000", "--checkpoint.interval=100000"});
-  const pid_t job = start_mpirun(mpirun({{program, f}}), dir);
-  ASSERT_GT(job, 0);
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::minutes(2);
-  auto past = [&] { return std::chrono::steady_clock::now() > deadline; };
-  while (count(read_file(dir + "/stdout.txt"), "\nstep ") < 3 && !past()) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  const pid_t second = rank_pid(job, 1);
-  ASSERT_GT(second, 0) << read_file(dir + "/stderr.txt");
-  ASSERT_EQ(::kill(second, SIGTERM), 0);
-  int status = 0;
-  while (::waitpid(job, &status, WNOHANG) != job) {
-    if (past()) {
-      ::kill(job, SIGKILL);
-      wait_for(job);
-      FAIL() << "the job does not stop: " << read_file(dir + "/stderr.txt");
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
-  const std::string out = read_file(dir + "/stdout.txt"), err = read_file(dir + "/stderr.txt");
+  const Ended e = signal_process_one(dir, SIGTERM, std::chrono::seconds(60),
+                                     {"--checkpoint.interval=100000"});
+  ASSERT_TRUE(e.in_time) << "the job does not stop: " << e.err;
   const std::string key = "stopped by SIGTERM after step ";
-  const size_t at = out.find(key);
-  ASSERT_NE(at, std::string::npos) << out << err;  // printed by process 0, which got no signal
-  const int step = std::atoi(out.c_str() + at + key.size());
-  EXPECT_NE(out.find("checkpoint of step " + std::to_string(step) + " committed"),
+  const size_t at = e.out.find(key);
+  ASSERT_NE(at, std::string::npos) << e.out << e.err;  // printed by process 0: no signal there
+  const int step = std::atoi(e.out.c_str() + at + key.size());
+  EXPECT_NE(e.out.find("checkpoint of step " + std::to_string(step) + " committed"),
             std::string::npos)
-      << out;
+      << e.out;
   const fs::path saved = fs::path(dir) / "checkpoint" / std::to_string(step);
   EXPECT_TRUE(fs::exists(saved / "_COMMITTED")) << saved;
-  int block_files = 0;
-  for (const auto& e : fs::directory_iterator(saved)) {
-    block_files += e.path().filename().string().find(".process-") != std::string::npos;
-  }
-  EXPECT_GE(block_files, 2) << "each process wrote its blocks of the same step";
-  EXPECT_EQ(err.find("no answer"), std::string::npos) << err;
+  EXPECT_GE(block_files(saved), 2) << "each process wrote its blocks of the same step";
+  EXPECT_EQ(e.err.find("no answer"), std::string::npos) << e.err;
 }
 
 // SIGKILL to one process mid-run: the job ends within 10 s (mpirun ends the others) with a
 // message naming the process, not after the exchange timeout.
 TEST(ProcessMpiTest, AKilledProcessEndsTheJobWithinSeconds) {
-  const std::string program = llama_program();
-  const std::string data = fresh_test_dir("mpi_data");
-  const std::string dir = fresh_test_dir("mpi_killed");
-  fs::create_directories(dir);
-  std::vector<std::string> f = flags(dir, data);
-  f.insert(f.end(), {"--training.steps=100000", "--checkpoint.enable=false"});
-  const pid_t job = start_mpirun(mpirun({{program, f}}), dir);
-  ASSERT_GT(job, 0);
-  const auto start = std::chrono::steady_clock::now();
-  while (count(read_file(dir + "/stdout.txt"), "\nstep ") < 3 &&
-         std::chrono::steady_clock::now() - start < std::chrono::minutes(2)) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  const pid_t second = rank_pid(job, 1);
-  ASSERT_GT(second, 0) << read_file(dir + "/stderr.txt");
-  ASSERT_EQ(::kill(second, SIGKILL), 0);
-  const auto killed = std::chrono::steady_clock::now();
-  int status = 0;
-  while (::waitpid(job, &status, WNOHANG) != job) {
-    if (std::chrono::steady_clock::now() - killed > std::chrono::seconds(10)) {
-      ::kill(job, SIGKILL);
-      wait_for(job);
-      FAIL() << "the job still runs 10 s after a process was killed";
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  const std::string err = read_file(dir + "/stderr.txt");
-  EXPECT_NE(status, 0);
-  EXPECT_NE(err.find("rank 1"), std::string::npos) << err;
-  EXPECT_NE(err.find("signal 9"), std::string::npos) << err;
+  const Ended e = signal_process_one(fresh_test_dir("mpi_killed"), SIGKILL,
+                                     std::chrono::seconds(10), {"--checkpoint.enable=false"});
+  ASSERT_TRUE(e.in_time) << "the job still runs 10 s after a process was killed";
+  EXPECT_NE(e.status, 0);
+  EXPECT_NE(e.err.find("rank 1"), std::string::npos) << e.err;
+  EXPECT_NE(e.err.find("signal 9"), std::string::npos) << e.err;
 }
 
 // Every progress line's MFU is 100 x FLOPs/token x (tokens/s / processes) / peak: each
@@ -315,11 +289,7 @@ TEST(ProcessMpiTest, TwoProcessesTrainAsOneWithFourDevices) {
   for (const char* saved : {"3", "6"}) {
     const fs::path step = fs::path(two) / "checkpoint" / saved;
     EXPECT_TRUE(fs::exists(step / "_COMMITTED")) << step;
-    int block_files = 0;
-    for (const auto& e : fs::directory_iterator(step)) {
-      block_files += e.path().filename().string().find(".process-") != std::string::npos;
-    }
-    EXPECT_GE(block_files, 2) << "each process writes its blocks of step " << saved;
+    EXPECT_GE(block_files(step), 2) << "each process writes its blocks of step " << saved;
   }
 }
 

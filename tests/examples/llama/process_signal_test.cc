@@ -150,6 +150,20 @@ Finished run_to_end(const std::vector<std::string>& args, const std::string& dum
   return {status, read_file(log), read_file(err)};
 }
 
+// Runs the program where an allocation above 2 GiB of address space fails (under ASan, whose
+// shadow memory needs more: allocations above 1 GiB fail, returning null).
+Finished run_with_little_memory(const std::vector<std::string>& args, const std::string& dump) {
+#if defined(__SANITIZE_ADDRESS__)
+  const char* asan = std::getenv("ASAN_OPTIONS");
+  return run_to_end(args, dump,
+                    {{"ASAN_OPTIONS", std::string(asan ? asan : "") + (asan ? ":" : "") +
+                                          "allocator_may_return_null=1:"
+                                          "max_allocation_size_mb=1024"}});
+#else
+  return run_to_end(args, dump, {}, rlim_t{2} << 30);
+#endif
+}
+
 TEST(ProcessSignalTest, ModelBiggerThanTheMachineIsRefusedBeforeAllocating) {
   // dim 1e9: 83 EiB of params, grads and moments. Before, its small tensors (the norms, 20 GB)
   // were allocated and touched before a big one threw std::bad_alloc, printing nothing.
@@ -178,22 +192,13 @@ TEST(ProcessSignalTest, ModelBiggerThanTheMachineIsRefusedBeforeAllocating) {
 
 TEST(ProcessSignalTest, FailedAllocationIsAMessageNamingTheSize) {
   // A tied 20M x 32 embedding: one 2.56 GB table, 10.2 GB estimated in all (below this
-  // machine's memory, so it is tried), in a process limited to 2 GiB of address space (under
-  // ASan, whose shadow memory needs more: allocations above 1 GiB fail, returning null).
+  // machine's memory, so it is tried), in a process with little memory.
   const std::string data = fresh_test_dir("signal_data");
   const std::string dump = fresh_test_dir("alloc_fails");
   std::vector<std::string> args = command_line(dump, data, 3, 32);
   args.push_back("--model.vocab_size=20000000");
   args.push_back("--model.tied_embeddings=true");
-#if defined(__SANITIZE_ADDRESS__)
-  const char* asan = std::getenv("ASAN_OPTIONS");
-  Finished f = run_to_end(args, dump,
-                          {{"ASAN_OPTIONS", std::string(asan ? asan : "") + (asan ? ":" : "") +
-                                                "allocator_may_return_null=1:"
-                                                "max_allocation_size_mb=1024"}});
-#else
-  Finished f = run_to_end(args, dump, {}, rlim_t{2} << 30);
-#endif
+  Finished f = run_with_little_memory(args, dump);
   ASSERT_TRUE(WIFEXITED(f.status)) << "died of signal " << WTERMSIG(f.status) << "\n" << f.err;
   EXPECT_EQ(WEXITSTATUS(f.status), 1) << f.out << f.err;
   EXPECT_NE(f.out.find("vocab_size = 20000000"), std::string::npos) << f.out;
@@ -216,15 +221,7 @@ TEST(ProcessSignalTest, ActivationsThatDoNotFitNameTheMicroBatchTokens) {
   std::vector<std::string> args = command_line(dump, data, 3, 256);
   args.insert(args.end(), {"--model.ffn_dim=1024", "--training.batch_size=64",
                            "--training.seq_len=8192", "--checkpoint.enable=false"});
-#if defined(__SANITIZE_ADDRESS__)
-  const char* asan = std::getenv("ASAN_OPTIONS");
-  Finished f = run_to_end(args, dump,
-                          {{"ASAN_OPTIONS", std::string(asan ? asan : "") + (asan ? ":" : "") +
-                                                "allocator_may_return_null=1:"
-                                                "max_allocation_size_mb=1024"}});
-#else
-  Finished f = run_to_end(args, dump, {}, rlim_t{2} << 30);
-#endif
+  Finished f = run_with_little_memory(args, dump);
   ASSERT_TRUE(WIFEXITED(f.status)) << "died of signal " << WTERMSIG(f.status) << "\n" << f.err;
   EXPECT_EQ(WEXITSTATUS(f.status), 1) << f.out << f.err;
   EXPECT_NE(f.err.find("error: RESOURCE_EXHAUSTED: [alloc] cannot allocate"), std::string::npos)

@@ -61,14 +61,11 @@ int main(int argc, char** argv) {
     std::cerr << "error: " << config.status().message() << "\n";
     return 2;
   }
-  // Every process trains (SPMD); process 0 alone prints, writes TensorBoard events and
-  // exports (checkpoints are written by all, checkpoint/manager.h).
+  // Every process trains (SPMD) with the same config; process 0 alone prints, writes
+  // TensorBoard events and exports (the trainer), checkpoints are written by all
+  // (checkpoint/manager.h).
   std::ostream null_out(nullptr);
   std::ostream& out = graft::process_index() == 0 ? std::cout : null_out;
-  if (graft::process_index() != 0) {
-    config->metrics.enable_tensorboard = false;
-    config->checkpoint.export_hf.clear();
-  }
   // Flushed: whatever happens next (an allocation that fails, a kill), the config is out.
   out << "# effective config\n" << train::to_toml(*config) << std::endl;
   graft::llama_train::install_stop_handlers();

@@ -111,7 +111,8 @@ class Run {
 };
 
 absl::Status Run::open_tensorboard() {
-  if (!config_.metrics.enable_tensorboard) return absl::OkStatus();
+  // Process 0 alone writes events (and exports): every process runs the same config.
+  if (!config_.metrics.enable_tensorboard || process_index() != 0) return absl::OkStatus();
   auto w = train::SummaryWriter::create(under_dump_folder(config_, config_.metrics.save_tb_folder));
   if (!w.ok()) return w.status();
   tb_.emplace(std::move(*w));
@@ -326,7 +327,9 @@ absl::StatusOr<TrainResult> Run::train(const Model& model) {
     if (!model.hf_names()) {
       return absl::InvalidArgumentError("checkpoint.export_hf: dense Llama only");
     }
-    if (auto s = check_export_hf_path(config_); !s.ok()) return s;
+    if (process_index() == 0) {
+      if (auto s = check_export_hf_path(config_); !s.ok()) return s;
+    }
   }
   out_ << "model: " << model.describe() << "\n";
   // The checkpoint plan is checked before anything big is allocated or measured.
@@ -481,7 +484,7 @@ absl::StatusOr<TrainResult> Run::train(const Model& model) {
   if (int sig = agree_on_stop(pending_signal(), false).sig; sig != 0) {
     return stopped(step, sig, ckpt);
   }
-  if (!config_.checkpoint.export_hf.empty()) {
+  if (!config_.checkpoint.export_hf.empty() && process_index() == 0) {
     if (auto s = export_hf(model, params); !s.ok()) return s;
   }
   result_.tokens_per_second = timed_steps > 0 ? tokens_per_step * timed_steps / train_seconds : 0;
@@ -542,14 +545,10 @@ std::string activation_hint(const train::TrainConfig& c) {
 
 // Every process of a run must train the same config: the first exchange of a multi-process
 // run compares them, so a flag given to one process only is an error naming the key on
-// every process, before anything is computed. Keys that only process 0 acts on (main clears
-// them on the others) are left out.
+// every process, before anything is computed.
 absl::Status check_processes_agree(const train::TrainConfig& config) {
   std::vector<distributed::Fact> facts;
-  for (auto& [key, value] : train::key_values(config)) {
-    if (key == "metrics.enable_tensorboard" || key == "checkpoint.export_hf") continue;
-    facts.push_back({key, value});
-  }
+  for (auto& [key, value] : train::key_values(config)) facts.push_back({key, value});
   try {
     if (auto why = distributed::disagreement("config", facts)) {
       return absl::InvalidArgumentError(

@@ -15,6 +15,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <thread>
 #include <tuple>
 #include <vector>
 
@@ -325,6 +326,41 @@ TEST(MpiWorldTest, ProcessesThatDisagreeGetAnErrorNamingTheDifference) {
   // Nothing was exchanged: the next shard_map runs as usual.
   Array a = input({8, 3}, 0.3);
   expect_near(summed(a), psum_of(a.to_vector<float>(), true), 1e-5, "after the errors");
+}
+
+// Two threads of each process call two different shard_maps at once, so the processes may run
+// them in different orders. Each call then gives its right value or the error naming the
+// disagreement, on both processes; never another call's values, never a hang.
+TEST(MpiWorldTest, ShardMapsFromTwoThreadsAreRightOrANamedError) {
+  const std::vector<PartitionSpec> split = {P(AxisNames{"x", "y"})};
+  auto over_x = shard_map([](const Array& v) { return psum(v, {"x"}); }, mesh(), split, split);
+  auto over_y = shard_map([](const Array& v) { return psum(v, {"y"}); }, mesh(), split, split);
+  for (int round = 0; round < 5; ++round) {
+    Array a = input({8, 3}, 0.1 * round);
+    const std::vector<float> in = a.to_vector<float>();
+    std::string errors[2];
+    Array got[2];
+    std::thread second([&] {
+      try {
+        got[1] = over_y(a);
+      } catch (const Error& e) {
+        errors[1] = e.what();
+      }
+    });
+    try {
+      got[0] = over_x(a);
+    } catch (const Error& e) {
+      errors[0] = e.what();
+    }
+    second.join();
+    for (int k = 0; k < 2; ++k) {
+      if (!errors[k].empty()) {
+        EXPECT_NE(errors[k].find("processes disagree on"), std::string::npos) << errors[k];
+        continue;
+      }
+      expect_near(got[k], psum_of(in, k == 0), 1e-5, k == 0 ? "psum x" : "psum y");
+    }
+  }
 }
 
 struct TinyRun {
